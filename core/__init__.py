@@ -1,0 +1,1 @@
+"""Privacy-attack lab engine: scenarios, releases, attacks, metrics. Importable without Streamlit."""

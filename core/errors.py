@@ -1,0 +1,32 @@
+"""Typed exceptions of the engine.
+
+Every error a user can provoke (a bad parameter, an unreadable file, a solver that
+gave up) is one of these, so the UI can show a one-line message instead of a
+traceback and the CLI can exit with status 2.
+"""
+from __future__ import annotations
+
+
+class LabError(Exception):
+    """Base class of every error the engine raises on purpose."""
+
+
+class ParameterError(LabError, ValueError):
+    """A parameter is missing, of the wrong type or out of its allowed range."""
+
+    def __init__(self, param: str, message: str):
+        self.param = param
+        self.message = message
+        super().__init__(f"{param}: {message}")
+
+
+class DataError(LabError, ValueError):
+    """A dataset (uploaded file, generated table, trace) cannot be used as given."""
+
+
+class SolverError(LabError, RuntimeError):
+    """An optimisation solver failed or returned an unusable status."""
+
+
+class Cancelled(LabError):
+    """A run was stopped by the user before it finished."""

@@ -1,0 +1,128 @@
+"""Scenarios and their registry.
+
+A *scenario* is one privacy game from one source paper (dataset → release →
+attack → score). It declares its typed :class:`~core.params.Param` list and how
+one unit of work is played; the shared runner (:mod:`core.games`) does the rest:
+seeding, parallelism, progress, cancellation and the serialisable result.
+
+Subclass :class:`Scenario`, decorate with :func:`register`, and put the module in
+``core/scenarios/``: it is discovered automatically by the CLI, the pages and
+the tests.
+"""
+from __future__ import annotations
+
+import importlib
+import pkgutil
+from typing import Any
+
+import numpy as np
+
+from .errors import ParameterError
+from .params import Param
+
+_REGISTRY: dict[str, "Scenario"] = {}
+
+
+class Scenario:
+    """Base class of a privacy game.
+
+    Life cycle of one run with seed ``s`` (see :func:`core.games.run`):
+
+    1. ``config = scenario.resolve(params)`` – defaults filled in, every value
+       validated, then :meth:`check` for cross-parameter rules.
+    2. ``context = scenario.prepare(config, rng)`` – once, in the parent
+       process (data generation, shadow training, anything shared by games).
+       Must be picklable; it is shipped to worker processes.
+    3. ``records = [scenario.play(config, context, i, rng_i) for i < n_games]``
+       – independent units of work, each with its own generator derived from
+       ``(s, i)`` so results never depend on the number of workers. A unit may
+       be a single game or a vectorised batch of games. Each record is a
+       JSON-serialisable ``dict``.
+    4. ``metrics, series = scenario.summarize(config, context, records)`` – also
+       called on partial record lists while the run is live, so it must cope
+       with any non-empty prefix.
+    """
+
+    name: str = ""
+    title: str = ""
+    summary: str = ""
+    paper: str = ""
+    params: tuple[Param, ...] = ()
+
+    # ----------------------------------------------------------- config
+    def param(self, name: str) -> Param:
+        for p in self.params:
+            if p.name == name:
+                return p
+        raise KeyError(name)
+
+    def defaults(self) -> dict[str, Any]:
+        return {p.name: p.default for p in self.params}
+
+    def resolve(self, overrides: dict[str, Any] | None = None) -> dict[str, Any]:
+        """Defaults + overrides, every value validated; unknown names rejected."""
+        overrides = dict(overrides or {})
+        known = {p.name for p in self.params}
+        for key in overrides:
+            if key not in known:
+                raise ParameterError(key, f"unknown parameter for scenario {self.name!r}; "
+                                          f"known: {', '.join(sorted(known))}")
+        config = {}
+        for p in self.params:
+            config[p.name] = p.validate(overrides[p.name]) if p.name in overrides else p.default
+        self.check(config)
+        return config
+
+    def check(self, config: dict[str, Any]) -> None:
+        """Cross-parameter rules; raise :class:`ParameterError`."""
+
+    # ------------------------------------------------------------- games
+    def n_games(self, config: dict[str, Any]) -> int:
+        raise NotImplementedError
+
+    def prepare(self, config: dict[str, Any], rng: np.random.Generator) -> Any:
+        return None
+
+    def play(self, config: dict[str, Any], context: Any, index: int,
+             rng: np.random.Generator) -> dict:
+        raise NotImplementedError
+
+    def summarize(self, config: dict[str, Any], context: Any,
+                  records: list[dict]) -> tuple[dict[str, float], dict[str, Any]]:
+        raise NotImplementedError
+
+    def describe(self) -> dict:
+        return {
+            "name": self.name,
+            "title": self.title,
+            "summary": self.summary,
+            "paper": self.paper,
+            "params": [p.to_dict() for p in self.params],
+        }
+
+
+def register(cls: type[Scenario]) -> type[Scenario]:
+    """Class decorator: add a scenario to the registry under ``cls.name``."""
+    if not cls.name:
+        raise ValueError("a scenario needs a name")
+    _REGISTRY[cls.name] = cls()
+    return cls
+
+
+def _discover() -> None:
+    from . import scenarios
+
+    for info in pkgutil.iter_modules(scenarios.__path__):
+        importlib.import_module(f"{scenarios.__name__}.{info.name}")
+
+
+def all_scenarios() -> dict[str, Scenario]:
+    _discover()
+    return dict(sorted(_REGISTRY.items()))
+
+
+def get(name: str) -> Scenario:
+    scenarios = all_scenarios()
+    if name not in scenarios:
+        raise ParameterError("scenario", f"unknown scenario {name!r}; known: {', '.join(scenarios)}")
+    return scenarios[name]
