@@ -168,7 +168,8 @@ class IntervalHierarchy(Hierarchy):
         idx = np.searchsorted(c, v.to_numpy(), side="right")  # 0: below c0, len(c): ≥ last
         labels = [f"<{pre}{fmt(c[0])}"]
         for a, b in zip(c[:-1], c[1:]):
-            labels.append(f"{pre}{fmt(a)}–{fmt(b)}" if self.money else f"{fmt(a)}–{fmt(b - 1) if _is_int(a, b) else fmt(b)}")
+            labels.append(f"${a / 1000:g}–{b / 1000:g}k" if self.money
+                          else f"{fmt(a)}–{fmt(b - 1) if _is_int(a, b) else fmt(b)}")
         labels.append(f"≥{pre}{fmt(c[-1])}")
         return np.asarray(labels, dtype=object)[idx]
 
