@@ -23,6 +23,7 @@ from typing import Any, Callable
 
 import numpy as np
 from joblib import Parallel, delayed
+from threadpoolctl import threadpool_limits
 
 from .errors import Cancelled
 from .scenario import Scenario, get
@@ -96,7 +97,10 @@ def _jsonable(obj: Any) -> Any:
 
 def _play_chunk(scenario: Scenario, config: dict, context: Any, seed: int,
                 indices: list[int]) -> list[dict]:
-    return [scenario.play(config, context, i, game_rng(seed, i)) for i in indices]
+    # Games are small linear-algebra problems: a multi-threaded BLAS only spins
+    # (10–50× slower on a busy 2-core machine). Parallelism comes from workers.
+    with threadpool_limits(limits=scenario.blas_threads, user_api="blas"):
+        return [scenario.play(config, context, i, game_rng(seed, i)) for i in indices]
 
 
 def run(scenario: str | Scenario,

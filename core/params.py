@@ -82,9 +82,9 @@ class Param:
         if self.kind == "int":
             try:
                 value = float(text)
+                return self.validate(value)
             except ValueError:
-                raise ParameterError(self.name, f"expected {self.range_text()}, got {text!r}") from None
-            return self.validate(value)
+                raise ParameterError(self.name, f"expected {self.range_text()}, got {text}") from None
         if self.kind == "float":
             try:
                 return self.validate(float(text))

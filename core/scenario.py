@@ -48,6 +48,7 @@ class Scenario:
     summary: str = ""
     paper: str = ""
     params: tuple[Param, ...] = ()
+    blas_threads: int | None = 1  # BLAS threads inside play(); None = library default
 
     # ----------------------------------------------------------- config
     def param(self, name: str) -> Param:

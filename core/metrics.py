@@ -1,0 +1,143 @@
+"""Attack metrics, computed with the libraries (scikit-learn, scipy.stats).
+
+* ROC / AUC: :func:`sklearn.metrics.roc_curve`, :func:`~sklearn.metrics.roc_auc_score`.
+* TPR at a fixed FPR: the highest TPR among empirical ROC points with FPR ≤ α
+  (no interpolation, as DeSIA §2.4 recommends).
+* Accuracy with an exact Clopper–Pearson interval (``scipy.stats.binomtest``).
+* Advantage: ``max_t TPR(t) − FPR(t)`` (the distinguishing advantage of the
+  best threshold on the scores).
+* Empirical ε lower bound: an (ε, δ)-DP mechanism forces every test to satisfy
+  ``FPR + e^ε·FNR ≥ 1 − δ`` and ``FNR + e^ε·FPR ≥ 1 − δ`` (Kairouz et al. 2015),
+  so with one-sided upper confidence bounds on FPR and FNR,
+  ``ε ≥ max(ln((1−δ−FPR⁺)/FNR⁺), ln((1−δ−FNR⁺)/FPR⁺))`` holds with the stated
+  confidence (Jagielski et al. 2020; Nasr et al. 2021).
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from scipy.stats import binomtest
+from sklearn.metrics import roc_auc_score, roc_curve
+
+from .errors import DataError
+
+FPR_LEVELS = (0.1, 0.01, 0.001)
+
+
+def _check(labels, scores) -> tuple[np.ndarray, np.ndarray]:
+    y = np.asarray(labels).astype(int).ravel()
+    s = np.asarray(scores, dtype=float).ravel()
+    if y.shape != s.shape:
+        raise DataError(f"{y.size} labels but {s.size} scores")
+    if not np.isin(y, (0, 1)).all():
+        raise DataError("labels must be 0 or 1")
+    if np.isnan(s).any():
+        raise DataError("scores contain NaN")
+    return y, s
+
+
+def has_both_classes(labels) -> bool:
+    y = np.asarray(labels).astype(int)
+    return bool(y.size) and 0 < y.sum() < y.size
+
+
+def roc(labels, scores) -> dict:
+    """Empirical ROC curve ``{"fpr", "tpr", "auc"}`` (AUC NaN if one class only)."""
+    y, s = _check(labels, scores)
+    if not has_both_classes(y):
+        return {"fpr": [0.0, 1.0], "tpr": [0.0, 1.0], "auc": float("nan")}
+    fpr, tpr, _ = roc_curve(y, s)
+    return {"fpr": fpr, "tpr": tpr, "auc": float(roc_auc_score(y, s))}
+
+
+def tpr_at_fpr(labels, scores, fpr: float) -> float:
+    """Highest empirical TPR with FPR ≤ ``fpr`` (0 if no such ROC point but the origin)."""
+    y, s = _check(labels, scores)
+    if not has_both_classes(y):
+        return float("nan")
+    f, t, _ = roc_curve(y, s)
+    ok = f <= fpr + 1e-12
+    return float(t[ok].max()) if ok.any() else 0.0
+
+
+def advantage(labels, scores) -> float:
+    """``max_t TPR(t) − FPR(t)`` over thresholds on the scores."""
+    y, s = _check(labels, scores)
+    if not has_both_classes(y):
+        return float("nan")
+    f, t, _ = roc_curve(y, s)
+    return float(np.max(t - f))
+
+
+def clopper_pearson(successes: int, trials: int, confidence: float = 0.95) -> tuple[float, float]:
+    """Exact two-sided binomial confidence interval for a proportion."""
+    if trials <= 0:
+        return (float("nan"), float("nan"))
+    ci = binomtest(int(successes), int(trials)).proportion_ci(confidence_level=confidence, method="exact")
+    return (float(ci.low), float(ci.high))
+
+
+def accuracy_summary(correct, confidence: float = 0.95) -> dict:
+    """Accuracy of 0/1 outcomes with its Clopper–Pearson interval."""
+    c = np.asarray(correct, dtype=float).ravel()
+    n = c.size
+    k = int(round(c.sum()))
+    lo, hi = clopper_pearson(k, n, confidence)
+    return {"accuracy": k / n if n else float("nan"), "accuracy_ci_low": lo, "accuracy_ci_high": hi}
+
+
+def proportion_ci_of_mean(values, trials_per_value: int, confidence: float = 0.95) -> tuple[float, float]:
+    """Clopper–Pearson interval treating ``values`` (fractions of ``trials_per_value`` bits) as pooled Bernoulli draws."""
+    v = np.asarray(values, dtype=float)
+    k = int(round((v * trials_per_value).sum()))
+    return clopper_pearson(k, v.size * trials_per_value, confidence)
+
+
+def _upper(k: int, n: int, confidence: float) -> float:
+    """One-sided upper Clopper–Pearson bound."""
+    if n <= 0:
+        return 1.0
+    return clopper_pearson(k, n, 2 * confidence - 1)[1] if k < n else 1.0
+
+
+def empirical_epsilon(fp: int, n_neg: int, fn: int, n_pos: int, delta: float = 0.0,
+                      confidence: float = 0.95) -> float:
+    """Lower bound on ε implied by a test's false-positive and false-negative counts.
+
+    Returns 0 when the counts are compatible with ε = 0 at this confidence.
+    """
+    fpr_hi = _upper(fp, n_neg, confidence)
+    fnr_hi = _upper(fn, n_pos, confidence)
+    best = 0.0
+    for a, b in ((fpr_hi, fnr_hi), (fnr_hi, fpr_hi)):
+        num = 1.0 - delta - a
+        if num > 0 and b > 0:
+            best = max(best, math.log(num / b))
+        elif num > 0 and b == 0:
+            best = float("inf")
+    return best
+
+
+def best_threshold_epsilon(labels, scores, delta: float = 0.0, confidence: float = 0.95) -> float:
+    """Largest :func:`empirical_epsilon` over all thresholds of the ROC (a slightly optimistic bound:
+    the threshold is chosen on the same games)."""
+    y, s = _check(labels, scores)
+    if not has_both_classes(y):
+        return float("nan")
+    f, t, _ = roc_curve(y, s)
+    n_neg, n_pos = int((y == 0).sum()), int((y == 1).sum())
+    best = 0.0
+    for fpr, tpr in zip(f, t):
+        best = max(best, empirical_epsilon(int(round(fpr * n_neg)), n_neg,
+                                           int(round((1 - tpr) * n_pos)), n_pos, delta, confidence))
+    return best
+
+
+def mia_metrics(labels, scores, fpr_levels=FPR_LEVELS) -> dict:
+    """Flat membership/attribute-inference metrics for a binary game."""
+    r = roc(labels, scores)
+    out = {"auc": r["auc"], "advantage": advantage(labels, scores)}
+    for a in fpr_levels:
+        out[f"tpr_at_fpr_{a:g}"] = tpr_at_fpr(labels, scores, a)
+    return out

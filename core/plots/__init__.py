@@ -1,0 +1,1 @@
+"""Plotly figure builders shared by pages, the CLI and reports (one module per area)."""

@@ -1,0 +1,78 @@
+"""Figures of the reconstruction scenario (CS208 lecture 2, Dinur–Nissim)."""
+from __future__ import annotations
+
+import plotly.graph_objects as go
+
+from .common import PALETTE, band, base_layout
+
+UNIT_LABEL = {"gaussian": "Gaussian noise σ", "rounding": "rounding base R", "subsample": "subsample size t"}
+
+
+def accuracy_vs_ratio(series: dict, metrics: dict) -> go.Figure:
+    cur = series["accuracy_vs_query_ratio"]
+    fig = go.Figure()
+    if cur["x"]:
+        band(fig, cur["x"], cur["ci_low"], cur["ci_high"], PALETTE[0], "95% CI")
+        fig.add_trace(go.Scatter(x=cur["x"], y=cur["accuracy"], mode="lines+markers", name="attack",
+                                 line=dict(color=PALETTE[0]),
+                                 customdata=cur["trials"], hovertemplate="m/n=%{x}<br>accuracy=%{y:.3f}"
+                                 "<br>trials=%{customdata}<extra></extra>"))
+        fig.add_trace(go.Scatter(x=cur["x"], y=cur["majority"], mode="lines", name="majority-class guess",
+                                 line=dict(color="grey", dash="dot")))
+    fig.add_vline(x=1.0, line=dict(color=PALETTE[1], dash="dash"),
+                  annotation_text="m = n (exact answers suffice)", annotation_position="top left")
+    base_layout(fig, "Bits recovered vs released queries per person", "query ratio m/n",
+                "fraction of secret bits recovered")
+    fig.update_yaxes(range=[0.4, 1.02])
+    return fig
+
+
+def accuracy_vs_level(series: dict, metrics: dict) -> go.Figure:
+    cur = series["accuracy_vs_defense_level"]
+    defense = series.get("sweep_defense", "gaussian")
+    sqrt_n = series["theory"]["sqrt_n"]
+    fig = go.Figure()
+    if cur["x"]:
+        band(fig, cur["x"], cur["ci_low"], cur["ci_high"], PALETTE[2], "95% CI")
+        fig.add_trace(go.Scatter(x=cur["x"], y=cur["accuracy"], mode="lines+markers", name="attack",
+                                 line=dict(color=PALETTE[2]), customdata=list(zip(cur["rmse"], cur["trials"])),
+                                 hovertemplate="level=%{x}<br>accuracy=%{y:.3f}<br>answer RMSE=%{customdata[0]:.2f}"
+                                 "<br>trials=%{customdata[1]}<extra></extra>"))
+        fig.add_trace(go.Scatter(x=cur["x"], y=cur["majority"], mode="lines", name="majority-class guess",
+                                 line=dict(color="grey", dash="dot")))
+    if defense == "subsample":
+        title = "Bits recovered vs subsample size (smaller t = more protection)"
+    else:
+        fig.add_vline(x=sqrt_n if defense == "gaussian" else sqrt_n * 12 ** 0.5,
+                      line=dict(color=PALETTE[1], dash="dash"),
+                      annotation_text="noise std = √n" if defense == "gaussian" else "error std = √n",
+                      annotation_position="top right")
+        title = "Bits recovered vs noise: the attack fails once errors reach the order of √n"
+    base_layout(fig, title, UNIT_LABEL.get(defense, "defence level"), "fraction of secret bits recovered")
+    fig.update_yaxes(range=[0.4, 1.02])
+    if defense == "subsample":
+        fig.update_xaxes(autorange="reversed")
+    return fig
+
+
+def accuracy_vs_rmse(series: dict) -> go.Figure:
+    pts = series["accuracy_vs_rmse"]
+    fig = go.Figure()
+    for i, (kind, label) in enumerate((("level", "defence-level sweep"), ("ratio", "m/n sweep"))):
+        sel = [p for p in pts if p["kind"] == kind]
+        if sel:
+            fig.add_trace(go.Scatter(x=[p["rmse"] for p in sel], y=[p["accuracy"] for p in sel], mode="markers",
+                                     name=label, marker=dict(color=PALETTE[i + 2], opacity=0.6)))
+    fig.add_vline(x=series["theory"]["sqrt_n"], line=dict(color=PALETTE[1], dash="dash"),
+                  annotation_text="√n", annotation_position="top right")
+    base_layout(fig, "Privacy–utility: reconstruction success vs answer error (each dot one game)",
+                "answer RMSE (utility loss)", "fraction of bits recovered (privacy loss)")
+    return fig
+
+
+def trials_histogram(series: dict) -> go.Figure:
+    acc = [t["accuracy"] for t in series["trials"]]
+    fig = go.Figure(go.Histogram(x=acc, nbinsx=20, marker_color=PALETTE[0], name="trials"))
+    base_layout(fig, "Accuracy of each trial at the chosen setting", "fraction of bits recovered", "trials",
+                height=300)
+    return fig

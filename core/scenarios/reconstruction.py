@@ -1,0 +1,198 @@
+"""Scenario ``reconstruction``: Dinur–Nissim reconstruction from noisy subset sums.
+
+Source: CS208 lecture 2 "Reidentification & Reconstruction Attacks" (Vadhan et
+al., 2025), slides 7–9, and its problem set 2; spec Part B of
+``seed003_004_disparate_and_cs208.md``.
+
+One game: draw a population with a secret bit per person, release
+``m = round(query_ratio · n)`` subset-sum answers through the defence, run the
+attack, and score the fraction of secret bits recovered. Besides the
+``trials`` games at the chosen setting, the run sweeps the query ratio and the
+defence level (``sweeps=true``) so the plots show where reconstruction breaks
+down: at noise of order √n, the sampling error of a count.
+"""
+from __future__ import annotations
+
+import math
+import time
+
+import numpy as np
+
+from ..attacks.dinur_nissim import DECODERS, ILP_MAX_N, DinurNissimAttack
+from ..data.healthcare import PUBLIC, healthcare_population
+from ..errors import ParameterError
+from ..metrics import proportion_ci_of_mean
+from ..params import Param
+from ..releases.gaussian import Gaussian
+from ..releases.mechanism import Identity
+from ..releases.rounding import Rounding
+from ..releases.subsampling import Subsampling
+from ..releases.subset_queries import FAMILIES, make_queries
+from ..scenario import Scenario, register
+
+DEFENSES = ("none", "rounding", "gaussian", "subsample")
+RATIO_GRID = (0.25, 0.5, 0.75, 1.0, 1.5, 2.0, 3.0, 4.0)
+# Defence levels in units of √n (Gaussian σ; rounding error std R/√12 on the same scale).
+NOISE_GRID = (0.0, 0.05, 0.1, 0.2, 0.3, 0.5, 0.75, 1.0, 1.5)
+SUBSAMPLE_GRID = (1.0, 0.9, 0.75, 0.5, 0.3, 0.2, 0.1, 0.05)
+DELTA = 1e-5  # δ at which the Gaussian defence's ε is reported
+
+
+def defense_mechanism(defense: str, level: float, n: int):
+    if defense == "none" or (defense in ("gaussian", "rounding") and level == 0):
+        return Identity()
+    if defense == "gaussian":
+        return Gaussian.from_sigma(level, delta=DELTA)
+    if defense == "rounding":
+        return Rounding(level)
+    if defense == "subsample":
+        return Subsampling(int(round(level)), n)
+    raise ParameterError("defense", f"expected one of {'|'.join(DEFENSES)}, got {defense!r}")
+
+
+def sweep_levels(defense: str, n: int) -> tuple[str, list[float]]:
+    """The defence-level grid swept for the level plot (and the defence it applies)."""
+    root = math.sqrt(n)
+    if defense == "subsample":
+        return "subsample", sorted({max(1, int(round(f * n))) for f in SUBSAMPLE_GRID}, reverse=True)
+    if defense == "rounding":
+        return "rounding", sorted({max(1.0, round(c * root * math.sqrt(12), 1)) for c in NOISE_GRID})
+    return "gaussian", [round(c * root, 4) for c in NOISE_GRID]
+
+
+@register
+class Reconstruction(Scenario):
+    name = "reconstruction"
+    title = "Reconstruction attack (Dinur–Nissim)"
+    summary = ("Release m noisy subset sums of n secret bits; an LP recovers almost every bit "
+               "unless the noise reaches the order of √n.")
+    paper = "CS208 lecture 2 (Vadhan et al. 2025), slides 7–9; Dinur & Nissim (2003)"
+    params = (
+        Param("n", "int", 100, "people (= secret bits)", label="People n", low=5, high=2000, step=5),
+        Param("query_ratio", "float", 2.0, "released queries per person, m/n", label="Query ratio m/n",
+              low=0.05, high=8.0, step=0.05),
+        Param("queries", "str", "random-subsets", "how query sets are chosen: random halves of the people, "
+              "or PS2 hash predicates on public attributes", label="Query family", choices=FAMILIES),
+        Param("defense", "str", "none", "how answers are protected", label="Defence", choices=DEFENSES),
+        Param("defense_level", "float", 0.0, "rounding base R, Gaussian σ, or subsample size t",
+              label="Defence level (R, σ or t)", low=0.0, high=1e6),
+        Param("solver", "str", "lp", "decoder: LP for average error (HiGHS), least squares, "
+              f"or integer program (n ≤ {ILP_MAX_N})", label="Solver", choices=DECODERS),
+        Param("trials", "int", 10, "independent games at this setting", label="Trials", low=1, high=1000),
+        Param("secret_rate", "float", 0.5, "share of people whose secret bit is 1", label="Secret rate",
+              low=0.0, high=1.0),
+        Param("sweeps", "bool", True, "also sweep m/n and the defence level for the plots",
+              label="Sweep m/n and defence level"),
+    )
+
+    def check(self, c):
+        if c["solver"] == "ilp" and c["n"] > ILP_MAX_N:
+            raise ParameterError("n", f"solver ilp needs n <= {ILP_MAX_N} (integer programs are exponential "
+                                      f"in the worst case); got n={c['n']}")
+        if c["defense"] == "subsample":
+            t = c["defense_level"]
+            if t != int(t) or not 1 <= t <= c["n"]:
+                raise ParameterError("defense_level", f"subsample size t must be an int in [1, n={c['n']}], "
+                                                      f"got {t:g}")
+        if c["defense"] == "rounding" and c["defense_level"] < 1 and c["defense_level"] != 0:
+            raise ParameterError("defense_level", f"rounding base R must be >= 1, got {c['defense_level']:g}")
+        if max(1, round(c["query_ratio"] * c["n"])) > 20000:
+            raise ParameterError("query_ratio", "at most 20000 queries (m = query_ratio · n)")
+
+    # ------------------------------------------------------------ games
+    def prepare(self, c, rng):
+        units = [("main", c["query_ratio"], c["defense"], c["defense_level"])]
+        if c["sweeps"]:
+            sweep_defense, levels = sweep_levels(c["defense"], c["n"])
+            units += [("ratio", r, c["defense"], c["defense_level"]) for r in RATIO_GRID]
+            units += [("level", c["query_ratio"], sweep_defense, lv) for lv in levels]
+        return {"units": units, "sweep_defense": sweep_levels(c["defense"], c["n"])[0]}
+
+    def n_games(self, c):
+        sweep = len(RATIO_GRID) + len(sweep_levels(c["defense"], c["n"])[1]) if c["sweeps"] else 0
+        return c["trials"] * (1 + sweep)
+
+    def play(self, c, context, index, rng):
+        units = context["units"]
+        # Trials of the main setting first, then the sweep points interleaved, so live plots fill evenly.
+        trials = c["trials"]
+        if index < trials:
+            kind, ratio, defense, level = units[0]
+        else:
+            kind, ratio, defense, level = units[1 + (index - trials) % (len(units) - 1)]
+        n = c["n"]
+        m = max(1, int(round(ratio * n)))
+        people = healthcare_population(n, rng, c["secret_rate"])
+        secret = people["result"].to_numpy()
+        public = people[list(PUBLIC)].to_numpy()
+        queries = make_queries(c["queries"], n, m, rng, public)
+        exact = queries @ secret
+        mech = defense_mechanism(defense, level, n)
+        answers = mech.answer(queries, secret, rng)
+        start = time.perf_counter()
+        attack = DinurNissimAttack(c["solver"]).fit(queries, answers)
+        seconds = time.perf_counter() - start
+        majority = max(secret.mean(), 1 - secret.mean())
+        return {"kind": kind, "query_ratio": ratio, "defense": defense, "level": level, "m": m,
+                "accuracy": attack.score(secret), "majority": float(majority),
+                "rmse": float(np.sqrt(np.mean((answers - exact) ** 2))), "solver_seconds": seconds}
+
+    def summarize(self, c, context, records):
+        n = c["n"]
+        main = [r for r in records if r["kind"] == "main"]
+        metrics: dict = {}
+        if main:
+            acc = np.array([r["accuracy"] for r in main])
+            lo, hi = proportion_ci_of_mean(acc, n)
+            metrics = {
+                "accuracy": float(acc.mean()), "accuracy_ci_low": lo, "accuracy_ci_high": hi,
+                "accuracy_sd": float(acc.std(ddof=1)) if acc.size > 1 else 0.0,
+                "exact_recovery_rate": float(np.mean(acc == 1.0)),
+                "majority_baseline": float(np.mean([r["majority"] for r in main])),
+                "answer_rmse": float(np.mean([r["rmse"] for r in main])),
+                "solver_seconds": float(np.mean([r["solver_seconds"] for r in main])),
+                "sqrt_n": math.sqrt(n), "queries": main[0]["m"], "trials_done": len(main),
+            }
+            mech = defense_mechanism(c["defense"], c["defense_level"], n)
+            eps, delta = mech.privacy
+            if c["defense"] == "gaussian" and c["defense_level"] > 0:
+                # Each person is in about m/2 of the sets: L2 sensitivity √(max column count).
+                m = main[0]["m"]
+                sens = math.sqrt(m / 2.0 if c["queries"] == "random-subsets" else m)
+                eps = Gaussian.from_sigma(c["defense_level"], DELTA, sensitivity=sens).epsilon
+                metrics["noise_over_sqrt_n"] = c["defense_level"] / math.sqrt(n)
+            metrics["release_epsilon"] = eps
+            metrics["release_delta"] = delta if not math.isinf(eps) else 0.0
+        series = {
+            "accuracy_vs_query_ratio": _curve(records, "ratio", "query_ratio", n),
+            "accuracy_vs_defense_level": _curve(records, "level", "level", n),
+            "sweep_defense": context["sweep_defense"],
+            "theory": {"sqrt_n": math.sqrt(n),
+                       "sweep_unit": "t" if context["sweep_defense"] == "subsample" else
+                       ("R" if context["sweep_defense"] == "rounding" else "σ")},
+            "trials": [{"accuracy": r["accuracy"], "rmse": r["rmse"], "seconds": r["solver_seconds"]}
+                       for r in main],
+            "accuracy_vs_rmse": [{"kind": r["kind"], "x": r["level"] if r["kind"] == "level" else r["query_ratio"],
+                                  "rmse": r["rmse"], "accuracy": r["accuracy"]}
+                                 for r in records if r["kind"] != "main"],
+        }
+        return metrics, series
+
+
+def _curve(records, kind, key, n):
+    groups: dict[float, list[dict]] = {}
+    for r in records:
+        if r["kind"] == kind:
+            groups.setdefault(r[key], []).append(r)
+    xs = sorted(groups)
+    out = {"x": xs, "accuracy": [], "ci_low": [], "ci_high": [], "rmse": [], "majority": [], "trials": []}
+    for x in xs:
+        acc = np.array([r["accuracy"] for r in groups[x]])
+        lo, hi = proportion_ci_of_mean(acc, n)
+        out["accuracy"].append(float(acc.mean()))
+        out["ci_low"].append(lo)
+        out["ci_high"].append(hi)
+        out["rmse"].append(float(np.mean([r["rmse"] for r in groups[x]])))
+        out["majority"].append(float(np.mean([r["majority"] for r in groups[x]])))
+        out["trials"].append(len(groups[x]))
+    return out

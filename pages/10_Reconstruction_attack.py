@@ -1,0 +1,71 @@
+"""Reconstruction lab: Dinur–Nissim reconstruction from noisy subset sums (CS208 lecture 2)."""
+import pandas as pd
+import streamlit as st
+
+from core.plots import reconstruction as plots
+from core.scenario import get
+from ui.common import chart, download_figure, download_result, download_table, metric_row, page_header, \
+    param_widgets, run_scenario
+
+scenario = get("reconstruction")
+page_header(scenario)
+
+with st.expander("What is happening here?", expanded=False):
+    st.markdown(
+        "Each of **n** people has a secret bit (say, a positive test result). The curator publishes **m** counts, "
+        "each one *\"how many people in this random group have the bit set?\"*, protected by a defence "
+        "(rounding, Gaussian noise, or answering from a random subsample). The attacker solves for the bits that "
+        "best explain every published count — a linear program (minimise the total error, 0 ≤ x ≤ 1, round at ½), "
+        "least squares, or an integer program.\n\n"
+        "**Dinur & Nissim (2003):** if every answer is within E = o(√n) of the truth, this recovers all but a "
+        "vanishing fraction of the bits. Noise of order **√n** — the natural sampling error of a count — is needed "
+        "to stop it, which is why every plot marks √n. With exact answers, m = n random queries already determine "
+        "the data (a random 0/1 matrix is invertible with high probability); with noise, more queries help the "
+        "attacker (the default is m = 2n, as in problem set 2).")
+
+st.sidebar.header("Reconstruction game")
+config = param_widgets(scenario)
+
+
+def draw(result, final):
+    m, s = result.metrics, result.series
+    metric_row(m, {"accuracy": "Bits recovered", "majority_baseline": "Majority-guess baseline",
+                   "answer_rmse": "Answer RMSE", "sqrt_n": "√n", "solver_seconds": "Solver s / game"})
+    if "accuracy" in m:
+        eps = m.get("release_epsilon")
+        eps_txt = "no differential-privacy guarantee" if eps is None else f"ε ≈ {eps:.3g} at δ = 1e-5 for the release"
+        st.caption(f"95% Clopper–Pearson interval for the accuracy: [{m['accuracy_ci_low']:.3f}, "
+                   f"{m['accuracy_ci_high']:.3f}] over {m['trials_done']} trials × n bits · m = {m['queries']} "
+                   f"queries · {eps_txt}.")
+    figs = {}
+    if s.get("accuracy_vs_query_ratio", {}).get("x"):
+        figs["accuracy_vs_query_ratio"] = plots.accuracy_vs_ratio(s, m)
+    if s.get("accuracy_vs_defense_level", {}).get("x"):
+        figs["accuracy_vs_defense_level"] = plots.accuracy_vs_level(s, m)
+    cols = st.columns(2)
+    for col, (name, fig) in zip(cols, list(figs.items())[:2]):
+        with col:
+            chart(fig, name)
+            if final:
+                download_figure(fig, f"reconstruction-{name}")
+    if s.get("accuracy_vs_rmse"):
+        left, right = st.columns(2)
+        with left:
+            fig = plots.accuracy_vs_rmse(s)
+            chart(fig, "rmse")
+            if final:
+                download_figure(fig, "reconstruction-accuracy-vs-rmse")
+        with right:
+            if s.get("trials"):
+                chart(plots.trials_histogram(s), "trials")
+    elif s.get("trials"):
+        chart(plots.trials_histogram(s), "trials")
+    if final:
+        with st.expander("Per-game records"):
+            table = pd.DataFrame(result.records)
+            st.dataframe(table, width="stretch", height=240)
+            download_table(table, f"reconstruction-games-seed{result.config['seed']}")
+        download_result(result)
+
+
+run_scenario(scenario, config, draw)

@@ -1,0 +1,265 @@
+"""Shared page machinery: header, generated parameter widgets, live runs, downloads.
+
+Pages stay thin: ``config = param_widgets(scenario)`` → ``run_scenario(...)``
+(one engine call, with progress, a Stop button and live redraws) → plots built
+by ``core.plots``. Everything here is presentation; no attack logic.
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+import math
+import threading
+from collections import OrderedDict
+from typing import Any, Callable
+
+import pandas as pd
+import streamlit as st
+
+from core.errors import LabError, ParameterError
+from core.games import Progress, Result, run
+from core.params import Param
+from core.scenario import Scenario
+
+MAX_CACHED_RESULTS = 64
+
+
+# ---------------------------------------------------------------- header
+def page_header(scenario: Scenario | str, summary: str | None = None, paper: str | None = None) -> None:
+    if isinstance(scenario, Scenario):
+        title, summary, paper = scenario.title, summary or scenario.summary, paper or scenario.paper
+    else:
+        title = scenario
+    st.title(title)
+    if summary:
+        st.markdown(summary)
+    if paper:
+        st.caption(f"Source: {paper}")
+
+
+def show_error(exc: BaseException) -> None:
+    """One clear line for an engine error; never a traceback on the page."""
+    if isinstance(exc, ParameterError):
+        st.error(f"**{exc.param}**: {exc.message}", icon="⚠️")
+    elif isinstance(exc, LabError):
+        st.error(str(exc), icon="⚠️")
+    else:
+        st.error(f"Unexpected error ({type(exc).__name__}): {exc}", icon="🛑")
+
+
+# --------------------------------------------------------------- widgets
+def _initial(p: Param, key: str) -> Any:
+    if key in st.session_state:
+        return st.session_state[key]
+    text = st.query_params.get(p.name)
+    if text is not None:
+        try:
+            return p.parse(text)
+        except ParameterError:
+            st.toast(f"Ignored the link's value for {p.name}: {text!r}", icon="⚠️")
+    return p.default
+
+
+def _widget(p: Param, key: str, container) -> Any:
+    value = _initial(p, key)
+    if key not in st.session_state:
+        st.session_state[key] = value
+    if p.choices is not None:
+        return container.selectbox(p.title, p.choices, key=key, help=p.help,
+                                   format_func=lambda c: p.choice_labels.get(c, str(c)))
+    if p.kind == "bool":
+        return container.toggle(p.title, key=key, help=p.help)
+    if p.kind == "str":
+        return container.text_input(p.title, key=key, help=p.help)
+    lo = p.low if p.low is not None else None
+    hi = p.high if p.high is not None else None
+    if p.kind == "int":
+        step = int(p.step or 1)
+        if lo is not None and hi is not None and (hi - lo) / step <= 400:
+            return container.slider(p.title, int(lo), int(hi), step=step, key=key, help=p.help)
+        return container.number_input(p.title, min_value=None if lo is None else int(lo),
+                                      max_value=None if hi is None else int(hi), step=step, key=key, help=p.help)
+    step = float(p.step) if p.step else None
+    if lo is not None and hi is not None and step and (hi - lo) / step <= 400:
+        return container.slider(p.title, float(lo), float(hi), step=step, key=key, help=p.help)
+    return container.number_input(p.title, min_value=None if lo is None else float(lo),
+                                  max_value=None if hi is None else float(hi),
+                                  step=step, format="%g", key=key, help=p.help)
+
+
+def param_widgets(scenario: Scenario, container=None, only=None, exclude=(), seed: bool = True) -> dict:
+    """Widgets generated from the scenario's Params; values mirrored into ``st.query_params``.
+
+    Returns the validated config (plus ``"seed"`` when ``seed``). On an invalid
+    combination the page shows the engine's message and stops.
+    """
+    container = container if container is not None else st.sidebar
+    values = {}
+    for p in scenario.params:
+        if not p.ui or (only is not None and p.name not in only) or p.name in exclude:
+            continue
+        values[p.name] = _widget(p, f"{scenario.name}.{p.name}", container)
+    if seed:
+        seed_param = Param("seed", "int", 0, "random seed: the same seed gives the same numbers",
+                           label="Seed", low=0, high=2**31 - 1)
+        values["seed"] = _widget(seed_param, f"{scenario.name}.seed", container)
+    for name, value in values.items():
+        default = 0 if name == "seed" else scenario.param(name).default
+        if value != default:
+            st.query_params[name] = str(value).lower() if isinstance(value, bool) else str(value)
+        elif name in st.query_params:
+            del st.query_params[name]
+    params = {k: v for k, v in values.items() if k != "seed"}
+    try:
+        config = scenario.resolve(params)
+    except ParameterError as exc:
+        show_error(exc)
+        st.stop()
+    if seed:
+        config["seed"] = int(values["seed"])
+    return config
+
+
+# ------------------------------------------------------------------ runs
+@st.cache_resource
+def _result_store() -> "OrderedDict[str, dict]":
+    """Finished results of every session, keyed by scenario + config + seed (bounded LRU)."""
+    return OrderedDict()
+
+
+_STORE_LOCK = threading.Lock()
+
+
+def _run_key(scenario: Scenario, config: dict) -> str:
+    blob = json.dumps({"s": scenario.name, "c": config}, sort_keys=True, default=str)
+    return hashlib.sha1(blob.encode()).hexdigest()[:16]
+
+
+def _tick() -> int:
+    st.session_state["_draw_tick"] = st.session_state.get("_draw_tick", 0) + 1
+    return st.session_state["_draw_tick"]
+
+
+def chart(fig, name: str, **kw) -> None:
+    """``st.plotly_chart`` with a key unique to the current draw (live redraws repeat charts)."""
+    st.plotly_chart(fig, key=f"{name}-{st.session_state.get('_draw_tick', 0)}", width="stretch", **kw)
+
+
+def run_scenario(scenario: Scenario, config: dict, draw: Callable[[Result, bool], None], *,
+                 auto: bool = True, n_jobs: int = 1, label: str = "Run") -> Result | None:
+    """Run ``scenario`` with ``config`` (``config["seed"]`` is the seed) and draw it live.
+
+    * A finished result for the same config and seed is served from the cache.
+    * ``auto``: run on page load; otherwise wait for the Run button.
+    * While running: a status box with progress, a Stop button, and ``draw(partial, False)``
+      after every chunk. Stopping keeps the games played so far (``draw(partial, True)``).
+    """
+    params = {k: v for k, v in config.items() if k != "seed"}
+    seed = int(config.get("seed", 0))
+    key = _run_key(scenario, config)
+    store = _result_store()
+    state_key = f"_run.{scenario.name}"
+    run_state = st.session_state.setdefault(state_key, {})
+    area = st.container()
+    with _STORE_LOCK:
+        cached = store.get(key)
+        if cached is not None:
+            store.move_to_end(key)
+    if cached is not None:
+        result = Result.from_dict(cached)
+        _tick()
+        with area:
+            st.caption(f"Cached result · {result.games_done} games · {result.seconds:.1f} s · seed {seed}")
+            draw(result, True)
+        return result
+    if run_state.get("stopped") == key and run_state.get("partial") is not None:
+        result = Result.from_dict(run_state["partial"])
+        with area:
+            st.warning(f"Stopped after {result.games_done} of {result.games_total} games — the plots show "
+                       "the games played so far.")
+            if st.button("Resume from the start", key=f"{state_key}.resume"):
+                run_state.pop("stopped", None)
+                st.rerun()
+            _tick()
+            draw(result, True)
+        return result
+    if not auto and run_state.get("requested") != key:
+        if st.button(label, type="primary", key=f"{state_key}.run"):
+            run_state["requested"] = key
+            st.rerun()
+        return None
+
+    def stop():
+        run_state["stopped"] = key
+
+    status = st.status(f"Running {scenario.title}…", expanded=True)
+    status.button("Stop", key=f"{state_key}.stop", on_click=stop, help="Stop now and keep the games played so far")
+    bar = status.progress(0.0)
+    live = area.empty()
+
+    def on_progress(p: Progress) -> None:
+        run_state["partial"] = p.result.to_dict()
+        bar.progress(min(1.0, p.done / max(1, p.total)), text=f"{p.done} / {p.total} games · {p.seconds:.1f} s")
+        if p.done < p.total:
+            _tick()
+            with live.container():
+                draw(p.result, False)
+
+    try:
+        result = run(scenario, params, seed=seed, n_jobs=n_jobs, progress=on_progress)
+    except LabError as exc:
+        status.update(label="Run failed", state="error")
+        show_error(exc)
+        return None
+    status.update(label=f"Done: {result.games_done} games in {result.seconds:.1f} s (seed {seed})",
+                  state="complete")
+    with _STORE_LOCK:
+        store[key] = result.to_dict()
+        while len(store) > MAX_CACHED_RESULTS:
+            store.popitem(last=False)
+    run_state.pop("partial", None)
+    run_state.pop("requested", None)
+    _tick()
+    with live.container():
+        draw(result, True)
+    return result
+
+
+# ------------------------------------------------------------- downloads
+def _slug(name: str) -> str:
+    return "".join(ch if ch.isalnum() or ch in "-_" else "_" for ch in name).strip("_") or "download"
+
+
+def download_figure(fig, name: str) -> None:
+    """HTML (interactive, self-contained) and JSON downloads of a plotly figure."""
+    slug = _slug(name)
+    c1, c2 = st.columns(2)
+    c1.download_button("⬇ Figure (HTML)", data=lambda: fig.to_html(include_plotlyjs=True, full_html=True),
+                       file_name=f"{slug}.html", mime="text/html", key=f"dl-html-{slug}")
+    c2.download_button("⬇ Figure data (JSON)", data=lambda: fig.to_json(), file_name=f"{slug}.json",
+                       mime="application/json", key=f"dl-json-{slug}")
+
+
+def download_table(df: pd.DataFrame, name: str) -> None:
+    slug = _slug(name)
+    st.download_button("⬇ Table (CSV)", data=lambda: df.to_csv(index=False), file_name=f"{slug}.csv",
+                       mime="text/csv", key=f"dl-csv-{slug}")
+
+
+def download_result(result: Result, name: str | None = None) -> None:
+    """The whole run (config with seed, metrics, series, per-game records) as JSON."""
+    slug = _slug(name or f"{result.scenario}-seed{result.config.get('seed', 0)}")
+    st.download_button("⬇ Full result with configuration and seed (JSON)",
+                       data=lambda: result.to_json(indent=1), file_name=f"{slug}.json",
+                       mime="application/json", key=f"dl-result-{slug}")
+
+
+def metric_row(metrics: dict, names: dict[str, str], fmt: str = "{:.3f}") -> None:
+    """A row of ``st.metric`` tiles for the named metrics that exist."""
+    shown = [(label, metrics[k]) for k, label in names.items() if k in metrics]
+    if not shown:
+        return
+    for col, (label, value) in zip(st.columns(len(shown)), shown):
+        text = "—" if value is None or (isinstance(value, float) and math.isnan(value)) else (
+            fmt.format(value) if isinstance(value, (int, float)) else str(value))
+        col.metric(label, text)
