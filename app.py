@@ -14,6 +14,10 @@ def _title(path: Path) -> str:
     return re.sub(r"^\d+_", "", path.stem).replace("_", " ")
 
 
+def _slug(path: Path) -> str:
+    return _title(path).lower().replace(" ", "-")
+
+
 PAGE_FILES = sorted((ROOT / "pages").glob("[0-9]*_*.py"))
 
 
@@ -33,11 +37,11 @@ def home() -> None:
         "how far above guessing any attack can get.")
     st.subheader("Labs")
     for path in PAGE_FILES:
-        st.page_link(st.Page(str(path), title=_title(path)), label=_title(path), icon="▶️")
+        st.page_link(str(path), label=_title(path), icon="▶️")
     st.caption("Every configuration is mirrored in the address bar, so a link reproduces a run; every plot and "
                "table can be downloaded. The same engine runs from the command line: `python -m core list`.")
 
 
 pages = [st.Page(home, title="Home", icon="🏠", default=True)]
-pages += [st.Page(str(path), title=_title(path)) for path in PAGE_FILES]
+pages += [st.Page(str(path), title=_title(path), url_path=_slug(path)) for path in PAGE_FILES]
 st.navigation(pages).run()

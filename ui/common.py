@@ -207,9 +207,11 @@ def run_scenario(scenario: Scenario, config: dict, draw: Callable[[Result, bool]
 
     try:
         result = run(scenario, params, seed=seed, n_jobs=n_jobs, progress=on_progress)
-    except LabError as exc:
+    except Exception as exc:  # Streamlit's rerun/stop signals are BaseExceptions and pass through
         status.update(label="Run failed", state="error")
         show_error(exc)
+        if run_state.get("partial"):
+            st.info("The games played before the failure are kept: change a parameter or press Resume.")
         return None
     status.update(label=f"Done: {result.games_done} games in {result.seconds:.1f} s (seed {seed})",
                   state="complete")
