@@ -163,3 +163,13 @@ def solutions_vs_queries(n: int = 12, m_max: int | None = None, p: float = 0.5, 
         rows.append({"m": j + 1, "n_consistent": int(ok.sum()), "rank": int(np.linalg.matrix_rank(m[: j + 1])),
                      "unique": bool(ok.sum() == 1)})
     return pd.DataFrame(rows)
+
+
+def exact_example_from_text(text: str, n: int | None = None) -> ExactExample:
+    """:func:`parse_system` then :func:`exact_example` (for a text box of queries and answers)."""
+    sets, answers = parse_system(text)
+    return exact_example(sets, answers, n)
+
+
+def slide_system_text() -> str:
+    return "\n".join("{" + ",".join(map(str, sorted(s))) + "} = " + str(a) for s, a in zip(SLIDE_SETS, SLIDE_ANSWERS))

@@ -1,0 +1,225 @@
+"""Reidentification lecture demos (CS208 lecture 2): linkage, k-anonymity, differencing, the n = 5 example."""
+import numpy as np
+import streamlit as st
+
+from core.errors import LabError
+from core.plots import reid as plots
+from core.reid import differencing, exact_example, k_anonymity, linkage, people
+from ui.common import chart, download_figure, download_table, metric_row, page_header, show_error
+
+page_header("Reidentification & reconstruction: the lecture's demos",
+            "Removing names does not make data anonymous. Four small experiments from the lecture, run on real "
+            "survey records shipped offline (or a synthetic town, or your own CSV).",
+            "CS208 (Harvard, 2025) lecture 2 slides, “Reidentification & Reconstruction Attacks”")
+
+
+@st.cache_resource(show_spinner=False)
+def load(source, n_people, n_zips, seed, upload=None, sensitive=None):
+    if upload is not None:
+        return people.load_people_csv(upload, sensitive=sensitive or None)
+    return people.load_people(source, n_people=n_people, n_zips=n_zips, seed=seed)
+
+
+def figure(fig, name):
+    chart(fig, name)
+    download_figure(fig, f"reid-{name}")
+
+
+sb = st.sidebar
+sb.header("People")
+sources = dict(people.SOURCES, upload="Upload a CSV")
+source = sb.selectbox("Records", list(sources), format_func=sources.get, key="reid.source")
+n_people, n_zips, seed = 20_000, 4, int(sb.number_input("Seed", 0, 2**31 - 1, 0, key="reid.seed"))
+upload, sens = None, None
+if source == "synthetic":
+    n_people = sb.select_slider("People in the town", [2_000, 5_000, 20_000, 50_000, 100_000], 20_000)
+    n_zips = sb.slider("ZIP codes", 1, 20, 4, help="fewer people per ZIP → more people unique")
+elif source == "upload":
+    f = sb.file_uploader("CSV, one person per row", type=["csv"])
+    sens = sb.text_input("Sensitive column (blank: the last one)")
+    if f is None:
+        st.info("Upload a CSV in the sidebar, or pick one of the built-in record sets.")
+        st.stop()
+    upload = f.getvalue()
+try:
+    P = load(source, n_people, n_zips, seed, upload, sens)
+except LabError as exc:
+    show_error(exc)
+    st.stop()
+sb.caption(f"{P.description} Source: {P.citation}. Sensitive column: **{P.sensitive}**.")
+
+t_link, t_kanon, t_diff, t_exact = st.tabs(["1 · Linkage", "2 · k-anonymity", "3 · Differencing",
+                                            "4 · Exact reconstruction (n = 5)"])
+
+# ------------------------------------------------------------------------------------------------ linkage
+with t_link:
+    st.markdown(
+        "**Slide “Reidentification via Linkage” [Sweeney ’97].** A hospital releases its records without names but "
+        "with *quasi-identifiers* (QIs) such as ZIP, birth date and sex. A public list with names and the same QIs "
+        "(a voter roll) is joined on the QIs: whoever is the only person with their QI values in both tables gets "
+        "their name back — and their diagnosis with it. Sweeney found 87% of Americans unique on {5-digit ZIP, "
+        "sex, date of birth} (Golle ’06: 63%); the slide says “> 60%”.")
+    qis = st.multiselect("Quasi-identifiers the attacker can link on", P.quasi_identifiers, P.default_qis,
+                         key=f"reid.qis.{P.source}")
+    levels = {}
+    cols = st.columns(max(len(qis), 1))
+    for col, q in zip(cols, qis):
+        h = P.hierarchies[q]
+        opts = list(range(h.height))  # "suppressed" would just drop the QI
+        if len(opts) > 1:
+            levels[q] = col.select_slider(q, opts, 0, format_func=h.describe, key=f"reid.lvl.{P.source}.{q}")
+        else:
+            levels[q] = 0
+            col.markdown(f"**{q}**: exact")
+    c1, c2 = st.columns(2)
+    rel = c1.slider("Share of people in the de-identified release", 0.05, 1.0, 0.3, 0.05)
+    vot = c2.slider("Share of people on the voter list", 0.05, 1.0, 0.5, 0.05)
+    try:
+        L = linkage.link(P, levels, rel, vot, seed=seed)
+    except LabError as exc:
+        show_error(exc)
+    else:
+        m = L.metrics()
+        metric_row(m, {"pct_unique_population": "% unique (all people)", "pct_unique_release": "% unique (release)",
+                       "n_reidentified": "Names claimed", "pct_correct": "% of release correctly named",
+                       "precision": "Claims that are right"}, fmt="{:,.3g}")
+        st.caption("A name is claimed when exactly one voter and exactly one released record share the QI values. "
+                   "A claim is wrong when the real person is not on the voter list but a look-alike is.")
+        a, b = st.columns(2)
+        with a:
+            figure(plots.uniqueness_by_combination(L.combos), "uniqueness-by-combination")
+        with b:
+            figure(plots.class_size_histogram(L.population.size_histogram), "class-sizes")
+            figure(plots.linkage_funnel(m), "linkage-funnel")
+        st.subheader("The join (released records with the name the attacker attaches)")
+        show = L.join.sort_values("reidentified", ascending=False).drop(columns="true_person_id")
+        st.dataframe(show.head(500), hide_index=True, height=260)
+        download_table(L.join, "reid-linkage-join")
+
+# ------------------------------------------------------------------------------------------------ k-anonymity
+with t_kanon:
+    st.markdown(
+        "**Slides “K-Anonymity [Sweeney ’02]” and “Quasi-Identifiers”.** A generalisation replaces each value by a "
+        "set containing it (91010 → 9101*, \\$125k → \\$75–150k, 37 → 30–39, anything → \\*). The output is "
+        "*k-anonymous* when every combination of generalised QI values occurs at least k times. The slide’s "
+        "question about the Condition table — *what could go wrong?* — is the **homogeneity attack**: a class whose "
+        "members all share one sensitive value discloses it for everyone known to be in the class (the fix, "
+        "*l-diversity*, is from Machanavajjhala et al. ’06, not on the slides).")
+    data = st.radio("Table", ["covid", "condition", "people"], horizontal=True, key="reid.kdata",
+                    format_func=lambda v: {"people": f"{sources[source]} records"}.get(
+                        v, k_anonymity.PRESETS.get(v, {}).get("title")))
+    c1, c2, c3 = st.columns(3)
+    method = c1.radio("Generaliser", list(k_anonymity.METHODS), format_func=k_anonymity.METHODS.get)
+    if data == "people":
+        table, hier, sens_col = P.table, P.hierarchies, P.sensitive
+        kq = c2.multiselect("QIs to generalise", P.quasi_identifiers, P.default_qis, key=f"reid.kq.{P.source}")
+        k_default = 5
+    else:
+        pre = k_anonymity.PRESETS[data]
+        table, hier, sens_col, kq, k_default = pre["table"](), pre["hierarchies"](), pre["sensitive"], pre["qis"], \
+            pre["k"]
+        c2.markdown("QIs: " + ", ".join(kq) + (" (all fields)" if sens_col is None else f"; sensitive: {sens_col}"))
+    k = c3.number_input("k", 1, 1000, k_default, key=f"reid.k.{data}")
+    supp = c3.slider("Max share of records suppressed (full-domain)", 0.0, 0.2, 0.0, 0.01) \
+        if method == "full_domain" else 0.0
+    try:
+        G = k_anonymity.anonymise(table, kq, int(k), method, hier, sens_col, supp)
+    except LabError as exc:
+        show_error(exc)
+    else:
+        r = G.report
+        (st.success if r.passes else st.error)(
+            f"Smallest class: {r.min_class_size} record(s) → {'' if r.passes else 'NOT '}{r.k}-anonymous"
+            f" · {len(r.classes)} classes · {G.info['pct_cells_generalised']:.0f}% of QI cells generalised"
+            + (f" · {G.n_suppressed} records suppressed" if G.n_suppressed else ""))
+        if sens_col is not None:
+            msg = (f"{r.n_homogeneous_classes} homogeneous class(es): the {sens_col} of "
+                   f"{r.n_records_homogeneous} record(s) is disclosed by class membership alone (l = {r.l_diversity}).")
+            (st.warning if r.n_homogeneous_classes else st.info)(msg)
+        if data == "covid":
+            st.caption("Local recoding reproduces the slide: 20037 keeps five digits because its class is already "
+                       "pure; full-domain recoding must cut every ZIP to 4 digits (2003*).")
+        a, b = st.columns(2)
+        with a:
+            st.markdown("**Original**" if data != "condition" else "**Published (slide)**")
+            st.dataframe(table.head(300), hide_index=True, height=250)
+        with b:
+            st.markdown("**Generalised release**")
+            st.dataframe(G.table.head(300), hide_index=True, height=250)
+            download_table(G.table, f"reid-generalised-{data}")
+        a, b = st.columns(2)
+        with a:
+            figure(plots.class_sizes_vs_k(r.classes, r.k, kq), f"classes-{data}")
+        if sens_col is not None:
+            with b:
+                figure(plots.distinct_sensitive(r.classes, kq), f"l-diversity-{data}")
+        st.dataframe(r.classes, hide_index=True, height=220)
+        download_table(r.classes, f"reid-classes-{data}")
+
+# ------------------------------------------------------------------------------------------------ differencing
+with t_diff:
+    st.markdown(
+        "**Slide “Attacks on Aggregate Statistics”.** Person i has a secret bit x_i; the curator answers counts "
+        "q_S(x) = Σ_{i∈S} x_i for sets S the attacker chooses. Refusing small sets (|S| < n/10) does not help: "
+        "**x_i = q(S ∪ {i}) − q(S)** for any large S without i, or **x_i = q([n]) − q([n] ∖ {i})**. "
+        "All n bits fall with 2n (or n + 1) queries ([Ziv ’13]: used against the Israeli census bureau).")
+    c1, c2, c3 = st.columns(3)
+    bit_src = c1.radio("Secret bits", ["people", "random"], format_func=lambda v: {
+        "people": f"column “{P.bit}” of the records" if P.bit else "(no 0/1 column)", "random": "random bits"}[v])
+    n = c2.slider("n (people queried)", 10, min(500, P.n), min(100, P.n))
+    floor = c3.slider("Curator's minimum query size (fraction of n)", 0.0, 0.5, 0.1, 0.05)
+    meth = st.radio("Attack", list(differencing.METHODS), format_func=differencing.METHODS.get, horizontal=True)
+    x = (P.bits()[:n] if bit_src == "people" and P.bit else np.random.default_rng(seed).integers(0, 2, n))
+    try:
+        D = differencing.differencing_attack(x, floor, meth)
+    except LabError as exc:
+        show_error(exc)
+    else:
+        metric_row(D.metrics(), {"n_queries": "Queries asked", "smallest_query": "Smallest query",
+                                 "pct_bits_recovered": "% bits recovered"}, fmt="{:,.4g}")
+        st.caption(("The direct query q({i}) is refused by this curator. " if D.direct_query_refused else "")
+                   + f"Every query has ≥ {D.min_size} people, yet every bit comes out exactly.")
+        i = st.number_input("Show the attack on person i", 1, n, 1)
+        row = D.bits.iloc[i - 1]
+        st.code(f"q({row.query_with_i}) = {row.answer_with_i}   (|S| = {row.size_with_i})\n"
+                f"q({row.query_without_i}) = {row.answer_without_i}   (|S| = {row.size_without_i})\n"
+                f"x_{i} = {row.answer_with_i} − {row.answer_without_i} = {row.recovered_bit}"
+                f"   (true: {row.true_bit})", language=None)
+        figure(plots.differencing_bits(D.bits), "differencing")
+        st.dataframe(D.bits, hide_index=True, height=220)
+        download_table(D.bits, "reid-differencing")
+
+# ------------------------------------------------------------------------------------------------ exact n=5
+with t_exact:
+    st.markdown(
+        "**Slides “Attacks on Exact Releases” and “Example for n = 5”.** Publishing exact counts of innocuous-looking "
+        "subsets is publishing linear equations M x = a in the secret bits. The slide's five equations have one "
+        "solution: solve them (linear algebra) or try all 2⁵ = 32 bit vectors (brute force). Edit the system to "
+        "see when it stops being unique.")
+    text = st.text_area("Queries and exact answers (one per line: {set} = answer)",
+                        exact_example.slide_system_text(), height=140)
+    try:
+        E = exact_example.exact_example_from_text(text)
+    except LabError as exc:
+        show_error(exc)
+    else:
+        a, b = st.columns([2, 3])
+        with a:
+            st.code("\n".join(f"{j + 1}. {e}" for j, e in enumerate(E.equations)), language=None)
+            sol = ", ".join("(" + ",".join(map(str, s)) + ")" for s in E.brute.solutions[:8]) or "none"
+            st.markdown(f"**rank M = {E.linear.rank}** (n = {E.matrix.shape[1]})"
+                        + (f", det M = {E.linear.det:g}" if E.linear.det is not None else "")
+                        + f"  \n**Least squares x̂** = ({', '.join(f'{v:.3g}' for v in E.linear.x + 0.0)})"
+                        + f"  \n**Brute force:** {len(E.brute.solutions)} solution(s) in {{0,1}}^n: {sol}")
+        with b:
+            figure(plots.query_matrix_heatmap(E.matrix, E.answers,
+                                              E.brute.solutions[0] if len(E.brute.solutions) == 1 else None),
+                   "query-matrix")
+        figure(plots.brute_force_violations(E.candidates_table()), "brute-force")
+    st.subheader("Random releases: why m = n queries suffice")
+    nr = st.slider("n (random secret bits)", 4, 14, 12)
+    S = exact_example.solutions_vs_queries(nr, seed=seed)
+    st.caption("Each query is a uniformly random subset with its exact count. The {0,1} constraint often pins x "
+               "down before rank M reaches n; with m = n a random 0/1 matrix is invertible with high probability.")
+    figure(plots.solutions_vs_queries(S, nr), "solutions-vs-queries")
+    download_table(S, "reid-solutions-vs-queries")
