@@ -1,0 +1,47 @@
+#!/usr/bin/env bash
+# One entry point for people and CI:
+#   bash run.sh app    install (first time) and start the lab on http://localhost:8501
+#   bash run.sh test   install (first time) and run every test, browser smoke test included
+# Installs into ./.venv from requirements.txt (re-installs when requirements.txt changes).
+set -euo pipefail
+cd "$(dirname "$0")"
+VENV="${VENV:-.venv}"
+PY="${PYTHON:-python3}"
+
+ensure_venv() {
+  if [ ! -x "$VENV/bin/python" ]; then
+    "$PY" -m venv "$VENV"
+  fi
+  local stamp="$VENV/.requirements.sha"
+  local want; want=$(sha256sum requirements.txt | cut -d' ' -f1)
+  if [ ! -f "$stamp" ] || [ "$(cat "$stamp")" != "$want" ]; then
+    echo "Installing requirements into $VENV (first time takes a few minutes)…"
+    "$VENV/bin/python" -m pip install --disable-pip-version-check -q --upgrade pip
+    "$VENV/bin/python" -m pip install --disable-pip-version-check -q -r requirements.txt
+    echo "$want" > "$stamp"
+  fi
+}
+
+ensure_chromium() {
+  if [ ! -x /usr/bin/chromium ]; then
+    echo "Installing Debian chromium for the browser tests…"
+    SUDO=""; [ "$(id -u)" -ne 0 ] && SUDO="sudo"
+    $SUDO apt-get update -q >/dev/null && $SUDO apt-get install -y -q chromium >/dev/null
+  fi
+}
+
+case "${1:-}" in
+  app)
+    ensure_venv
+    exec "$VENV/bin/python" -m streamlit run app.py "${@:2}"
+    ;;
+  test)
+    ensure_venv
+    ensure_chromium
+    exec "$VENV/bin/python" -m pytest "${@:2}"
+    ;;
+  *)
+    echo "usage: bash run.sh app|test [extra args]" >&2
+    exit 2
+    ;;
+esac

@@ -1,0 +1,107 @@
+"""Real-browser smoke test: every page opens in Debian Chromium, runs its default, shows a plot, no exception."""
+from __future__ import annotations
+
+import os
+import re
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+CHROMIUM = "/usr/bin/chromium"
+ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+        "--disable-background-networking", "--disable-component-update", "--disable-sync",
+        "--disable-dev-shm-usage"]
+SHOTS = ROOT / "artifacts" / "screenshots"
+
+pytestmark = pytest.mark.browser
+
+
+def _pages():
+    return sorted((ROOT / "pages").glob("[0-9]*_*.py"))
+
+
+def _slug(path: Path) -> str:
+    return re.sub(r"^\d+_", "", path.stem).replace("_", " ").lower().replace(" ", "-")
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@pytest.fixture(scope="module")
+def server():
+    if not os.path.exists(CHROMIUM):
+        if os.environ.get("CI"):
+            pytest.fail("CI needs /usr/bin/chromium for the browser test (run.sh installs it)")
+        pytest.skip("no /usr/bin/chromium")
+    port = _free_port()
+    env = {**os.environ, "OPENBLAS_NUM_THREADS": "1"}
+    proc = subprocess.Popen([sys.executable, "-m", "streamlit", "run", str(ROOT / "app.py"),
+                             "--server.port", str(port), "--server.address", "127.0.0.1",
+                             "--server.headless", "true", "--browser.gatherUsageStats", "false"],
+                            cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+    url = f"http://127.0.0.1:{port}"
+    deadline = time.time() + 60
+    while time.time() < deadline:
+        try:
+            if urllib.request.urlopen(f"{url}/_stcore/health", timeout=2).read() == b"ok":
+                break
+        except OSError:
+            time.sleep(0.5)
+    else:
+        proc.kill()
+        pytest.fail("streamlit did not start: " + proc.stdout.read().decode(errors="replace")[-2000:])
+    yield url
+    proc.terminate()
+    try:
+        proc.wait(timeout=10)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+
+
+@pytest.fixture(scope="module")
+def browser():
+    playwright = pytest.importorskip("playwright.sync_api")
+    with playwright.sync_playwright() as p:
+        b = p.chromium.launch(executable_path=CHROMIUM, headless=True, args=ARGS)
+        yield b
+        b.close()
+
+
+def _check_page(browser, url: str, name: str, need_plot: bool = True) -> None:
+    page = browser.new_page(viewport={"width": 1400, "height": 1600})
+    errors: list[str] = []
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    page.goto(url, wait_until="domcontentloaded")
+    page.wait_for_selector('[data-testid="stSidebar"]', timeout=60_000)
+    if need_plot:
+        page.wait_for_selector(".js-plotly-plot", timeout=120_000)
+    # Let the default run finish (status box turns complete) before judging.
+    deadline = time.time() + 180
+    while time.time() < deadline and page.locator('[data-testid="stStatusWidget"]').count():
+        page.wait_for_timeout(500)
+    page.wait_for_timeout(1500)
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=str(SHOTS / f"{name}.png"))
+    exceptions = page.locator('[data-testid="stException"]')
+    assert exceptions.count() == 0, f"{name}: exception on the page: {exceptions.first.inner_text()[:500]}"
+    body = page.locator("body").inner_text()
+    assert "Traceback" not in body, f"{name}: traceback text on the page"
+    page.close()
+
+
+def test_home_page(server, browser):
+    _check_page(browser, server, "home", need_plot=False)
+
+
+@pytest.mark.parametrize("path", _pages(), ids=lambda p: p.stem)
+def test_every_page_runs_its_default(server, browser, path):
+    _check_page(browser, f"{server}/{_slug(path)}", path.stem)
