@@ -238,7 +238,7 @@ def load_people_csv(file: str | IO | bytes, sensitive: str | None = None, name: 
     Rules (each broken rule is a :class:`DataError` with a one-line reason): readable as UTF-8 CSV,
     at most 50 MB and :data:`MAX_ROWS` rows, at least 2 rows and 2 columns, distinct non-empty
     column names. ``sensitive`` defaults to the last column. Columns whose value is distinct on
-    every row (names, IDs: direct identifiers) are kept out of the QI candidates. Missing values
+    every row and are text (names, IDs: direct identifiers) are kept out of the QI candidates. Missing values
     become the category ``"NA"``. If the sensitive column has exactly two values it doubles as the
     secret bit (the rarer value is 1).
     """
@@ -269,12 +269,15 @@ def load_people_csv(file: str | IO | bytes, sensitive: str | None = None, name: 
     if sensitive not in cols:
         raise DataError(f"{name}: no column named {sensitive!r}")
     t = raw.copy()
+    text_cols = [c for c in cols if not pd.api.types.is_numeric_dtype(t[c])]
     for c in cols:
-        if not pd.api.types.is_numeric_dtype(t[c]) or t[c].isna().any():
+        if c in text_cols:
             t[c] = t[c].astype(object).where(t[c].notna(), "NA").astype(str)
+        elif t[c].isna().any():
+            t[c] = t[c].map(lambda v: "NA" if pd.isna(v) else f"{v:g}")
     if "person_id" in t.columns:
         raise DataError(f"{name}: 'person_id' is reserved; rename that column")
-    identifiers = [c for c in cols if c != sensitive and t[c].nunique() == len(t)]
+    identifiers = [c for c in text_cols if c != sensitive and t[c].nunique() == len(t)]
     qis = [c for c in cols if c != sensitive and c not in identifiers]
     if not qis:
         raise DataError(f"{name}: no column can serve as a quasi-identifier")
