@@ -1,0 +1,358 @@
+"""Membership inference on DP location aggregates, measured against the DP bound.
+
+Liu, Shilov, Guepin & de Montjoye, *Sub-optimal Learning in Meta-Classifier Attacks:
+A Study of Membership Inference on Differentially Private Location Aggregates*
+(spec ``seed001_location_mia.md``).
+
+Game (Definition 3): a group of G traces (sites × hourly epochs, one site per hour) is
+aggregated into counts per site and hour; with probability ½ the target's trace is
+added; every cell gets Laplace or Gaussian noise calibrated to ε per observation
+(C = 1). The attacker sees the noisy aggregate and the target trace and guesses the
+membership bit from the target's k positive cells ("observations").
+
+* **informed** attacker (θ = 1, the DP adversary) knows every other trace, so it sees
+  ``b·z + X``: only the noise protects the target, and no data is needed.
+* **auxiliary** attacker (θ = 0) knows only a disjoint population sample from which it
+  simulates shadow aggregates of G traces.
+
+One unit of work evaluates every attack on ``games`` balanced test aggregates for one
+(k, number of training shadows) pair, vectorised; the first unit is the requested
+``observations`` and ``train_shadows``, the next ones sweep k (accuracy vs
+observations) and the training-set size (accuracy vs shadows, paper App. E).
+"""
+from __future__ import annotations
+
+import functools
+import math
+
+import numpy as np
+
+from .. import metrics as M
+from ..attacks.likelihood_ratio import LikelihoodRatioAttack
+from ..attacks.location_common import CellPool, balanced_labels, noise, sample_counts
+from ..attacks.one_threshold import OneThresholdAttack
+from ..attacks.two_threshold import TwoThresholdAttack
+from ..data.traces import generate_traces, load_trace_csv
+from ..errors import DataError, ParameterError
+from ..params import Param
+from ..releases.gaussian import Gaussian
+from ..releases.laplace import Laplace
+from ..scenario import Scenario, register
+from ..theory import dp_accuracy as T
+
+ATTACKS = ("one-threshold", "two-threshold", "mlp", "lrt")
+K_GRID = (1, 2, 5, 10, 20, 30, 40, 50, 60, 80, 100, 120, 168, 200)
+SHADOW_GRID = (400, 1000, 2000, 5000, 10_000, 20_000, 50_000, 100_000, 200_000, 500_000, 1_000_000)
+CLIP = 1.0  # C: at most one site per user and hour, so the per-epoch sensitivity is 1
+
+
+def noise_scale(config: dict) -> float:
+    """Laplace scale b = C/ε, or the Gaussian σ (classic or analytic calibration)."""
+    if config["mechanism"] == "laplace":
+        return Laplace(config["epsilon"], sensitivity=CLIP).scale
+    return Gaussian(config["epsilon"], config["delta"], sensitivity=CLIP,
+                    calibration=config["calibration"]).sigma
+
+
+def bound_delta(config: dict) -> float:
+    return config["delta"] if config["mechanism"] == "gaussian" else 0.0
+
+
+@functools.lru_cache(maxsize=64)
+def _theory(mechanism: str, epsilon: float, delta: float, scale: float, k_max: int) -> dict:
+    ks = list(range(1, k_max + 1)) if k_max <= 100 else sorted(set(range(1, 101)) | set(range(100, k_max + 1, 4)) | {k_max})
+    out = {"k": ks,
+           "dp_bound": [T.dp_expected_accuracy(k, epsilon, delta) for k in ks],
+           "optimal": [T.optimal_informed_accuracy(k, mechanism, scale, CLIP) for k in ks],
+           "one_threshold": [T.one_threshold_informed_accuracy(k, mechanism, scale, CLIP) for k in ks],
+           "two_threshold": [T.two_threshold_informed_accuracy(k, mechanism, scale, CLIP) for k in ks],
+           "two_threshold_clt": [T.two_threshold_informed_clt(k, mechanism, scale, CLIP) for k in ks]}
+    roc_opt = (T.laplace_lrt_roc(k_max, CLIP / scale, CLIP) if mechanism == "laplace"
+               else T.gdp_roc(k_max, scale, CLIP))
+    out["roc_optimal"] = {"fpr": _thin(roc_opt["fpr"]), "tpr": _thin(roc_opt["tpr"])}
+    roc_dp = T.dp_roc_bound(k_max, epsilon, delta)
+    out["roc_dp"] = {"fpr": list(roc_dp["fpr"]), "tpr": list(roc_dp["tpr"])}
+    return out
+
+
+def theory_curves(config: dict) -> dict:
+    """Closed-form curves for the page's instant first plot (no games needed).
+
+    ``dp_bound``: Kairouz-optimal expected accuracy; ``optimal``: the exact optimum of
+    the *informed* game for this mechanism (an upper bound for every attacker);
+    ``one_threshold`` / ``two_threshold``: informed closed forms (Theorems 2–3).
+    """
+    return _theory(config["mechanism"], float(config["epsilon"]), bound_delta(config),
+                   float(noise_scale(config)), int(config["observations"]))
+
+
+def _thin(values, n: int = 400) -> list:
+    values = np.asarray(values)
+    if values.size <= n:
+        return values.tolist()
+    idx = np.unique(np.linspace(0, values.size - 1, n).astype(int))
+    return values[idx].tolist()
+
+
+def _thin_roc(fpr, tpr, n: int = 300) -> dict:
+    fpr, tpr = np.asarray(fpr), np.asarray(tpr)
+    if fpr.size > n:
+        grid = np.concatenate([[0.0], np.geomspace(max(fpr[fpr > 0].min(), 1e-7), 1, n)])
+        idx = np.unique(np.clip(np.searchsorted(fpr, grid, side="right") - 1, 0, fpr.size - 1))
+        fpr, tpr = fpr[idx], tpr[idx]
+    return {"fpr": fpr.tolist(), "tpr": tpr.tolist()}
+
+
+def _tpr_at(roc: dict, fpr: float) -> float:
+    """Highest empirical TPR with FPR ≤ fpr (the rule of :func:`core.metrics.tpr_at_fpr`)."""
+    f, t = np.asarray(roc["fpr"]), np.asarray(roc["tpr"])
+    ok = f <= fpr + 1e-12
+    return float(t[ok].max()) if ok.any() else 0.0
+
+
+def _histogram(scores, y, integer_k: int | None) -> dict:
+    if integer_k is not None:
+        edges = np.arange(-0.5, integer_k + 1.0)
+    else:
+        lo, hi = np.quantile(scores, [0.001, 0.999])
+        edges = np.linspace(lo, hi if hi > lo else lo + 1, 61)
+    y = np.asarray(y).astype(bool)
+    return {"edges": edges.tolist(),
+            "members": np.histogram(scores[y], edges)[0].tolist(),
+            "non_members": np.histogram(scores[~y], edges)[0].tolist()}
+
+
+@register
+class LocationMembership(Scenario):
+    name = "location"
+    title = "Location aggregates: membership inference vs the DP bound"
+    summary = ("Does a target's trace contribute to noisy counts per site and hour? One-threshold, "
+               "two-threshold, MLP meta-classifier and optimal likelihood-ratio attacks against Laplace "
+               "or Gaussian noise, compared with the accuracy DP allows for k observations.")
+    paper = ("Liu, Shilov, Guepin & de Montjoye — Sub-optimal Learning in Meta-Classifier Attacks: "
+             "A Study of Membership Inference on Differentially Private Location Aggregates")
+    params = (
+        Param("mechanism", "str", "laplace", "Noise added to every cell (site, hour) of the aggregate.",
+              label="Mechanism", choices=("laplace", "gaussian"),
+              choice_labels={"laplace": "Laplace", "gaussian": "Gaussian"}),
+        Param("epsilon", "float", 0.5, "Privacy budget per observation (per cell; C = 1 site per hour).",
+              label="ε per observation", low=0.0, high=10.0, low_open=True, step=0.05),
+        Param("delta", "float", 1 / 3998, "δ of the Gaussian mechanism (paper: 1/(2·1999)); the "
+              "bound uses it k times. Ignored by Laplace (pure ε-DP).",
+              label="δ (Gaussian)", low=0.0, high=0.1, low_open=True, high_open=True, log=True),
+        Param("calibration", "str", "classic", "Gaussian σ: classic √(2 ln(1.25/δ))/ε (valid for ε < 1, "
+              "the paper's reference [8]) or the tight analytic Gaussian mechanism (Balle & Wang).",
+              label="Gaussian calibration", choices=("classic", "analytic")),
+        Param("observations", "int", 60, "k: number of the target's positive observations (cells where "
+              "it was seen) that the release covers. Curves sweep k up to this value.",
+              label="Observations k", low=1, high=200, step=1),
+        Param("attacker", "str", "informed", "informed = the DP adversary who knows every other trace; "
+              "auxiliary = knows only a disjoint sample of the population.",
+              label="Attacker", choices=("informed", "auxiliary"),
+              choice_labels={"informed": "Informed (DP adversary)", "auxiliary": "Auxiliary data"}),
+        Param("attack", "str", "two-threshold", "Attack whose metrics are headlined. Threshold attacks "
+              "and the LRT are always evaluated; the MLP only when selected (slow).",
+              label="Attack", choices=ATTACKS,
+              choice_labels={"one-threshold": "One-threshold (sum)", "two-threshold": "Two-threshold",
+                             "mlp": "MLP meta-classifier", "lrt": "Optimal likelihood ratio"}),
+        Param("train_shadows", "int", 2000, "Shadow aggregates (half members) used to fit thresholds or "
+              "train the MLP. The paper compares 2k and 200k.",
+              label="Training shadows", low=20, high=1_000_000, log=True),
+        Param("games", "int", 50_000, "Balanced test aggregates per evaluated point (paper: 50,000).",
+              label="Test games per point", low=100, high=1_000_000, log=True),
+        Param("group_size", "int", 1999, "G: traces per aggregate besides the target (paper: 1,999).",
+              label="Group size G", low=10, high=100_000),
+        Param("shadow_sweep_max", "int", 200_000, "Largest training-set size in the accuracy-vs-shadows "
+              "sweep (0 = no sweep). With the MLP every point trains a network.",
+              label="Shadow sweep up to", low=0, high=1_000_000),
+        Param("mlp_hidden", "str", "k", "Hidden units: k (paper, Fig. 11b) or 100 (prior work, App. G).",
+              label="MLP hidden units", choices=("k", "100")),
+        Param("activity_median", "float", 3.0, "Synthetic data: median check-ins per user. Larger values "
+              "make cells denser (higher mean count λ at the target's cells).",
+              label="Median check-ins per user", low=0.2, high=100.0, log=True),
+        Param("site_zipf", "float", 0.7, "Synthetic data: Zipf exponent of site popularity (0 = uniform); "
+              "larger values crowd the popular sites.", label="Site popularity skew", low=0.0, high=3.0,
+              step=0.1),
+        Param("users", "int", 15_793, "Synthetic data: number of users (paper: 15,793 after filtering).",
+              label="Users", low=100, high=200_000),
+        Param("trace_file", "str", "", "Path of a check-in CSV (user, timestamp, lat/lon or site); empty = "
+              "synthetic data.", ui=False),
+    )
+
+    # ------------------------------------------------------------ config
+    def check(self, config: dict) -> None:
+        if (config["mechanism"] == "gaussian" and config["calibration"] == "classic"
+                and config["epsilon"] >= 1.0):
+            raise ParameterError("calibration", "the classic Gaussian σ is only valid for ε < 1; "
+                                 "choose the analytic calibration or a smaller ε")
+        if config["attacker"] == "auxiliary" and not config["trace_file"]:
+            pools = (config["users"] - 1) // (4 if config["attack"] == "mlp" else 2)
+            if config["group_size"] > pools:
+                raise ParameterError("group_size", f"G = {config['group_size']} exceeds the smallest "
+                                     f"trace pool ({pools} of {config['users']} users after the "
+                                     "target/auxiliary split); raise users or lower G")
+
+    def tasks(self, config: dict) -> list[tuple[str, int, int]]:
+        K, Ms = config["observations"], config["train_shadows"]
+        out = [("k", K, Ms)] + [("k", k, Ms) for k in K_GRID if k < K]
+        out += [("M", K, m) for m in SHADOW_GRID if m <= config["shadow_sweep_max"] and m != Ms]
+        return out
+
+    def n_games(self, config: dict) -> int:
+        return len(self.tasks(config))
+
+    # ------------------------------------------------------------ prepare
+    def prepare(self, config: dict, rng: np.random.Generator) -> dict:
+        scale = noise_scale(config)
+        ctx = {"scale": scale, "tasks": self.tasks(config), "informed": config["attacker"] == "informed"}
+        if ctx["informed"]:
+            return ctx  # Ã − A_θ = b·z + X: the informed game needs no data at all
+        K, G = config["observations"], config["group_size"]
+        if config["trace_file"]:
+            traces = load_trace_csv(config["trace_file"], rng)
+        else:
+            traces = generate_traces(rng, n_users=config["users"], activity_median=config["activity_median"],
+                                     site_zipf=config["site_zipf"])
+        obs = traces.observations_per_user()
+        cands = np.flatnonzero(obs >= K)
+        if cands.size == 0:
+            raise DataError(f"no user has {K} positive observations (the most is {int(obs.max())}); "
+                            "lower `observations`")
+        target = int(rng.choice(cands))
+        sites, epochs = traces.user_cells(target)
+        sites, epochs = sites[:K], epochs[:K]  # the target's first k observations, chronologically
+        cells = sites * traces.n_epochs + epochs
+        others = rng.permutation(np.delete(np.arange(traces.n_users), target))
+        half = others.size // 2
+        split = {"target": others[:half], "aux": others[half:],
+                 "train": others[half:half + (others.size - half) // 2],
+                 "val": others[half + (others.size - half) // 2:]}
+        needed = ("target", "aux", "train", "val") if config["attack"] == "mlp" else ("target", "aux")
+        for name in needed:
+            if split[name].size < G:
+                raise DataError(f"the {name} pool has {split[name].size} traces, fewer than G = {G}; "
+                                "use more users or a smaller group size")
+        pools = {}
+        for name, users in split.items():
+            rows = traces.cell_matrix(cells, users)
+            pools[name] = CellPool(int(users.size), rows[rows.any(axis=1)].astype(np.uint8))
+        lam = G * pools["target"].cell_hits() / pools["target"].size
+        ctx.update(pools=pools, target={"user": target, "observations": int(obs[target]),
+                                        "sites": sites.tolist(), "epochs": epochs.tolist()},
+                   mean_clean_count=lam.tolist(), data=traces.summary())
+        return ctx
+
+    # --------------------------------------------------------------- play
+    def _aggregates(self, config, ctx, pool: str, k: int, n: int, rng) -> tuple[np.ndarray, np.ndarray]:
+        """Ã^r at the first k target cells for n balanced aggregates, and their bits."""
+        y = balanced_labels(n)
+        X = noise(config["mechanism"], ctx["scale"], (n, k), rng)
+        X += y[:, None]
+        if not ctx["informed"]:
+            X += sample_counts(ctx["pools"][pool].restrict(k), config["group_size"], n, rng)
+        return X, y
+
+    def play(self, config: dict, context: dict, index: int, rng: np.random.Generator) -> dict:
+        kind, k, m = context["tasks"][index]
+        main = index == 0
+        Xs, ys = self._aggregates(config, context, "aux", k, m, rng)
+        Xt, yt = self._aggregates(config, context, "target", k, config["games"], rng)
+        attacks = {"one-threshold": OneThresholdAttack().fit(Xs, ys),
+                   "two-threshold": TwoThresholdAttack().fit(Xs, ys)}
+        lrt = LikelihoodRatioAttack(config["mechanism"], context["scale"], CLIP)
+        if context["informed"]:
+            lrt.fit_informed(k)
+        else:
+            aux = context["pools"]["aux"].restrict(k)
+            lrt.fit_pool(aux.size, context["pools"]["aux"].cell_hits()[:k], config["group_size"])
+        attacks["lrt"] = lrt
+        record = {"kind": kind, "k": k, "shadows": m, "games": int(yt.size), "attacks": {}}
+        mlp = None
+        if config["attack"] == "mlp":
+            from ..attacks.meta_classifier import MetaClassifierMLP, weight_summary
+
+            Xtr, ytr = self._aggregates(config, context, "train", k, m, rng)
+            Xv, yv = self._aggregates(config, context, "val", k, min(m, 20_000), rng)
+            hidden = k if config["mlp_hidden"] == "k" else 100
+            mlp = MetaClassifierMLP(hidden=hidden, standardize=not context["informed"],
+                                    seed=int(rng.integers(2**31))).fit(Xtr, ytr, Xv, yv)
+            attacks["mlp"] = mlp
+        for name, att in attacks.items():
+            if name == "mlp":
+                scores = att.decision_function(Xt)
+                pred = (scores >= 0).astype(np.int8)
+            elif name == "lrt":
+                scores = att.score(Xt)
+                pred = att.predict(Xt, rng)
+            else:
+                scores = att.score(Xt)
+                pred = (scores > att.threshold_).astype(np.int8)
+            roc = M.roc(yt, scores)
+            entry = {"correct": int((pred == yt).sum()), "accuracy": float((pred == yt).mean()),
+                     "auc": roc["auc"], "tpr_at_fpr_0.01": _tpr_at(roc, 0.01),
+                     "tpr_at_fpr_0.001": _tpr_at(roc, 0.001)}
+            if main:
+                entry["roc"] = _thin_roc(roc["fpr"], roc["tpr"])
+                entry["hist"] = _histogram(scores, yt, k if name == "two-threshold" else None)
+            record["attacks"][name] = entry
+        if main:
+            two = attacks["two-threshold"]
+            record["cell_thresholds"] = two.cell_thresholds_.tolist()
+            if mlp is not None:
+                W, b = mlp.raw_weights()
+                ws = weight_summary(W, b)
+                record["mlp"] = {"W1": ws["W1"].tolist(), "b1": ws["b1"].tolist(),
+                                 "W2": mlp.coefs_[1][ws["order"]].ravel().tolist(),
+                                 "b2": float(mlp.intercepts_[1][0]), "thresholds": ws["thresholds"].tolist(),
+                                 "dominance": ws["dominance"], "uniform_dominance": ws["uniform_dominance"],
+                                 "best_epoch": mlp.best_epoch_, "history": mlp.history_}
+        elif mlp is not None:
+            record["mlp_best_epoch"] = mlp.best_epoch_
+        return record
+
+    # ---------------------------------------------------------- summarize
+    def summarize(self, config: dict, context: dict, records: list[dict]):
+        K = config["observations"]
+        theory = theory_curves(config)
+        main = records[0]
+        chosen = main["attacks"].get(config["attack"]) or main["attacks"]["two-threshold"]
+        lo, hi = M.clopper_pearson(chosen["correct"], main["games"])
+        dp = T.dp_expected_accuracy(K, config["epsilon"], bound_delta(config))
+        metrics = {"accuracy": chosen["accuracy"], "accuracy_ci_low": lo, "accuracy_ci_high": hi,
+                   "auc": chosen["auc"], "dp_bound_accuracy": dp,
+                   "tpr_at_fpr_0.01": chosen["tpr_at_fpr_0.01"],
+                   "optimal_informed_accuracy": theory["optimal"][theory["k"].index(K)],
+                   "noise_scale": context["scale"]}
+        for name, e in main["attacks"].items():
+            metrics[f"{name}_accuracy"] = e["accuracy"]
+        metrics["gap_to_bound"] = dp - chosen["accuracy"]
+        if not context["informed"]:
+            metrics["mean_clean_count"] = float(np.mean(context["mean_clean_count"]))
+        by_k = sorted((r for r in records if r["kind"] == "k"), key=lambda r: r["k"])
+        by_m = sorted([r for r in records if r["kind"] == "M"] + [main], key=lambda r: r["shadows"])
+        names = list(main["attacks"])
+
+        def curves(rows):
+            out = {}
+            for n in names:
+                rs = [r for r in rows if n in r["attacks"]]
+                ci = [M.clopper_pearson(r["attacks"][n]["correct"], r["games"]) for r in rs]
+                out[n] = {"x": [r["k"] if rows is by_k else r["shadows"] for r in rs],
+                          "accuracy": [r["attacks"][n]["accuracy"] for r in rs],
+                          "auc": [r["attacks"][n]["auc"] for r in rs],
+                          "ci_low": [c[0] for c in ci], "ci_high": [c[1] for c in ci]}
+            return out
+
+        series = {"theory": {key: v for key, v in theory.items() if not key.startswith("roc")},
+                  "observations": curves(by_k), "shadows": curves(by_m),
+                  "roc": {n: main["attacks"][n]["roc"] for n in names},
+                  "roc_optimal": theory["roc_optimal"], "roc_dp": theory["roc_dp"],
+                  "histograms": {n: main["attacks"][n]["hist"] for n in names},
+                  "cell_thresholds": main.get("cell_thresholds", []),
+                  "info": {"attacker": config["attacker"], "mechanism": config["mechanism"], "k": K,
+                           "scale": context["scale"], "synthetic": not config["trace_file"],
+                           "data": context.get("data"), "target": context.get("target"),
+                           "mean_clean_count": context.get("mean_clean_count")}}
+        if "mlp" in main:
+            series["mlp"] = main["mlp"]
+        return metrics, series
