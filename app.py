@@ -22,7 +22,7 @@ PAGE_FILES = sorted((ROOT / "pages").glob("[0-9]*_*.py"))
 
 
 def home() -> None:
-    st.title("🛡️ Privacy-attack lab")
+    st.title("Privacy-attack lab")
     st.markdown(
         "Pick a dataset, a release (a differentially private mechanism, noisy statistics or a synthetic-data "
         "generator), a privacy budget ε and an attack — then watch the privacy game run. Every page plays the "
@@ -37,11 +37,11 @@ def home() -> None:
         "how far above guessing any attack can get.")
     st.subheader("Labs")
     for path in PAGE_FILES:
-        st.page_link(str(path), label=_title(path), icon="▶️")
+        st.page_link(str(path), label=_title(path), icon=":material/science:")
     st.caption("Every configuration is mirrored in the address bar, so a link reproduces a run; every plot and "
                "table can be downloaded. The same engine runs from the command line: `python -m core list`.")
 
 
-pages = [st.Page(home, title="Home", icon="🏠", default=True)]
+pages = [st.Page(home, title="Home", icon=":material/home:", default=True)]
 pages += [st.Page(str(path), title=_title(path), url_path=_slug(path)) for path in PAGE_FILES]
 st.navigation(pages).run()

@@ -9,14 +9,16 @@ from __future__ import annotations
 import hashlib
 import json
 import math
+import queue
 import threading
+import time
 from collections import OrderedDict
 from typing import Any, Callable
 
 import pandas as pd
 import streamlit as st
 
-from core.errors import LabError, ParameterError
+from core.errors import Cancelled, LabError, ParameterError
 from core.games import Progress, Result, run
 from core.params import Param
 from core.scenario import Scenario
@@ -121,18 +123,26 @@ def param_widgets(scenario: Scenario, container=None, only=None, exclude=(), see
 
 
 # ------------------------------------------------------------------ runs
+@st.cache_data(max_entries=MAX_CACHED_RESULTS, show_spinner=False)
+def _cached_run(name: str, params_json: str, seed: int, n_jobs: int, _progress=None, _cancel=None) -> dict:
+    """The engine call, cached by scenario + parameters + seed. A stopped run raises and is never cached."""
+    result = run(name, json.loads(params_json), seed=seed, n_jobs=n_jobs, progress=_progress,
+                 cancel=_cancel, raise_on_cancel=True)
+    return result.to_dict()
+
+
 @st.cache_resource
-def _result_store() -> "OrderedDict[str, dict]":
-    """Finished results of every session, keyed by scenario + config + seed (bounded LRU)."""
+def _finished() -> "OrderedDict[str, bool]":
+    """Keys of runs that completed (so a cache hit can be served without the live machinery)."""
     return OrderedDict()
 
 
-_STORE_LOCK = threading.Lock()
+_LOCK = threading.Lock()
+POLL_SECONDS = 0.25
 
 
-def _run_key(scenario: Scenario, config: dict) -> str:
-    blob = json.dumps({"s": scenario.name, "c": config}, sort_keys=True, default=str)
-    return hashlib.sha1(blob.encode()).hexdigest()[:16]
+def _run_key(name: str, params_json: str, seed: int) -> str:
+    return hashlib.sha1(f"{name}|{params_json}|{seed}".encode()).hexdigest()[:16]
 
 
 def _tick() -> int:
@@ -149,78 +159,109 @@ def run_scenario(scenario: Scenario, config: dict, draw: Callable[[Result, bool]
                  auto: bool = True, n_jobs: int = 1, label: str = "Run") -> Result | None:
     """Run ``scenario`` with ``config`` (``config["seed"]`` is the seed) and draw it live.
 
-    * A finished result for the same config and seed is served from the cache.
+    * Results are cached with ``st.cache_data`` by scenario, parameters and seed.
     * ``auto``: run on page load; otherwise wait for the Run button.
-    * While running: a status box with progress, a Stop button, and ``draw(partial, False)``
-      after every chunk. Stopping keeps the games played so far (``draw(partial, True)``).
+    * The engine runs in a worker thread; the page shows a status box with progress and a Stop
+      button, and calls ``draw(partial, False)`` as games finish. Stopping (or changing a widget)
+      cancels the run and keeps the games played so far (``draw(partial, True)``).
     """
     params = {k: v for k, v in config.items() if k != "seed"}
+    params_json = json.dumps(params, sort_keys=True)
     seed = int(config.get("seed", 0))
-    key = _run_key(scenario, config)
-    store = _result_store()
-    state_key = f"_run.{scenario.name}"
-    run_state = st.session_state.setdefault(state_key, {})
+    key = _run_key(scenario.name, params_json, seed)
+    state = st.session_state.setdefault(f"_run.{scenario.name}", {})
+    finished = _finished()
     area = st.container()
-    with _STORE_LOCK:
-        cached = store.get(key)
-        if cached is not None:
-            store.move_to_end(key)
-    if cached is not None:
-        result = Result.from_dict(cached)
+
+    with _LOCK:
+        done_before = key in finished
+    if done_before:
+        result = Result.from_dict(_cached_run(scenario.name, params_json, seed, n_jobs))
         _tick()
         with area:
             st.caption(f"Cached result · {result.games_done} games · {result.seconds:.1f} s · seed {seed}")
             draw(result, True)
         return result
-    if run_state.get("stopped") == key and run_state.get("partial") is not None:
-        result = Result.from_dict(run_state["partial"])
+
+    if state.get("stopped") == key and state.get("partial"):
+        result = Result.from_dict(state["partial"])
         with area:
-            st.warning(f"Stopped after {result.games_done} of {result.games_total} games — the plots show "
-                       "the games played so far.")
-            if st.button("Resume from the start", key=f"{state_key}.resume"):
-                run_state.pop("stopped", None)
+            st.warning(f"Stopped after {result.games_done} of {result.games_total} games; the plots show the "
+                       "games played so far.")
+            if st.button("Run again from the start", key=f"_run.{scenario.name}.again"):
+                state.pop("stopped", None)
                 st.rerun()
             _tick()
             draw(result, True)
         return result
-    if not auto and run_state.get("requested") != key:
-        if st.button(label, type="primary", key=f"{state_key}.run"):
-            run_state["requested"] = key
+
+    if not auto and state.get("requested") != key:
+        if st.button(label, type="primary", key=f"_run.{scenario.name}.go"):
+            state["requested"] = key
             st.rerun()
         return None
 
+    cancel = threading.Event()
+    box: dict[str, Any] = {}
+    updates: "queue.Queue[Progress]" = queue.Queue()
+
+    def work():
+        try:
+            box["result"] = _cached_run(scenario.name, params_json, seed, n_jobs, updates.put, cancel)
+        except BaseException as exc:  # reported on the page below
+            box["error"] = exc
+
     def stop():
-        run_state["stopped"] = key
+        cancel.set()
+        state["stopped"] = key
 
     status = st.status(f"Running {scenario.title}…", expanded=True)
-    status.button("Stop", key=f"{state_key}.stop", on_click=stop, help="Stop now and keep the games played so far")
-    bar = status.progress(0.0)
+    status.button("Stop", key=f"_run.{scenario.name}.stop", on_click=stop,
+                  help="Stop now and keep the games played so far")
+    bar = status.progress(0.0, text="starting…")
     live = area.empty()
-
-    def on_progress(p: Progress) -> None:
-        run_state["partial"] = p.result.to_dict()
-        bar.progress(min(1.0, p.done / max(1, p.total)), text=f"{p.done} / {p.total} games · {p.seconds:.1f} s")
-        if p.done < p.total:
-            _tick()
-            with live.container():
-                draw(p.result, False)
-
+    worker = threading.Thread(target=work, name=f"lab-{scenario.name}", daemon=True)
+    worker.start()
+    started = time.perf_counter()
+    done, total = 0, None
     try:
-        result = run(scenario, params, seed=seed, n_jobs=n_jobs, progress=on_progress)
-    except Exception as exc:  # Streamlit's rerun/stop signals are BaseExceptions and pass through
+        while worker.is_alive() or not updates.empty():
+            latest = None
+            while not updates.empty():
+                latest = updates.get_nowait()
+            if latest is not None:
+                state["partial"] = latest.result.to_dict()
+                done, total = latest.done, latest.total
+                if latest.done < latest.total:
+                    _tick()
+                    with live.container():
+                        draw(latest.result, False)
+            # Updating the bar every poll also lets Streamlit deliver a Stop click promptly.
+            elapsed = time.perf_counter() - started
+            bar.progress(min(1.0, done / total) if total else 0.0,
+                         text=f"{done} / {total} games · {elapsed:.1f} s" if total else f"preparing… {elapsed:.1f} s")
+            worker.join(POLL_SECONDS)
+    finally:
+        if worker.is_alive():  # the script was interrupted (Stop, a widget change): cancel the engine
+            cancel.set()
+    if "error" in box:
+        exc = box["error"]
+        if isinstance(exc, Cancelled):
+            st.rerun()
         status.update(label="Run failed", state="error")
-        show_error(exc)
-        if run_state.get("partial"):
-            st.info("The games played before the failure are kept: change a parameter or press Resume.")
+        with area:
+            show_error(exc)
         return None
+    result = Result.from_dict(box["result"])
+    with _LOCK:
+        finished[key] = True
+        finished.move_to_end(key)
+        while len(finished) > MAX_CACHED_RESULTS:
+            finished.popitem(last=False)
+    state.pop("partial", None)
+    state.pop("requested", None)
     status.update(label=f"Done: {result.games_done} games in {result.seconds:.1f} s (seed {seed})",
-                  state="complete")
-    with _STORE_LOCK:
-        store[key] = result.to_dict()
-        while len(store) > MAX_CACHED_RESULTS:
-            store.popitem(last=False)
-    run_state.pop("partial", None)
-    run_state.pop("requested", None)
+                  state="complete", expanded=False)
     _tick()
     with live.container():
         draw(result, True)

@@ -1,0 +1,45 @@
+"""AppTest: the landing page and the reconstruction page run their defaults without exceptions."""
+import json
+from pathlib import Path
+
+from streamlit.testing.v1 import AppTest
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def _app():
+    return AppTest.from_file(str(ROOT / "app.py"), default_timeout=180).run()
+
+
+def test_home_links_every_page():
+    at = _app()
+    assert not at.exception
+    text = " ".join(m.value for m in at.markdown)
+    assert "privacy game" in text
+    pages = sorted(p.name for p in (ROOT / "pages").glob("[0-9]*_*.py"))
+    assert len(at.get("page_link")) == len(pages)
+
+
+def test_reconstruction_page_default_and_change():
+    at = _app()
+    at.switch_page("pages/10_Reconstruction_attack.py").run()
+    assert not at.exception, at.exception
+    labels = {m.label: m.value for m in at.metric}
+    assert float(labels["Bits recovered"]) == 1.0  # noiseless, m = 2n: every bit recovered
+    charts = at.get("plotly_chart")
+    assert len(charts) >= 3
+    titles = [json.loads(c.proto.spec)["layout"]["title"]["text"] for c in charts]
+    assert any("√n" in t for t in titles)
+    at.selectbox(key="reconstruction.defense").select("gaussian").run()
+    at.number_input(key="reconstruction.defense_level").set_value(30.0).run()
+    assert not at.exception
+    labels = {m.label: m.value for m in at.metric}
+    assert float(labels["Bits recovered"]) < 0.8
+
+
+def test_reconstruction_page_bad_combination_shows_message():
+    at = _app()
+    at.switch_page("pages/10_Reconstruction_attack.py").run()
+    at.selectbox(key="reconstruction.solver").select("ilp").run()
+    assert not at.exception
+    assert any("ilp" in e.value for e in at.error)
