@@ -1,14 +1,14 @@
-"""Reidentification lecture demos (CS208 lecture 2): linkage, k-anonymity, differencing, the n = 5 example."""
+"""Reidentification lecture demos (CS208 lecture 2): linkage, k-anonymity, Netflix, differencing, n = 5 example."""
 import numpy as np
 import streamlit as st
 
 from core.errors import LabError
 from core.plots import reid as plots
-from core.reid import differencing, exact_example, k_anonymity, linkage, people
+from core.reid import differencing, exact_example, k_anonymity, linkage, netflix, notes, people
 from ui.common import chart, download_figure, download_table, metric_row, page_header, show_error
 
 page_header("Reidentification & reconstruction: the lecture's demos",
-            "Removing names does not make data anonymous. Four small experiments from the lecture, run on real "
+            "Removing names does not make data anonymous. Five small experiments from the lecture, run on real "
             "survey records shipped offline (or a synthetic town, or your own CSV).",
             "CS208 (Harvard, 2025) lecture 2 slides, “Reidentification & Reconstruction Attacks”")
 
@@ -49,17 +49,12 @@ except LabError as exc:
     st.stop()
 sb.caption(f"{P.description} Source: {P.citation}. Sensitive column: **{P.sensitive}**.")
 
-t_link, t_kanon, t_diff, t_exact = st.tabs(["1 · Linkage", "2 · k-anonymity", "3 · Differencing",
-                                            "4 · Exact reconstruction (n = 5)"])
+t_link, t_kanon, t_netflix, t_diff, t_exact = st.tabs(
+    ["1 · Linkage", "2 · k-anonymity", "3 · Netflix (no QIs)", "4 · Differencing", "5 · Exact reconstruction (n = 5)"])
 
 # ------------------------------------------------------------------------------------------------ linkage
 with t_link:
-    st.markdown(
-        "**Slide “Reidentification via Linkage” [Sweeney ’97].** A hospital releases its records without names but "
-        "with *quasi-identifiers* (QIs) such as ZIP, birth date and sex. A public list with names and the same QIs "
-        "(a voter roll) is joined on the QIs: whoever is the only person with their QI values in both tables gets "
-        "their name back — and their diagnosis with it. Sweeney found 87% of Americans unique on {5-digit ZIP, "
-        "sex, date of birth} (Golle ’06: 63%); the slide says “> 60%”.")
+    st.markdown(notes.DEMOS["link"])
     qis = st.multiselect("Quasi-identifiers the attacker can link on", P.quasi_identifiers, P.default_qis,
                          key=f"reid.qis.{P.source}")
     levels = {}
@@ -101,13 +96,7 @@ with t_link:
 
 # ------------------------------------------------------------------------------------------------ k-anonymity
 with t_kanon:
-    st.markdown(
-        "**Slides “K-Anonymity [Sweeney ’02]” and “Quasi-Identifiers”.** A generalisation replaces each value by a "
-        "set containing it (91010 → 9101*, \\$125k → \\$75–150k, 37 → 30–39, anything → \\*). The output is "
-        "*k-anonymous* when every combination of generalised QI values occurs at least k times. The slide’s "
-        "question about the Condition table — *what could go wrong?* — is the **homogeneity attack**: a class whose "
-        "members all share one sensitive value discloses it for everyone known to be in the class (the fix, "
-        "*l-diversity*, is from Machanavajjhala et al. ’06, not on the slides).")
+    st.markdown(notes.DEMOS["kanon"])
     data = st.radio("Table", ["covid", "condition", "people"], horizontal=True, key="reid.kdata",
                     format_func=lambda v: {"people": f"{sources[source]} records"}.get(
                         v, k_anonymity.PRESETS.get(v, {}).get("title")))
@@ -160,13 +149,40 @@ with t_kanon:
         st.dataframe(r.classes, hide_index=True, height=220)
         download_table(r.classes, f"reid-classes-{data}")
 
+# ------------------------------------------------------------------------------------------------ Netflix
+@st.cache_data(show_spinner="Scoring every record…", max_entries=16)
+def ns08(**kw):
+    return netflix.netflix_demo(**kw)
+
+
+with t_netflix:
+    st.markdown(notes.DEMOS["netflix"])
+    c1, c2, c3 = st.columns(3)
+    kw = dict(n_aux=c1.slider("Ratings in aux", 1, 20, 8), phi=c1.slider("φ (eccentricity threshold)", 0.0, 5.0, 1.5),
+              rating_noise=c2.slider("aux: chance a rating is off by one", 0.0, 1.0, 0.2),
+              date_noise=c2.slider("aux: date error (± days)", 0, 120, 14),
+              release_fraction=c3.slider("Share of users in x̂ (target may be absent)", 0.1, 1.0, 1.0),
+              perturb_fraction=c3.slider("Share of x̂ records perturbed", 0.0, 1.0, 0.2), seed=seed)
+    curves = st.toggle("Also compute rates over 100 random targets for every aux size and φ (≈ 2–5 s)")
+    try:
+        N = ns08(**kw, curves=curves)
+    except LabError as exc:
+        show_error(exc)
+    else:
+        m = N.match
+        outcome = ("⊥ — no record stands out" if not m.matched else
+                   "correct: the target's record" if m.correct else "WRONG record (false match)")
+        st.info(f"Target user {N.target} ({'in' if m.target_released_index >= 0 else 'not in'} x̂) → {outcome}.")
+        figure(plots.netflix_scores(m.scores, m.best, m.second, m.eccentricity, kw["phi"], m.target_released_index),
+               "netflix-scores")
+        st.dataframe(N.aux.table(), hide_index=True, height=180)
+        if N.curves is not None:
+            figure(plots.netflix_curves(N.curves), "netflix-curves")
+            download_table(N.curves, "reid-netflix-curves")
+
 # ------------------------------------------------------------------------------------------------ differencing
 with t_diff:
-    st.markdown(
-        "**Slide “Attacks on Aggregate Statistics”.** Person i has a secret bit x_i; the curator answers counts "
-        "q_S(x) = Σ_{i∈S} x_i for sets S the attacker chooses. Refusing small sets (|S| < n/10) does not help: "
-        "**x_i = q(S ∪ {i}) − q(S)** for any large S without i, or **x_i = q([n]) − q([n] ∖ {i})**. "
-        "All n bits fall with 2n (or n + 1) queries ([Ziv ’13]: used against the Israeli census bureau).")
+    st.markdown(notes.DEMOS["diff"])
     c1, c2, c3 = st.columns(3)
     bit_src = c1.radio("Secret bits", ["people", "random"], format_func=lambda v: {
         "people": f"column “{P.bit}” of the records" if P.bit else "(no 0/1 column)", "random": "random bits"}[v])
@@ -195,11 +211,7 @@ with t_diff:
 
 # ------------------------------------------------------------------------------------------------ exact n=5
 with t_exact:
-    st.markdown(
-        "**Slides “Attacks on Exact Releases” and “Example for n = 5”.** Publishing exact counts of innocuous-looking "
-        "subsets is publishing linear equations M x = a in the secret bits. The slide's five equations have one "
-        "solution: solve them (linear algebra) or try all 2⁵ = 32 bit vectors (brute force). Edit the system to "
-        "see when it stops being unique.")
+    st.markdown(notes.DEMOS["exact"])
     text = st.text_area("Queries and exact answers (one per line: {set} = answer)",
                         exact_example.slide_system_text(), height=140)
     try:

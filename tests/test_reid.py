@@ -247,3 +247,32 @@ def test_csv_loader_validates():
     assert gaps.table["a"].tolist() == ["1", "NA", "3"] and gaps.quasi_identifiers == ["a"]
     with pytest.raises(DataError):
         people.load_people_csv(good, sensitive="missing")
+
+
+# ----------------------------------------------------------------------------- Netflix (NS08)
+from core.reid import netflix  # noqa: E402
+
+
+def test_ns08_score_is_the_weighted_similarity_sum():
+    from scipy import sparse
+    # 3 records × 3 movies; movie 0 rated by all three, movie 2 only by record 1
+    r = sparse.csr_matrix(np.array([[5, 0, 0], [4, 3, 2], [1, 3, 0]], float))
+    d = sparse.csr_matrix(np.array([[10, 0, 0], [10, 40, 70], [100, 40, 0]], float))
+    aux = netflix.Aux(movie=np.array([0, 2]), rating=np.array([4.0, 2.0]), day=np.array([10.0, 70.0]))
+    s = netflix.scores(aux, netflix.Ratings(r, d))
+    w0, w2 = 1 / np.log(3), 1 / np.log(2)  # |supp| = 3 and 1 (floored at 2)
+    sim = lambda dr, dd: np.exp(-abs(dr) / 1.5) + np.exp(-abs(dd) / 30)  # noqa: E731
+    np.testing.assert_allclose(s, [w0 * sim(1, 0), w0 * sim(0, 0) + w2 * sim(0, 0), w0 * sim(3, 90)])
+    m = netflix.eccentricity_match(s, phi=0.5, target_index=1)
+    assert m.best == 1 and m.second == 0 and m.correct
+    assert m.eccentricity == pytest.approx((s[1] - s[0]) / s.std())
+    assert not netflix.eccentricity_match(s, phi=m.eccentricity + 0.01, target_index=1).matched
+
+
+def test_ns08_more_aux_more_reidentification_and_phi_controls_false_matches():
+    demo = netflix.netflix_demo(n_users=800, n_movies=600, release_fraction=0.5, curves=True, n_targets=60, seed=2)
+    c = demo.curves.set_index(["n_aux", "phi"])
+    assert c.loc[(8, 1.5), "reidentification_rate"] > c.loc[(1, 1.5), "reidentification_rate"] + 0.2
+    # half the targets are absent from x̂: they can only be false matches, and a higher φ suppresses them
+    assert c.loc[(8, 0.5), "false_match_rate"] > c.loc[(8, 5.0), "false_match_rate"]
+    assert (demo.curves["reidentification_rate"] <= 0.75).all()  # at most the ≈ 50% released (+ sampling slack)

@@ -18,7 +18,7 @@ def app():
 def test_page_renders_every_demo(app):
     assert not app.exception
     assert not app.error
-    assert len(app.get("plotly_chart")) >= 7  # linkage ×3, k-anonymity, differencing, exact ×3
+    assert len(app.get("plotly_chart")) >= 8  # linkage ×3, k-anonymity, Netflix, differencing, exact ×3
     texts = " ".join(s.value for s in app.success)
     assert "3-anonymous" in texts
     codes = " ".join(c.value for c in app.code)
@@ -37,3 +37,10 @@ def test_synthetic_town_and_bad_system(app):
     app.text_area[0].set_value("x1 + x2 = 1").run()
     assert not app.exception
     assert any("queries" in e.value for e in app.error)
+
+
+def test_netflix_rate_curves_on_demand(app):
+    n = len(app.get("plotly_chart"))
+    app.toggle[0].set_value(True).run()
+    assert not app.exception
+    assert len(app.get("plotly_chart")) == n + 1

@@ -160,3 +160,37 @@ def solutions_vs_queries(table: pd.DataFrame, n: int) -> go.Figure:
                       yaxis2=dict(title="rank of M", overlaying="y", side="right", range=[0, n + 1], dtick=2,
                                   showgrid=False))
     return fig
+
+
+# ----------------------------------------------------------------------------- Netflix (NS08)
+def netflix_scores(scores: np.ndarray, best: int, second: int, eccentricity: float, phi: float,
+                   target_index: int) -> go.Figure:
+    """Histogram of score(aux, r') over x̂ with the top two records (and the true record) marked."""
+    fig = go.Figure(go.Histogram(x=scores, nbinsx=60, marker_color=GREY, name="all records in x̂"))
+    fig.update_yaxes(type="log")
+    marks = [(best, "r'₁ (best)", RED), (second, "r'₂ (second)", BLUE)]
+    if target_index >= 0 and target_index not in (best, second):
+        marks.append((target_index, "true record", GREEN))
+    for idx, name, color in marks:
+        fig.add_vline(x=float(scores[idx]), line_color=color, line_width=2,
+                      annotation_text=name, annotation_position="top right" if idx == best else "top left")
+    verdict = "match" if eccentricity > phi else "⊥ (no match)"
+    base_layout(fig, f"Scores: eccentricity (s₁ − s₂)/σ = {eccentricity:.2f} vs φ = {phi:g} → {verdict}",
+                "score(aux, r')", "records (log)", height=380)
+    return fig
+
+
+def netflix_curves(curves: pd.DataFrame) -> go.Figure:
+    """Re-identification and false-match rates against the number of aux ratings, one line per φ."""
+    fig = make_subplots(rows=1, cols=2, subplot_titles=("correct re-identifications", "false matches"))
+    for j, (phi, d) in enumerate(curves.groupby("phi")):
+        c = PALETTE[j % 8]
+        fig.add_trace(go.Scatter(x=d["n_aux"], y=d["reidentification_rate"], mode="lines+markers",
+                                 name=f"φ = {phi:g}", line=dict(color=c)), row=1, col=1)
+        fig.add_trace(go.Scatter(x=d["n_aux"], y=d["false_match_rate"], mode="lines+markers", showlegend=False,
+                                 line=dict(color=c)), row=1, col=2)
+    base_layout(fig, "Rates over random targets", "", "", height=380)
+    fig.update_xaxes(title_text="ratings in aux")
+    fig.update_yaxes(range=[0, 1.02], title_text="share of targets", row=1, col=1)
+    fig.update_yaxes(range=[0, 1.02], row=1, col=2)
+    return fig
