@@ -62,7 +62,8 @@ Time limit: ``time_limit`` (seconds, wall clock) is passed to HiGHS. On a timeou
 vector, in which case it is returned (clipped to [0, 1]; every x in the box is
 feasible for the average-error LP) with a :class:`LPTimeLimitWarning` saying it is
 not proven optimal. For the feasibility LP a timed-out point is returned only if it
-satisfies ``|a − Mx| ≤ E`` (to 1e-6).
+satisfies ``|a − Mx| ≤ E`` (to 1e-6). A point certified by the shortcut (3.) is
+returned whatever the limit, since it is proven optimal.
 """
 from __future__ import annotations
 
