@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import numpy as np
 from scipy import stats
-from scipy.special import logsumexp
 
 
 def _log_noise_pdf(mechanism: str, scale: float, x: np.ndarray) -> np.ndarray:
@@ -66,11 +65,23 @@ class LikelihoodRatioAttack:
                 return ((2.0 * np.clip(X, 0.0, C) - C) / b).sum(axis=1)
             return ((X * C - 0.5 * C * C) / b ** 2).sum(axis=1)
         out = np.zeros(X.shape[0])
+        cols = np.ascontiguousarray(X.T)
         for c, (n, logh) in enumerate(self.log_h_):
-            x = X[:, c:c + 1]
-            l1 = logsumexp(logh + _log_noise_pdf(self.mechanism, b, x - n - C), axis=1)
-            l0 = logsumexp(logh + _log_noise_pdf(self.mechanism, b, x - n), axis=1)
-            out += l1 - l0
+            # one grid j = n_min … n_max + 1 serves both hypotheses: f_b(x) = Σ_j h(j − b) f_X(x − jC).
+            # Shift by the log-density at the nearest grid point (the largest term) to stay finite.
+            x = cols[c]
+            j0, j1 = n[0], n[-1] + 1
+            m = _log_noise_pdf(self.mechanism, b, x - np.clip(np.rint(x / C), j0, j1) * C)
+            h = np.exp(logh)
+            s0 = np.zeros_like(x)
+            s1 = np.zeros_like(x)
+            for i, j in enumerate(np.arange(j0, j1 + 1)):
+                e = np.exp(_log_noise_pdf(self.mechanism, b, x - j * C) - m)
+                if i < h.size:
+                    s0 += h[i] * e
+                if i >= 1:
+                    s1 += h[i - 1] * e
+            out += np.log(np.maximum(s1, 1e-300)) - np.log(np.maximum(s0, 1e-300))
         return out
 
     def predict(self, X, rng: np.random.Generator | None = None) -> np.ndarray:

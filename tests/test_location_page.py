@@ -1,0 +1,50 @@
+"""AppTest: the location membership page runs its default, shows the bound, and rejects bad input."""
+import json
+from pathlib import Path
+
+from streamlit.testing.v1 import AppTest
+
+ROOT = Path(__file__).resolve().parent.parent
+PAGE = "pages/20_Location_membership.py"
+
+
+def _page():
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=120).run()
+    return at.switch_page(PAGE)
+
+
+def _titles(at):
+    return [json.loads(c.proto.spec)["layout"].get("title", {}).get("text", "") for c in at.get("plotly_chart")]
+
+
+def test_location_page_default_small_run():
+    at = _page()
+    at.query_params["games"] = "2000"
+    at.query_params["shadow_sweep_max"] = "1000"
+    at.query_params["observations"] = "20"
+    at.run()
+    assert not at.exception, at.exception
+    titles = _titles(at)
+    assert any("vs number of observations" in t for t in titles)
+    assert any(t.startswith("ROC") for t in titles)
+    assert any("training shadow" in t for t in titles)
+    labels = {m.label: m.value for m in at.metric}
+    assert abs(float(labels["DP bound"]) - 0.864) < 1e-3  # k = 20, ε = 0.5 (spec §5.2)
+    acc = float(labels["Accuracy (two-threshold)"])
+    assert 0.80 < acc < float(labels["DP bound"])
+    # the bound is drawn on the accuracy plot
+    spec = [json.loads(c.proto.spec) for c in at.get("plotly_chart")]
+    names = {tr.get("name") for s in spec for tr in s["data"]}
+    assert any(n and n.startswith("DP bound") for n in names)
+
+
+def test_location_page_bad_combination_shows_message():
+    at = _page()
+    at.query_params["games"] = "1000"
+    at.query_params["shadow_sweep_max"] = "0"
+    at.query_params["observations"] = "5"
+    at.run()
+    at.selectbox(key="location.mechanism").select("gaussian").run()
+    at.slider(key="location.epsilon").set_value(2.0).run()
+    assert not at.exception
+    assert any("classic" in e.value for e in at.error)
