@@ -20,6 +20,20 @@ def load(source, n_people, n_zips, seed, upload=None, sensitive=None):
     return people.load_people(source, n_people=n_people, n_zips=n_zips, seed=seed)
 
 
+@st.cache_data(show_spinner="Linking…", max_entries=32)  # every rerun replays all tabs: keep them cheap
+def link(pkey, levels, rel, vot, seed):
+    return linkage.link(load(*pkey), levels, rel, vot, seed=seed)
+
+
+@st.cache_data(show_spinner="Generalising…", max_entries=32)
+def anonymise(pkey, data, qis, k, method, supp):
+    P_ = load(*pkey)
+    if data == "people":
+        return k_anonymity.anonymise(P_.table, qis, k, method, P_.hierarchies, P_.sensitive, supp)
+    pre = k_anonymity.PRESETS[data]
+    return k_anonymity.anonymise(pre["table"](), qis, k, method, pre["hierarchies"](), pre["sensitive"], supp)
+
+
 def figure(fig, name):
     chart(fig, name)
     download_figure(fig, f"reid-{name}")
@@ -36,14 +50,14 @@ if source == "synthetic":
     n_people = sb.select_slider("People in the town", [2_000, 5_000, 20_000, 50_000, 100_000], 20_000)
     n_zips = sb.slider("ZIP codes", 1, 20, 4, help="fewer people per ZIP → more people unique")
 elif source == "upload":
-    f = sb.file_uploader("CSV, one person per row", type=["csv"])
-    sens = sb.text_input("Sensitive column (blank: the last one)")
+    f, sens = sb.file_uploader("CSV, one person per row", type=["csv"]), sb.text_input("Sensitive column (blank: last)")
     if f is None:
         st.info("Upload a CSV in the sidebar, or pick one of the built-in record sets.")
         st.stop()
     upload = f.getvalue()
 try:
-    P = load(source, n_people, n_zips, seed, upload, sens)
+    pkey = (source, n_people, n_zips, seed, upload, sens)
+    P = load(*pkey)
 except LabError as exc:
     show_error(exc)
     st.stop()
@@ -58,20 +72,15 @@ with t_link:
     qis = st.multiselect("Quasi-identifiers the attacker can link on", P.quasi_identifiers, P.default_qis,
                          key=f"reid.qis.{P.source}")
     levels = {}
-    cols = st.columns(max(len(qis), 1))
-    for col, q in zip(cols, qis):
-        h = P.hierarchies[q]
-        opts = list(range(h.height))  # "suppressed" would just drop the QI
-        if len(opts) > 1:
-            levels[q] = col.select_slider(q, opts, 0, format_func=h.describe, key=f"reid.lvl.{P.source}.{q}")
-        else:
-            levels[q] = 0
-            col.markdown(f"**{q}**: exact")
+    for col, q in zip(st.columns(max(len(qis), 1)), qis):
+        h = P.hierarchies[q]  # its top level ("suppressed") would just drop the QI; yes/no columns stay exact
+        levels[q] = col.select_slider(q, list(range(h.height)), 0, format_func=h.describe,
+                                      key=f"reid.lvl.{P.source}.{q}") if h.height > 1 else 0
     c1, c2 = st.columns(2)
     rel = c1.slider("Share of people in the de-identified release", 0.05, 1.0, 0.3, 0.05)
     vot = c2.slider("Share of people on the voter list", 0.05, 1.0, 0.5, 0.05)
     try:
-        L = linkage.link(P, levels, rel, vot, seed=seed)
+        L = link(pkey, levels, rel, vot, seed)
     except LabError as exc:
         show_error(exc)
     else:
@@ -103,19 +112,18 @@ with t_kanon:
     c1, c2, c3 = st.columns(3)
     method = c1.radio("Generaliser", list(k_anonymity.METHODS), format_func=k_anonymity.METHODS.get)
     if data == "people":
-        table, hier, sens_col = P.table, P.hierarchies, P.sensitive
+        table, sens_col = P.table, P.sensitive
         kq = c2.multiselect("QIs to generalise", P.quasi_identifiers, P.default_qis, key=f"reid.kq.{P.source}")
         k_default = 5
     else:
         pre = k_anonymity.PRESETS[data]
-        table, hier, sens_col, kq, k_default = pre["table"](), pre["hierarchies"](), pre["sensitive"], pre["qis"], \
-            pre["k"]
+        table, sens_col, kq, k_default = pre["table"](), pre["sensitive"], pre["qis"], pre["k"]
         c2.markdown("QIs: " + ", ".join(kq) + (" (all fields)" if sens_col is None else f"; sensitive: {sens_col}"))
     k = c3.number_input("k", 1, 1000, k_default, key=f"reid.k.{data}")
     supp = c3.slider("Max share of records suppressed (full-domain)", 0.0, 0.2, 0.0, 0.01) \
         if method == "full_domain" else 0.0
     try:
-        G = k_anonymity.anonymise(table, kq, int(k), method, hier, sens_col, supp)
+        G = anonymise(pkey, data, kq, int(k), method, supp)
     except LabError as exc:
         show_error(exc)
     else:
