@@ -63,8 +63,8 @@ except LabError as exc:
     st.stop()
 sb.caption(f"{P.description} Source: {P.citation}. Sensitive column: **{P.sensitive}**.")
 
-t_link, t_kanon, t_netflix, t_diff, t_exact = st.tabs(
-    ["1 · Linkage", "2 · k-anonymity", "3 · Netflix (no QIs)", "4 · Differencing", "5 · Exact reconstruction (n = 5)"])
+t_link, t_kanon, t_netflix, t_diff, t_exact = st.tabs(["1 · Linkage", "2 · k-anonymity", "3 · Netflix (no QIs)",
+                                                      "4 · Differencing", "5 · Exact reconstruction (n = 5)"])
 
 # ------------------------------------------------------------------------------------------------ linkage
 with t_link:
@@ -233,7 +233,7 @@ with t_exact:
             sol = ", ".join("(" + ",".join(map(str, s)) + ")" for s in E.brute.solutions[:8]) or "none"
             st.markdown(f"**rank M = {E.linear.rank}** (n = {E.matrix.shape[1]})"
                         + (f", det M = {E.linear.det:g}" if E.linear.det is not None else "")
-                        + f"  \n**Least squares x̂** = ({', '.join(f'{v:.3g}' for v in np.round(E.linear.x, 9) + 0.0)})"
+                        + f"  \n**Least squares x̂** = ({', '.join(f'{v:.3g}' for v in np.round(E.linear.x, 9) + 0)})"
                         + f"  \n**Brute force:** {len(E.brute.solutions)} solution(s) in {{0,1}}^n: {sol}")
         with b:
             figure(plots.query_matrix_heatmap(E.matrix, E.answers,
