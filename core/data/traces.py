@@ -128,9 +128,11 @@ def clip_per_epoch(user, site, epoch, rng: np.random.Generator, clip: int = 1):
     user, site, epoch = (np.asarray(a, dtype=np.int64) for a in (user, site, epoch))
     if user.size == 0:
         return user, site, epoch
-    trip = np.unique(np.stack([user, epoch, site], axis=1), axis=0)
-    trip = trip[rng.permutation(len(trip))]
-    key = trip[:, 0] * (int(trip[:, 1].max()) + 1) + trip[:, 1]
+    n_e, n_s = int(epoch.max()) + 1, int(site.max()) + 1
+    full = np.unique((user * n_e + epoch) * n_s + site)  # merge duplicate ones
+    full = full[rng.permutation(full.size)]
+    key = full // n_s
+    trip = np.stack([key // n_e, key % n_e, full % n_s], axis=1)
     order = np.argsort(key, kind="stable")  # random order within each (user, epoch)
     trip, key = trip[order], key[order]
     start = np.r_[0, np.flatnonzero(np.diff(key)) + 1]
@@ -221,7 +223,7 @@ def _to_hours(col: pd.Series) -> np.ndarray:
         if np.nanmax(np.abs(sec)) > 1e11:  # milliseconds
             sec = sec / 1000.0
     else:
-        ts = pd.to_datetime(col, errors="coerce", utc=True)
+        ts = pd.to_datetime(col, errors="coerce", utc=True, format="mixed")
         bad = int(ts.isna().sum())
         if bad:
             example = col[ts.isna()].iloc[0]
