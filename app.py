@@ -14,10 +14,6 @@ def _title(path: Path) -> str:
     return re.sub(r"^\d+_", "", path.stem).replace("_", " ")
 
 
-def _slug(path: Path) -> str:
-    return _title(path).lower().replace(" ", "-")
-
-
 PAGE_FILES = sorted((ROOT / "pages").glob("[0-9]*_*.py"))
 
 
@@ -43,5 +39,7 @@ def home() -> None:
 
 
 pages = [st.Page(home, title="Home", icon=":material/home:", default=True)]
-pages += [st.Page(str(path), title=_title(path), url_path=_slug(path)) for path in PAGE_FILES]
+# Default URL paths (file name without the number prefix) match what Streamlit knows before the first
+# run, so a shared deep link works even on a freshly started server.
+pages += [st.Page(str(path), title=_title(path)) for path in PAGE_FILES]
 st.navigation(pages).run()

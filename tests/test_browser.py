@@ -27,7 +27,7 @@ def _pages():
 
 
 def _slug(path: Path) -> str:
-    return re.sub(r"^\d+_", "", path.stem).replace("_", " ").lower().replace(" ", "-")
+    return re.sub(r"^\d+_", "", path.stem)
 
 
 def _free_port() -> int:
@@ -89,6 +89,7 @@ def _check_page(browser, url: str, name: str, need_plot: bool = True) -> None:
     while time.time() < deadline and page.locator('[data-testid="stStatusWidget"]').count():
         page.wait_for_timeout(500)
     page.wait_for_timeout(1500)
+    assert page.get_by_text("Page not found").count() == 0, f"{name}: Streamlit could not find the page"
     SHOTS.mkdir(parents=True, exist_ok=True)
     page.screenshot(path=str(SHOTS / f"{name}.png"))
     exceptions = page.locator('[data-testid="stException"]')

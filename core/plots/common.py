@@ -16,7 +16,7 @@ def base_layout(fig: go.Figure, title: str, x: str, y: str, height: int = 420) -
 
 def band(fig: go.Figure, x, low, high, color: str, name: str) -> None:
     """A shaded confidence band between ``low`` and ``high``."""
-    fig.add_trace(go.Scatter(x=list(x) + list(x)[::-1], y=list(high) + list(low)[::-1], fill="toself",
+    fig.add_trace(go.Scatter(x=list(x) + list(x)[::-1], y=list(high) + list(low)[::-1], fill="toself", mode="lines",
                              fillcolor=_rgba(color, 0.15), line=dict(width=0), hoverinfo="skip",
                              name=name, showlegend=False))
 

@@ -20,10 +20,12 @@ def accuracy_vs_ratio(series: dict, metrics: dict) -> go.Figure:
         fig.add_trace(go.Scatter(x=cur["x"], y=cur["majority"], mode="lines", name="majority-class guess",
                                  line=dict(color="grey", dash="dot")))
     fig.add_vline(x=1.0, line=dict(color=PALETTE[1], dash="dash"),
-                  annotation_text="m = n (exact answers suffice)", annotation_position="top left")
-    base_layout(fig, "Bits recovered vs released queries per person", "query ratio m/n",
+                  annotation_text="m = n", annotation_position="bottom right")
+    base_layout(fig, "Bits recovered vs queries per person", "query ratio m/n",
                 "fraction of secret bits recovered")
     fig.update_yaxes(range=[0.4, 1.02])
+    if cur["x"]:
+        fig.update_xaxes(range=[0, max(cur["x"]) * 1.05])
     return fig
 
 
@@ -47,7 +49,7 @@ def accuracy_vs_level(series: dict, metrics: dict) -> go.Figure:
                       line=dict(color=PALETTE[1], dash="dash"),
                       annotation_text="noise std = √n" if defense == "gaussian" else "error std = √n",
                       annotation_position="top right")
-        title = "Bits recovered vs noise: the attack fails once errors reach the order of √n"
+        title = "Bits recovered vs noise (fails near √n)"
     base_layout(fig, title, UNIT_LABEL.get(defense, "defence level"), "fraction of secret bits recovered")
     fig.update_yaxes(range=[0.4, 1.02])
     if defense == "subsample":
@@ -65,14 +67,15 @@ def accuracy_vs_rmse(series: dict) -> go.Figure:
                                      name=label, marker=dict(color=PALETTE[i + 2], opacity=0.6)))
     fig.add_vline(x=series["theory"]["sqrt_n"], line=dict(color=PALETTE[1], dash="dash"),
                   annotation_text="√n", annotation_position="top right")
-    base_layout(fig, "Privacy–utility: reconstruction success vs answer error (each dot one game)",
+    base_layout(fig, "Privacy–utility trade-off (one dot per game)",
                 "answer RMSE (utility loss)", "fraction of bits recovered (privacy loss)")
     return fig
 
 
 def trials_histogram(series: dict) -> go.Figure:
     acc = [t["accuracy"] for t in series["trials"]]
-    fig = go.Figure(go.Histogram(x=acc, nbinsx=20, marker_color=PALETTE[0], name="trials"))
-    base_layout(fig, "Accuracy of each trial at the chosen setting", "fraction of bits recovered", "trials",
-                height=300)
+    fig = go.Figure(go.Histogram(x=acc, xbins=dict(start=0.0, end=1.0001, size=0.02), marker_color=PALETTE[0],
+                                 name="trials"))
+    base_layout(fig, "Accuracy of each trial at the chosen setting", "fraction of bits recovered", "trials")
+    fig.update_xaxes(range=[0.3, 1.02])
     return fig
