@@ -260,6 +260,8 @@ def test_aia_accepts_a_list_and_rejects_bad_shapes():
     assert scores[0] == 1.0
     with pytest.raises(DataError):
         aia_scores(recs, np.array([[0, 0, 0]]), np.random.default_rng(0))
+    with pytest.raises(DataError):  # sensitive value 1 outside a declared domain of size 1
+        aia_scores(recs, np.array([[0, 0]]), np.random.default_rng(0), positive=0, n_values=1)
 
 
 def test_mia_scores_count_reconstructions_with_the_exact_record():

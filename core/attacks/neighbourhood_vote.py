@@ -67,6 +67,8 @@ def aia_scores(reconstructions, targets_nonsensitive: np.ndarray, rng: np.random
         raise DataError("sensitive values must be non-negative integer codes")
     if n_values is None:
         n_values = max(int(sens.max()) + 1, int(positive) + 1, 2)
+    elif sens.max() >= n_values or positive >= n_values:
+        raise DataError(f"sensitive values must lie in 0..{n_values - 1}")
     # distinct non-sensitive rows with the count of each sensitive value
     uniq, inv = np.unique(records[:, :-1], axis=0, return_inverse=True)
     inv = inv.ravel()
@@ -99,9 +101,7 @@ def mia_scores(reconstructions, targets: np.ndarray) -> np.ndarray:
     targets = np.asarray(targets)
     if targets.ndim != 2 or targets.shape[1] != records.shape[1]:
         raise DataError(f"targets must have shape (T, {records.shape[1]})")
-    k = int(owner.max()) + 1 if owner.size else (len(reconstructions))
-    if k == 0:
-        raise DataError("no reconstructions to vote over")
+    k = len(reconstructions)
     both = np.concatenate([records, targets.astype(records.dtype)])
     _, ids = np.unique(both, axis=0, return_inverse=True)
     ids = ids.ravel()
