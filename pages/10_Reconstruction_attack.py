@@ -29,8 +29,9 @@ config = param_widgets(scenario)
 
 def draw(result, final):
     m, s = result.metrics, result.series
-    metric_row(m, {"accuracy": "Bits recovered", "majority_baseline": "Majority-guess baseline",
-                   "answer_rmse": "Answer RMSE", "sqrt_n": "√n", "solver_seconds": "Solver s / game"})
+    shown = {**m, "solver_ms": 1000 * m["solver_seconds"]} if "solver_seconds" in m else m
+    metric_row(shown, {"accuracy": "Bits recovered", "majority_baseline": "Majority-guess baseline",
+                       "answer_rmse": "Answer RMSE", "sqrt_n": "√n", "solver_ms": "Solver ms / game"})
     if "accuracy" in m:
         eps = m.get("release_epsilon")
         eps_txt = "no differential-privacy guarantee" if eps is None else f"ε ≈ {eps:.3g} at δ = 1e-5 for the release"
