@@ -145,9 +145,14 @@ def draw(result, final):
 
 
 is_mlp = config["attack"] == "mlp"
+auto = (not is_mlp) or st.session_state.pop("location._mlp_go", False)
+if is_mlp and not auto:
+    st.info("The MLP trains one network per point of the k sweep and of the shadow sweep (minutes at 200k shadows).")
+run_scenario(scenario, config, draw, auto=auto, label="Train the MLP meta-classifier")
 if not is_mlp:
-    st.button("Train the MLP meta-classifier (slow, with progress)", on_click=_mlp_request,
+    st.subheader("MLP meta-classifier")
+    st.markdown("Earlier attacks trained a neural network on a few thousand shadow aggregates. Train one here to "
+                "see which rule it learns and how far below the threshold attacks it lands.")
+    st.button("Train the MLP meta-classifier (slow, with progress)", on_click=_mlp_request, type="primary",
               help="Switches the attack to the MLP and runs it: one network per point of the k sweep and of the "
                    "shadow sweep (capped at 20k shadows; raise 'Shadow sweep up to' for 200k).")
-auto = (not is_mlp) or st.session_state.pop("location._mlp_go", False)
-run_scenario(scenario, config, draw, auto=auto, label="Train the MLP meta-classifier")

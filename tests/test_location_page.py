@@ -48,3 +48,20 @@ def test_location_page_bad_combination_shows_message():
     at.slider(key="location.epsilon").set_value(2.0).run()
     assert not at.exception
     assert any("classic" in e.value for e in at.error)
+
+
+def test_location_page_mlp_button_trains_and_shows_weights():
+    at = _page()
+    for key, value in (("games", "1000"), ("shadow_sweep_max", "0"), ("observations", "5"),
+                       ("train_shadows", "400")):
+        at.query_params[key] = value
+    at.run()
+    assert not at.exception, at.exception
+    button = next(b for b in at.button if "Train the MLP" in b.label)
+    button.click().run(timeout=180)
+    assert not at.exception, at.exception
+    titles = _titles(at)
+    assert any(t.startswith("MLP weights") for t in titles)
+    assert any("validation accuracy" in t for t in titles)
+    labels = {m.label: m.value for m in at.metric}
+    assert 0.55 < float(labels["Accuracy (mlp)"]) < float(labels["DP bound"])

@@ -46,8 +46,8 @@ def accuracy_vs_observations(theory: dict, series: dict | None = None, metric: s
                                  name=f"{NAMES.get(name, name)} (measured)", line=dict(color=COLORS.get(name))))
     title = ("Membership accuracy vs number of observations" if metric == "accuracy"
              else "AUC vs number of observations")
-    note = _attacker_note(info)
-    fig.update_layout(title=title + (f" — {note}" if note else ""), xaxis_title="observations k "
+    note = _attacker_note(info) or "closed form, informed attacker"
+    fig.update_layout(title=f"{title}<br><sup>{note}</sup>", xaxis_title="observations k "
                       "(positive cells of the target)", yaxis_title="balanced accuracy" if metric == "accuracy"
                       else "AUC", legend=dict(orientation="h", y=-0.25), height=480, margin=dict(t=60))
     fig.update_yaxes(range=[0.45, 1.01])
@@ -68,7 +68,8 @@ def roc_curves(series: dict) -> go.Figure:
         fig.add_trace(go.Scatter(x=r["fpr"], y=r["tpr"], name=NAMES.get(name, name), line=dict(color=COLORS.get(name))))
     grid = np.geomspace(1e-5, 1, 50)
     fig.add_trace(go.Scatter(x=grid, y=grid, name="random guess", line=dict(color="lightgray", width=1)))
-    fig.update_layout(title=f"ROC at k = {k} observations ({_attacker_note(series.get('info'))})",
+    fig.update_layout(title=f"ROC at k = {k} observations<br><sup>{_attacker_note(series.get('info'))}, "
+                            "log–log</sup>",
                       xaxis_title="false-positive rate", yaxis_title="true-positive rate",
                       xaxis_type="log", yaxis_type="log", height=480, legend=dict(orientation="h", y=-0.25))
     fig.update_xaxes(range=[-4.5, 0])
@@ -104,8 +105,8 @@ def accuracy_vs_shadows(series: dict, metric: str = "accuracy") -> go.Figure:
         fig.add_trace(go.Scatter(x=c["x"], y=c[metric], mode="lines+markers", name=NAMES.get(name, name),
                                  line=dict(color=COLORS.get(name))))
     k = series.get("info", {}).get("k")
-    fig.update_layout(title=f"{'Accuracy' if metric == 'accuracy' else 'AUC'} vs training shadow aggregates "
-                      f"(k = {k}, {_attacker_note(series.get('info'))})",
+    fig.update_layout(title=f"{'Accuracy' if metric == 'accuracy' else 'AUC'} vs training shadow aggregates"
+                            f"<br><sup>k = {k}, {_attacker_note(series.get('info'))}</sup>",
                       xaxis_title="training shadow aggregates (log scale)", yaxis_title=metric,
                       xaxis_type="log", height=420, legend=dict(orientation="h", y=-0.25))
     return fig
@@ -128,8 +129,9 @@ def mlp_weights(series: dict) -> go.Figure:
     fig.add_trace(go.Bar(x=units, y=m["W2"], marker_color="#2ca02c", showlegend=False), row=3, col=1)
     fig.update_yaxes(title_text="input cell", autorange="reversed", row=1, col=1)
     fig.update_xaxes(title_text="hidden unit", row=3, col=1)
-    fig.update_layout(height=760, title=(f"MLP weights — diagonal dominance {m['dominance']:.2f} "
-                                         f"(1/k = {m['uniform_dominance']:.2f}: sums all cells; 1: one cell per unit)"))
+    fig.update_layout(height=760, title=(f"MLP weights — diagonal dominance {m['dominance']:.2f}<br><sup>"
+                                         f"{m['uniform_dominance']:.2f} = every unit sums all cells (one-threshold "
+                                         "rule); 1 = one cell per unit (two-threshold rule)</sup>"))
     return fig
 
 

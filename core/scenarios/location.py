@@ -137,7 +137,7 @@ class LocationMembership(Scenario):
               choice_labels={"laplace": "Laplace", "gaussian": "Gaussian"}),
         Param("epsilon", "float", 0.5, "Privacy budget per observation (per cell; C = 1 site per hour).",
               label="ε per observation", low=0.0, high=10.0, low_open=True, step=0.05),
-        Param("delta", "float", 1 / 3998, "δ of the Gaussian mechanism (paper: 1/(2·1999)); the "
+        Param("delta", "float", 2.5013e-4, "δ of the Gaussian mechanism (paper: 1/(2·1999)); the "
               "bound uses it k times. Ignored by Laplace (pure ε-DP).",
               label="δ (Gaussian)", low=0.0, high=0.1, low_open=True, high_open=True, log=True),
         Param("calibration", "str", "classic", "Gaussian σ: classic √(2 ln(1.25/δ))/ε (valid for ε < 1, "
