@@ -36,6 +36,11 @@ def accuracy_vs_observations(theory: dict, series: dict | None = None, metric: s
                 att = key.replace("_", "-")
                 fig.add_trace(go.Scatter(x=theory["k"], y=theory[key], name=label, opacity=0.5,
                                          line=dict(color=COLORS[att], width=1, dash="dashdot")))
+    else:
+        fig.add_trace(go.Scatter(x=theory["k"], y=theory["dp_bound_auc"], name="DP bound on AUC (any ε-DP test)",
+                                 line=BOUND))
+        fig.add_trace(go.Scatter(x=theory["k"], y=theory["optimal_auc"], name="Best possible AUC, informed",
+                                 line=OPTIMUM))
     for name, c in ((series or {}).get("observations") or {}).items():
         y = np.asarray(c[metric], dtype=float)
         err = None
@@ -104,7 +109,14 @@ def accuracy_vs_shadows(series: dict, metric: str = "accuracy") -> go.Figure:
     for name, c in series.get("shadows", {}).items():
         fig.add_trace(go.Scatter(x=c["x"], y=c[metric], mode="lines+markers", name=NAMES.get(name, name),
                                  line=dict(color=COLORS.get(name))))
-    k = series.get("info", {}).get("k")
+    info = series.get("info", {})
+    k = info.get("k")
+    suffix = "" if metric == "accuracy" else "_auc"
+    if info.get("dp_bound" + suffix) is not None:
+        fig.add_hline(y=info["dp_bound" + suffix], line=BOUND, annotation_text="DP bound",
+                      annotation_position="bottom right")
+        fig.add_hline(y=info["optimal" + suffix], line=OPTIMUM, annotation_text="best possible (informed)",
+                      annotation_position="bottom left")
     fig.update_layout(title=f"{'Accuracy' if metric == 'accuracy' else 'AUC'} vs training shadow aggregates"
                             f"<br><sup>k = {k}, {_attacker_note(series.get('info'))}</sup>",
                       xaxis_title="training shadow aggregates (log scale)", yaxis_title=metric,

@@ -66,7 +66,9 @@ def _theory(mechanism: str, epsilon: float, delta: float, scale: float, k_max: i
            "optimal": [T.optimal_informed_accuracy(k, mechanism, scale, CLIP) for k in ks],
            "one_threshold": [T.one_threshold_informed_accuracy(k, mechanism, scale, CLIP) for k in ks],
            "two_threshold": [T.two_threshold_informed_accuracy(k, mechanism, scale, CLIP) for k in ks],
-           "two_threshold_clt": [T.two_threshold_informed_clt(k, mechanism, scale, CLIP) for k in ks]}
+           "two_threshold_clt": [T.two_threshold_informed_clt(k, mechanism, scale, CLIP) for k in ks],
+           "dp_bound_auc": [T.dp_auc_bound(k, epsilon, delta) for k in ks],
+           "optimal_auc": [T.optimal_informed_auc(k, mechanism, scale, CLIP) for k in ks]}
     roc_opt = (T.laplace_lrt_roc(k_max, CLIP / scale, CLIP) if mechanism == "laplace"
                else T.gdp_roc(k_max, scale, CLIP))
     out["roc_optimal"] = {"fpr": _thin(roc_opt["fpr"]), "tpr": _thin(roc_opt["tpr"])}
@@ -320,6 +322,7 @@ class LocationMembership(Scenario):
         dp = T.dp_expected_accuracy(K, config["epsilon"], bound_delta(config))
         metrics = {"accuracy": chosen["accuracy"], "accuracy_ci_low": lo, "accuracy_ci_high": hi,
                    "auc": chosen["auc"], "dp_bound_accuracy": dp,
+                   "dp_bound_auc": theory["dp_bound_auc"][theory["k"].index(K)],
                    "tpr_at_fpr_0.01": chosen["tpr_at_fpr_0.01"],
                    "optimal_informed_accuracy": theory["optimal"][theory["k"].index(K)],
                    "noise_scale": context["scale"]}
@@ -352,7 +355,10 @@ class LocationMembership(Scenario):
                   "info": {"attacker": config["attacker"], "mechanism": config["mechanism"], "k": K,
                            "scale": context["scale"], "synthetic": not config["trace_file"],
                            "data": context.get("data"), "target": context.get("target"),
-                           "mean_clean_count": context.get("mean_clean_count")}}
+                           "mean_clean_count": context.get("mean_clean_count"),
+                           "dp_bound": dp, "optimal": metrics["optimal_informed_accuracy"],
+                           "dp_bound_auc": theory["dp_bound_auc"][theory["k"].index(K)],
+                           "optimal_auc": theory["optimal_auc"][theory["k"].index(K)]}}
         if "mlp" in main:
             series["mlp"] = main["mlp"]
         return metrics, series

@@ -235,3 +235,29 @@ def dp_roc_bound(k: int, epsilon: float, delta: float = 0.0, fpr=None) -> dict:
     b = 1.0 - np.exp(-eps_i)[None, :] * (1.0 - dlt[None, :] - f)
     tpr = np.minimum(np.minimum(a, b).min(axis=1), 1.0)
     return {"fpr": np.concatenate([[0.0], fpr]), "tpr": np.concatenate([[min(1.0, dlt.min())], tpr])}
+
+
+def dp_auc_bound(k: int, epsilon: float, delta: float = 0.0) -> float:
+    """Largest AUC any test can reach against k-fold (ε, δ)-DP: area under :func:`dp_roc_bound`."""
+    grid = np.linspace(0.0, 1.0, 4001)
+    if delta == 0.0:
+        grid = np.unique(np.concatenate([grid, rr_optimal_roc(k, epsilon)["fpr"]]))
+    r = dp_roc_bound(k, epsilon, delta, fpr=grid)
+    f, t = np.asarray(r["fpr"][1:]), np.asarray(r["tpr"][1:])
+    return float(np.sum(np.diff(f) * (t[1:] + t[:-1]) / 2))
+
+
+def laplace_lrt_auc(k: int, epsilon: float, clip: float = 1.0, bins: int = 64) -> float:
+    """AUC of the optimal test against k Laplace cells: P(S_in > S_out) + ½ P(S_in = S_out)."""
+    if k == 0:
+        return 0.5
+    p_out, p_in = laplace_lrt_distributions(k, clip / epsilon, clip, bins)
+    below = np.concatenate([[0.0], np.cumsum(p_out)[:-1]])
+    return float(np.sum(p_in * (below + 0.5 * p_out)))
+
+
+def optimal_informed_auc(k: int, mechanism: str, scale: float, clip: float = 1.0) -> float:
+    """AUC of the exact NP test of the informed game (Gaussian: Φ(μ/√2), μ = √k C/σ)."""
+    if mechanism == "laplace":
+        return laplace_lrt_auc(k, clip / scale, clip)
+    return float(stats.norm.cdf(math.sqrt(k) * clip / scale / math.sqrt(2)))
