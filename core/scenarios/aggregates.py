@@ -7,7 +7,8 @@ Laplace noise), and every user unique on the non-sensitive attributes is
 attacked with the same release. One ROC pools all targets of all blocks.
 
 Units of work: per (sweep value, block, release) a few *target batches* for
-DeSIA (targets are dealt to batches by stride, so every batch has work) and
+DeSIA (contiguous slices of the targets sorted by shadow-model pattern, so
+targets sharing a model land in the same batch) and
 one unit per reconstruction baseline (K reconstructions scored on all targets
 of the block). The expensive per-block material (shadow backgrounds, fitted
 models, query grid) is built inside the worker from a per-block seed and cached
@@ -190,6 +191,8 @@ class AggregatesScenario(Scenario):
                     uniq = np.flatnonzero(unique_on_nonsensitive(D))
                     if config["targets"] and len(uniq) > config["targets"]:
                         uniq = np.sort(crng.choice(uniq, config["targets"], replace=False))
+                    uniq = _order_by_pattern(uniq, D, [pool.masks[j] for j in idx], pool.cardinalities,
+                                             config["task"])
                     digest = hashlib.sha1(b"".join([D.tobytes(), aux.tobytes(), idx.tobytes(),
                                                     repr((ratio, eps, config["query_pool"],
                                                           config["data"])).encode()])).hexdigest()
@@ -390,6 +393,31 @@ def _desia_mia_fitted(config, context, cell, key):
     return _cached(("desia_mia", config["shadows"], config["classifier"], config["time_limit"]) + (cell["digest"], cell["seed"]), build)
 
 
+def _order_by_pattern(targets, D, masks, cardinalities, task):
+    """Targets sorted so that those sharing a shadow model (same Δ / membership pattern) are adjacent.
+
+    Batches are contiguous slices of this order, so a worker fits each shared model once.
+    """
+    if len(targets) == 0:
+        return targets
+    from ..releases.aggregate_release import AggregateRelease
+    rel = AggregateRelease(tuple(f"a{i}" for i in range(len(cardinalities))), tuple(cardinalities), masks,
+                           np.zeros(len(masks)), size=len(D))
+    if task == "aia":
+        rows = [rel.membership(np.column_stack([D[targets, :-1], np.full(len(targets), v)]))
+                for v in range(cardinalities[-1])]
+        keys = np.hstack([r ^ rows[0] for r in rows[1:]])
+    else:
+        keys = rel.membership(D[targets])
+    packed = [k.tobytes() for k in np.packbits(keys, axis=1)]
+    order = sorted(range(len(targets)), key=lambda i: (packed[i], targets[i]))
+    return targets[np.array(order)]
+
+
+def _batch(n: int, j: int, n_batches: int) -> np.ndarray:
+    return np.array_split(np.arange(n), n_batches)[j]
+
+
 def _mia_game(cell, t_pos, rng_seed):
     """(records of the game's D, label b) for the t_pos-th target."""
     D, targets = cell["D"], cell["targets"]
@@ -402,8 +430,8 @@ def _mia_game(cell, t_pos, rng_seed):
 
 
 def _play_desia(config, context, cell, key, j, n_batches, rng):
-    targets = cell["targets"][j::n_batches]
-    positions = np.arange(len(cell["targets"]))[j::n_batches]
+    positions = _batch(len(cell["targets"]), j, n_batches)
+    targets = cell["targets"][positions]
     if len(targets) == 0:
         return []
     rows = []
@@ -456,7 +484,7 @@ def _play_baseline_aia(config, context, cell, key, kind, rng):
 def _play_baseline_mia(config, context, cell, key, kind, j, n_batches, rng):
     from ..attacks import neighbourhood_vote
 
-    positions = np.arange(len(cell["targets"]))[j::n_batches]
+    positions = _batch(len(cell["targets"]), j, n_batches)
     rows = []
     for pos in positions:
         t = cell["targets"][pos]
