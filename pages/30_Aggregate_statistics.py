@@ -76,8 +76,9 @@ except LabError as exc:
     st.stop()
 
 NAMES = {"auc": "AUC", "tpr_at_fpr_0.001": "TPR @ 0.1% FPR", "tpr_at_fpr_0.01": "TPR @ 1% FPR",
-         "deterministic_fraction": "Settled by the solver", "deterministic_errors": "Wrong settled answers",
-         "targets": "Targets"}
+         "deterministic_fraction": "Settled by the solver"}
+COUNTS = {"targets": "Targets", "deterministic_count": "Settled targets",
+          "deterministic_errors": "Wrong settled answers"}
 
 
 def draw(result, final):
@@ -85,6 +86,7 @@ def draw(result, final):
     if s.get("synthetic", True):
         st.caption("🧪 Synthetic census blocks: illustrative numbers, not the paper's figures.")
     metric_row(m, NAMES)
+    metric_row(m, COUNTS, fmt="{:.0f}")
     if "auc_not_deterministic" in m:
         st.caption(f"DeSIA on the targets the solver did not settle: AUC {m['auc_not_deterministic']:.3f}; "
                    f"M_D {m.get('md_seconds_per_target', 0):.2f} s and M_S {m.get('ms_seconds_per_target', 0):.2f}"
