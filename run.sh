@@ -16,8 +16,10 @@ ensure_venv() {
   local want; want=$(sha256sum requirements.txt | cut -d' ' -f1)
   if [ ! -f "$stamp" ] || [ "$(cat "$stamp")" != "$want" ]; then
     echo "Installing requirements into $VENV (first time takes a few minutes)…"
-    "$VENV/bin/python" -m pip install --disable-pip-version-check -q --upgrade pip
-    "$VENV/bin/python" -m pip install --disable-pip-version-check -q -r requirements.txt
+    # The machines' pip configuration names local wheel folders that may be absent: drop those warnings
+    # (pipefail + set -e still stop the script if pip fails).
+    "$VENV/bin/python" -m pip install --disable-pip-version-check -q -r requirements.txt 2>&1 \
+      | { grep -v "is ignored: it is neither a file nor a directory" || true; }
     echo "$want" > "$stamp"
   fi
 }
