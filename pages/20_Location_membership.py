@@ -131,7 +131,8 @@ def draw(result, final):
         st.caption("Roughly equal weights everywhere = every hidden unit sums all cells (the one-threshold rule, "
                    "paper Fig. 12, 2k shadows). A diagonal with biases of opposite sign = one threshold per cell "
                    "(the two-threshold rule, Fig. 15, 200k shadows). Hidden units are ordered by their strongest "
-                   "input.")
+                   "input. A net can also mix its units: the bottom bars (each cell's weight in the linearised "
+                   "output) are then roughly equal for a sum rule.")
         chart(plots.mlp_training(s), "mlp-h")
     if final:
         for name in ("histograms", "accuracy-vs-shadows", "mlp-weights"):

@@ -198,3 +198,13 @@ def theorem5_weights(k: int, thresholds, a: float, b: float, final_threshold: fl
     t = np.broadcast_to(np.asarray(thresholds, float), (k,))
     T = k / 2 if final_threshold is None else final_threshold
     return [a * np.eye(k), np.full((k, 1), float(b))], [-a * t, np.array([-b * T])]
+
+
+def effective_input_weights(W1: np.ndarray, b1: np.ndarray, W2: np.ndarray) -> np.ndarray:
+    """Weight of each input in the output logit, linearised at the hidden biases:
+    ``w_i = Σ_j W1[i, j] · W2[j] · σ'(b1_j)``. Roughly equal positive values mean the
+    network computes a (weighted) sum of the cells, i.e. the one-threshold rule, even
+    when its hidden units mix the inputs with signs (spec §4.3 note)."""
+    b1 = np.asarray(b1, float).ravel()
+    s = 0.5 * (1.0 + np.tanh(0.5 * b1))
+    return np.asarray(W1, float) @ (np.asarray(W2, float).ravel() * s * (1.0 - s))

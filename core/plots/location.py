@@ -129,19 +129,24 @@ def mlp_weights(series: dict) -> go.Figure:
     strongest input), hidden biases and output weights."""
     m = series["mlp"]
     W = np.asarray(m["W1"], float)
-    fig = make_subplots(rows=3, cols=1, row_heights=[0.64, 0.18, 0.18], vertical_spacing=0.07,
+    fig = make_subplots(rows=4, cols=1, row_heights=[0.55, 0.15, 0.15, 0.15], vertical_spacing=0.06,
                         subplot_titles=["first-layer weights W1 (input cell × hidden unit)",
-                                        "hidden biases", "output weights"])
+                                        "hidden biases", "output weights",
+                                        "effective weight of each input cell (linearised network)"])
     lim = float(np.abs(W).max()) or 1.0
     fig.add_trace(go.Heatmap(z=W, colorscale="RdBu", zmin=-lim, zmax=lim, zmid=0,
-                             colorbar=dict(len=0.6, y=0.7, title="weight"),
+                             colorbar=dict(len=0.5, y=0.75, title="weight"),
                              hovertemplate="input %{y}<br>hidden %{x}<br>w = %{z:.3f}<extra></extra>"), row=1, col=1)
     units = np.arange(W.shape[1])
     fig.add_trace(go.Bar(x=units, y=m["b1"], marker_color="#7f7f7f", showlegend=False), row=2, col=1)
     fig.add_trace(go.Bar(x=units, y=m["W2"], marker_color="#2ca02c", showlegend=False), row=3, col=1)
     fig.update_yaxes(title_text="input cell", autorange="reversed", row=1, col=1)
+    if "effective" in m:
+        fig.add_trace(go.Bar(x=np.arange(len(m["effective"])), y=m["effective"], marker_color="#1f77b4",
+                             showlegend=False), row=4, col=1)
+        fig.update_xaxes(title_text="input cell", row=4, col=1)
     fig.update_xaxes(title_text="hidden unit", row=3, col=1)
-    fig.update_layout(height=760, title=(f"MLP weights — diagonal dominance {m['dominance']:.2f}<br><sup>"
+    fig.update_layout(height=900, title=(f"MLP weights — diagonal dominance {m['dominance']:.2f}<br><sup>"
                                          f"{m['uniform_dominance']:.2f} = every unit sums all cells (one-threshold "
                                          "rule); 1 = one cell per unit (two-threshold rule)</sup>"))
     return fig

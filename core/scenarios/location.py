@@ -271,7 +271,7 @@ class LocationMembership(Scenario):
         record = {"kind": kind, "k": k, "shadows": m, "games": int(yt.size), "attacks": {}}
         mlp = None
         if config["attack"] == "mlp":
-            from ..attacks.meta_classifier import MetaClassifierMLP, weight_summary
+            from ..attacks.meta_classifier import MetaClassifierMLP, effective_input_weights, weight_summary
 
             Xtr, ytr = self._aggregates(config, context, "train", k, m, rng)
             Xv, yv = self._aggregates(config, context, "val", k, min(m, 20_000), rng)
@@ -306,6 +306,7 @@ class LocationMembership(Scenario):
                 record["mlp"] = {"W1": ws["W1"].tolist(), "b1": ws["b1"].tolist(),
                                  "W2": mlp.coefs_[1][ws["order"]].ravel().tolist(),
                                  "b2": float(mlp.intercepts_[1][0]), "thresholds": ws["thresholds"].tolist(),
+                                 "effective": effective_input_weights(W, b, mlp.coefs_[1]).tolist(),
                                  "dominance": ws["dominance"], "uniform_dominance": ws["uniform_dominance"],
                                  "best_epoch": mlp.best_epoch_, "history": mlp.history_}
         elif mlp is not None:
