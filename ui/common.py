@@ -171,6 +171,7 @@ def run_scenario(scenario: Scenario, config: dict, draw: Callable[[Result, bool]
     key = _run_key(scenario.name, params_json, seed)
     state = st.session_state.setdefault(f"_run.{scenario.name}", {})
     finished = _finished()
+    top = st.container()  # the status box, above the plots
     area = st.container()
 
     with _LOCK:
@@ -215,7 +216,7 @@ def run_scenario(scenario: Scenario, config: dict, draw: Callable[[Result, bool]
         cancel.set()
         state["stopped"] = key
 
-    status = st.status(f"Running {scenario.title}…", expanded=True)
+    status = top.status(f"Running {scenario.title}…", expanded=True)
     status.button("Stop", key=f"_run.{scenario.name}.stop", on_click=stop,
                   help="Stop now and keep the games played so far")
     bar = status.progress(0.0, text="starting…")
