@@ -1,4 +1,4 @@
-"""Command line: ``python -m core list | run SCENARIO [--set KEY=VALUE ...] [--seed N] [--json PATH]``.
+"""Command line: ``python -m core list | run SCENARIO [--set KEY=VALUE ...] [--seed N] [--json PATH] | sweep``.
 
 ``run`` prints one JSON object with keys ``scenario``, ``config`` (every
 parameter used, defaults and seed included), ``metrics`` (flat name → number),
@@ -14,6 +14,7 @@ import sys
 from .errors import LabError, ParameterError
 from .games import Progress, run
 from .scenario import all_scenarios, get
+from .sweep import sweep
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -30,6 +31,15 @@ def _parser() -> argparse.ArgumentParser:
     r.add_argument("--jobs", type=int, default=1, help="worker processes (default 1)")
     r.add_argument("--records", action="store_true", help="include per-game records in the output")
     r.add_argument("--progress", action="store_true", help="print progress to stderr")
+    sw = sub.add_parser("sweep", help="run a scenario over a grid of parameter values")
+    sw.add_argument("scenario")
+    sw.add_argument("--vary", action="append", default=[], metavar="KEY=V1,V2,...",
+                    help="a parameter and the values to sweep it over (repeatable: Cartesian product)")
+    sw.add_argument("--set", dest="sets", action="append", default=[], metavar="KEY=VALUE",
+                    help="fix a parameter (repeatable)")
+    sw.add_argument("--seed", type=int, default=0)
+    sw.add_argument("--json", dest="json_path", metavar="PATH", help="also write the JSON to PATH")
+    sw.add_argument("--jobs", type=int, default=1)
     return ap
 
 
@@ -72,6 +82,20 @@ def main(argv: list[str] | None = None) -> int:
         overrides = _overrides(scenario, args.sets)
         if args.seed < 0:
             raise ParameterError("seed", f"expected int >= 0, got {args.seed}")
+        if args.command == "sweep":
+            grid = {}
+            for item in args.vary:
+                key, sep, values = item.partition("=")
+                key = key.strip()
+                if not sep:
+                    raise ParameterError(item, "expected KEY=V1,V2,...")
+                grid[key] = [_overrides(scenario, [f"{key}={v}"])[key] for v in values.split(",") if v.strip()]
+            text = json.dumps(sweep(scenario, overrides, grid, seed=args.seed, n_jobs=args.jobs))
+            print(text)
+            if args.json_path:
+                with open(args.json_path, "w", encoding="utf-8") as fh:
+                    fh.write(text + "\n")
+            return 0
 
         def report(p: Progress) -> None:
             print(f"\r{scenario.name}: {p.done}/{p.total} games, {p.seconds:.1f} s", end="", file=sys.stderr)

@@ -145,3 +145,24 @@ def test_cli_list_shows_parameters():
     proc = _cli("list")
     assert proc.returncode == 0
     assert "reconstruction" in proc.stdout and "query_ratio" in proc.stdout and "default" in proc.stdout
+
+
+def test_sweep_runs_every_grid_point_with_common_seed():
+    from core.sweep import sweep
+
+    out = sweep("reconstruction", {"solver": "lsq", "sweeps": False, "trials": 2, "defense": "gaussian"},
+                {"query_ratio": [1.0, 3.0], "defense_level": [0.0, 20.0]}, seed=4)
+    assert out["completed"] and len(out["rows"]) == 4
+    acc = {(r["query_ratio"], r["defense_level"]): r["accuracy"] for r in out["rows"]}
+    assert acc[(3.0, 0.0)] == 1.0 and acc[(3.0, 20.0)] < 0.8
+    assert out["config"]["seed"] == 4
+    with pytest.raises(ParameterError):
+        sweep("reconstruction", {}, {"n": [1]}, seed=0)
+
+
+def test_cli_sweep_and_bad_grid():
+    proc = _cli("sweep", "reconstruction", "--vary", "query_ratio=1,2", "--set", "solver=lsq", "--set", "n=30",
+                "--set", "sweeps=false", "--set", "trials=1")
+    assert proc.returncode == 0, proc.stderr
+    assert [r["query_ratio"] for r in json.loads(proc.stdout)["rows"]] == [1.0, 2.0]
+    assert _cli("sweep", "reconstruction", "--vary", "n=1,2").returncode == 2
