@@ -43,3 +43,19 @@ def test_reconstruction_page_bad_combination_shows_message():
     at.selectbox(key="reconstruction.solver").select("ilp").run()
     assert not at.exception
     assert any("ilp" in e.value for e in at.error)
+
+
+def test_reconstruction_heatmap_button():
+    at = _app()
+    at.switch_page("pages/10_Reconstruction_attack.py").run()
+    at.slider(key="reconstruction.n").set_value(20).run()
+    at.selectbox(key="reconstruction.solver").select("lsq").run()
+    at.button(key="_sweep.recon-heatmap.go").click().run()
+    assert not at.exception, at.exception
+    specs = [json.loads(c.proto.spec) for c in at.get("plotly_chart")]
+    heat = [s for s in specs if s["data"][0]["type"] == "heatmap"]
+    assert heat, "heatmap not drawn"
+    z = heat[0]["data"][0]["z"]
+    assert len(z) == 8 and len(z[0]) == 6
+    assert z[0][-1] == 1.0  # no noise, m = 4n: everything recovered
+    assert z[-1][0] < 0.8   # σ = 1.5·√n, m = n/2: far from it

@@ -22,6 +22,7 @@ from core.errors import Cancelled, LabError, ParameterError
 from core.games import Progress, Result, run
 from core.params import Param
 from core.scenario import Scenario
+from core.sweep import sweep
 
 MAX_CACHED_RESULTS = 64
 
@@ -155,6 +156,45 @@ def chart(fig, name: str, **kw) -> None:
     st.plotly_chart(fig, key=f"{name}-{st.session_state.get('_draw_tick', 0)}", width="stretch", **kw)
 
 
+def _in_worker(call: Callable[[Callable], Any], cancel: threading.Event, on_update: Callable[[Any], tuple],
+               bar, unit: str) -> dict:
+    """Run ``call(report)`` in a worker thread while the script thread shows its reports.
+
+    ``on_update(report) -> (done, total)`` runs on the script thread for the latest report; the
+    progress bar is refreshed every poll, which also lets Streamlit deliver a click promptly. If
+    the script is interrupted (Stop, a widget change), ``cancel`` is set so the engine stops too.
+    Returns ``{"value": …}`` or ``{"error": exception}``.
+    """
+    box: dict[str, Any] = {}
+    updates: "queue.Queue[Any]" = queue.Queue()
+
+    def work():
+        try:
+            box["value"] = call(updates.put)
+        except BaseException as exc:  # reported by the caller
+            box["error"] = exc
+
+    worker = threading.Thread(target=work, name="lab-worker", daemon=True)
+    worker.start()
+    started = time.perf_counter()
+    done, total = 0, None
+    try:
+        while worker.is_alive() or not updates.empty():
+            latest = None
+            while not updates.empty():
+                latest = updates.get_nowait()
+            if latest is not None:
+                done, total = on_update(latest)
+            elapsed = time.perf_counter() - started
+            bar.progress(min(1.0, done / total) if total else 0.0,
+                         text=f"{done} / {total} {unit} · {elapsed:.1f} s" if total else f"preparing… {elapsed:.1f} s")
+            worker.join(POLL_SECONDS)
+    finally:
+        if worker.is_alive():
+            cancel.set()
+    return box
+
+
 def run_scenario(scenario: Scenario, config: dict, draw: Callable[[Result, bool], None], *,
                  auto: bool = True, n_jobs: int = 1, label: str = "Run") -> Result | None:
     """Run ``scenario`` with ``config`` (``config["seed"]`` is the seed) and draw it live.
@@ -203,14 +243,6 @@ def run_scenario(scenario: Scenario, config: dict, draw: Callable[[Result, bool]
         return None
 
     cancel = threading.Event()
-    box: dict[str, Any] = {}
-    updates: "queue.Queue[Progress]" = queue.Queue()
-
-    def work():
-        try:
-            box["result"] = _cached_run(scenario.name, params_json, seed, n_jobs, updates.put, cancel)
-        except BaseException as exc:  # reported on the page below
-            box["error"] = exc
 
     def stop():
         cancel.set()
@@ -221,30 +253,17 @@ def run_scenario(scenario: Scenario, config: dict, draw: Callable[[Result, bool]
                   help="Stop now and keep the games played so far")
     bar = status.progress(0.0, text="starting…")
     live = area.empty()
-    worker = threading.Thread(target=work, name=f"lab-{scenario.name}", daemon=True)
-    worker.start()
-    started = time.perf_counter()
-    done, total = 0, None
-    try:
-        while worker.is_alive() or not updates.empty():
-            latest = None
-            while not updates.empty():
-                latest = updates.get_nowait()
-            if latest is not None:
-                state["partial"] = latest.result.to_dict()
-                done, total = latest.done, latest.total
-                if latest.done < latest.total:
-                    _tick()
-                    with live.container():
-                        draw(latest.result, False)
-            # Updating the bar every poll also lets Streamlit deliver a Stop click promptly.
-            elapsed = time.perf_counter() - started
-            bar.progress(min(1.0, done / total) if total else 0.0,
-                         text=f"{done} / {total} games · {elapsed:.1f} s" if total else f"preparing… {elapsed:.1f} s")
-            worker.join(POLL_SECONDS)
-    finally:
-        if worker.is_alive():  # the script was interrupted (Stop, a widget change): cancel the engine
-            cancel.set()
+
+    def on_update(p: Progress) -> tuple[int, int]:
+        state["partial"] = p.result.to_dict()
+        if p.done < p.total:
+            _tick()
+            with live.container():
+                draw(p.result, False)
+        return p.done, p.total
+
+    box = _in_worker(lambda report: _cached_run(scenario.name, params_json, seed, n_jobs, report, cancel),
+                     cancel, on_update, bar, "games")
     if "error" in box:
         exc = box["error"]
         if isinstance(exc, Cancelled):
@@ -253,7 +272,7 @@ def run_scenario(scenario: Scenario, config: dict, draw: Callable[[Result, bool]
         with area:
             show_error(exc)
         return None
-    result = Result.from_dict(box["result"])
+    result = Result.from_dict(box["value"])
     with _LOCK:
         finished[key] = True
         finished.move_to_end(key)
@@ -267,6 +286,39 @@ def run_scenario(scenario: Scenario, config: dict, draw: Callable[[Result, bool]
     with live.container():
         draw(result, True)
     return result
+
+
+@st.cache_data(max_entries=16, show_spinner=False)
+def _cached_sweep(name: str, base_json: str, grid_json: str, seed: int, _progress=None, _cancel=None) -> dict:
+    out = sweep(name, json.loads(base_json), json.loads(grid_json), seed=seed,
+                progress=None if _progress is None else lambda i, n, rows: _progress((i, n, rows)),
+                cancel=None if _cancel is None else _cancel.is_set)
+    if not out["completed"]:
+        raise Cancelled("sweep stopped")
+    return out
+
+
+def run_sweep(scenario: Scenario, base: dict, grid: dict[str, list], seed: int, *, label: str,
+              key: str) -> dict | None:
+    """A parameter sweep behind a button, with progress; cached by scenario, base, grid and seed."""
+    args = (scenario.name, json.dumps(base, sort_keys=True), json.dumps(grid, sort_keys=True), int(seed))
+    state = st.session_state.setdefault(f"_sweep.{key}", {})
+    if state.get("args") != args:
+        if not st.button(label, key=f"_sweep.{key}.go"):
+            return None
+        state["args"] = args
+    status = st.status(f"Sweeping {' × '.join(grid)}…", expanded=True)
+    bar = status.progress(0.0, text="starting…")
+    cancel = threading.Event()
+    box = _in_worker(lambda report: _cached_sweep(*args, report, cancel), cancel,
+                     lambda upd: (upd[0], upd[1]), bar, "settings")
+    if "error" in box:
+        status.update(label="Sweep failed", state="error")
+        state.pop("args", None)
+        show_error(box["error"])
+        return None
+    status.update(label=f"Sweep done in {box['value']['seconds']:.1f} s", state="complete", expanded=False)
+    return box["value"]
 
 
 # ------------------------------------------------------------- downloads

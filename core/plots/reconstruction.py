@@ -79,3 +79,29 @@ def trials_histogram(series: dict) -> go.Figure:
     base_layout(fig, "Accuracy of each trial at the chosen setting", "fraction of bits recovered", "trials")
     fig.update_xaxes(range=[0.3, 1.02])
     return fig
+
+
+HEATMAP_RATIOS = (0.5, 1.0, 1.5, 2.0, 3.0, 4.0)
+HEATMAP_NOISE = (0.0, 0.1, 0.2, 0.3, 0.5, 0.75, 1.0, 1.5)  # σ in units of √n
+
+
+def heatmap_grid(n: int) -> dict[str, list]:
+    """The (m/n, σ) grid of the heatmap, σ = c·√n for the c above."""
+    return {"query_ratio": list(HEATMAP_RATIOS), "defense_level": [round(c * n ** 0.5, 4) for c in HEATMAP_NOISE]}
+
+
+def accuracy_heatmap(sweep: dict) -> go.Figure:
+    """Fraction of bits recovered over (m/n, σ/√n) from a ``core.sweep`` result."""
+    n = sweep["config"]["n"]
+    ratios = sweep["grid"]["query_ratio"]
+    levels = sweep["grid"]["defense_level"]
+    acc = {(r["query_ratio"], r["defense_level"]): r["accuracy"] for r in sweep["rows"]}
+    z = [[acc.get((q, lv)) for q in ratios] for lv in levels]
+    fig = go.Figure(go.Heatmap(x=[str(q) for q in ratios], y=[f"{lv / n ** 0.5:.2f}" for lv in levels], z=z,
+                               zmin=0.5, zmax=1.0, colorscale="RdBu_r", colorbar=dict(title="bits<br>recovered"),
+                               text=[[None if v is None else f"{v:.2f}" for v in row] for row in z],
+                               texttemplate="%{text}", hovertemplate="m/n=%{x}<br>σ/√n=%{y}<br>"
+                               "accuracy=%{z:.3f}<extra></extra>"))
+    base_layout(fig, f"Where reconstruction works: m/n × noise (n = {n}, {sweep['config']['solver']})",
+                "query ratio m/n", "Gaussian noise σ / √n")
+    return fig
