@@ -16,7 +16,7 @@ scenario = get("aggregates")
 page_header(scenario)
 
 # Small, fast page defaults (first ROC within seconds); the sidebar scales up to the paper's setting.
-PAGE_DEFAULTS = {"block_size": 300, "blocks": 1, "query_ratio": 0.5, "shadows": 2000, "reconstructions": 5,
+PAGE_DEFAULTS = {"block_size": 200, "blocks": 1, "query_ratio": 0.75, "shadows": 1000, "reconstructions": 3,
                  "rap_steps": 100, "attack": "all", "targets": 0}
 for _name, _value in PAGE_DEFAULTS.items():
     if _name not in st.query_params:
