@@ -6,6 +6,7 @@ from pathlib import Path
 import pandas as pd
 import streamlit as st
 
+from core.data.census import csv_columns
 from core.errors import LabError
 from core.plots import aggregates as plots
 from core.scenario import get
@@ -63,7 +64,11 @@ if source != "Synthetic census blocks":
         path.write_bytes(raw)
     extra = {"data": "ppmf" if source.startswith("PPMF") else "csv", "data_path": str(path)}
     if extra["data"] == "csv":
-        header = pd.read_csv(path, nrows=0).columns.tolist()
+        try:
+            header = csv_columns(path)
+        except LabError as exc:
+            show_error(exc)
+            st.stop()
         extra["sensitive_column"] = st.sidebar.selectbox("Sensitive column", header, key="aggregates.sensitive")
 
 config = param_widgets(scenario, exclude=("data", "sweep"))

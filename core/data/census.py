@@ -185,6 +185,11 @@ PPMF_COLUMNS = ("QSEX", "QAGE", "CENRACE", "CENHISP")
 PPMF_BLOCK_PARTS = ("TABBLKST", "TABBLKCOU", "TABTRACTCE", "TABBLK")
 
 
+def csv_columns(path: str | Path) -> list[str]:
+    """Column names of a CSV file (raises :class:`DataError` on an unreadable file)."""
+    return _read_csv_header(Path(path))
+
+
 def _read_csv_header(path: Path) -> list[str]:
     import pandas as pd
 
