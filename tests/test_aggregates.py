@@ -152,3 +152,18 @@ def test_bad_parameters_are_rejected():
 def test_unique_targets_helper():
     recs = np.array([[0, 1, 0], [0, 1, 1], [1, 1, 0], [2, 0, 1]])
     assert unique_on_nonsensitive(recs).tolist() == [False, False, True, True]
+
+
+def test_epsilon_sweep_and_rap_ablation_rows():
+    from core.plots import aggregates as plots
+    from core.scenarios.aggregates import EPS_GRID
+    res = run("aggregates", {"block_size": 60, "blocks": 1, "shadows": 60, "query_ratio": 0.5, "sweep": "epsilon",
+                             "ablation": True, "rap_steps": 20}, seed=3)
+    sw = res.series["sweep"]
+    assert sw["x"] == list(EPS_GRID) and len(sw["DeSIA"]) == len(EPS_GRID)
+    assert plots.sweep_figure(res.series) is not None
+    finds = [r["find feasible value"] for r in res.series["ablation"]]
+    assert finds == ["solver"] * 3 + ["synthetic data (RAP)"] * 2
+    # noisy releases never make the run fail; noiseless settled answers stay right
+    noiseless = [r for rec in res.records if rec["epsilon"] == 0 for r in rec["rows"] if r.get("settled")]
+    assert all(r["prediction"] == r["label"] for r in noiseless)
