@@ -82,6 +82,8 @@ except LabError as exc:
 
 NAMES = {"auc": "AUC", "tpr_at_fpr_0.001": "TPR @ 0.1% FPR", "tpr_at_fpr_0.01": "TPR @ 1% FPR",
          "deterministic_fraction": "Settled by the solver"}
+ATTACK_NAMES = {"desia": "DeSIA", "cip_rand": "CIP-rand", "cip_init": "CIP-init", "rap_rand": "RAP-rand",
+                "rap_init": "RAP-init", "random": "random guess"}
 COUNTS = {"targets": "Targets", "deterministic_count": "Settled targets",
           "deterministic_errors": "Wrong settled answers"}
 
@@ -100,9 +102,9 @@ def draw(result, final):
     if s.get("roc"):
         fig = plots.roc_all(s)
         chart(fig, "aggregates-roc")
-        aucs = {k: v for k, v in m.items() if k.startswith("auc_")}
+        aucs = [(name, m[f"auc_{key}"]) for key, name in ATTACK_NAMES.items() if f"auc_{key}" in m]
         if aucs:
-            st.caption(" · ".join(f"{k[4:]}: AUC {v:.3f}" for k, v in sorted(aucs.items())))
+            st.caption("AUC · " + " · ".join(f"{name} {v:.3f}" for name, v in aucs))
         if final:
             download_figure(fig, "aggregates-roc")
     table = plots.ablation_table(s)
