@@ -43,7 +43,7 @@ with st.expander("What is happening here? (read me first)", expanded=False):
         "**Reading the ROC.** Each point is a threshold on the attack's score. The inset zooms into very low "
         "false-positive rates (log-log): an attack that is *certain* about a few people shows up there even "
         "if its overall AUC is modest.\n\n"
-        "⚠️ The default data are **synthetic** census blocks drawn from published 2010 national distributions "
+        ":material/warning: The default data are **synthetic** census blocks drawn from published 2010 national distributions "
         "(the real PPMF file is 15 GB and not available offline). Numbers here are **not** a reproduction of "
         "the paper's figures; upload a PPMF extract or any CSV to attack real data.")
 
@@ -91,7 +91,7 @@ COUNTS = {"targets": "Targets", "deterministic_count": "Settled targets",
 def draw(result, final):
     m, s = result.metrics, result.series
     if s.get("synthetic", True):
-        st.caption("🧪 Synthetic census blocks: illustrative numbers, not the paper's figures.")
+        st.caption(":material/science: Synthetic census blocks: illustrative numbers, not the paper's figures.")
     metric_row(m, NAMES)
     metric_row(m, COUNTS, fmt="{:.0f}")
     if "auc_not_deterministic" in m:

@@ -84,10 +84,12 @@ def _check_page(browser, url: str, name: str, need_plot: bool = True) -> None:
     page.wait_for_selector('[data-testid="stSidebar"]', timeout=60_000)
     if need_plot:
         page.wait_for_selector(".js-plotly-plot", timeout=120_000)
-    # Let the default run finish (status box turns complete) before judging.
-    deadline = time.time() + 180
-    while time.time() < deadline and page.locator('[data-testid="stStatusWidget"]').count():
+    # Let the default run finish (the run's status box stops saying "Running") before judging.
+    deadline = time.time() + 240
+    running = page.get_by_text(re.compile(r"^Running "))
+    while time.time() < deadline and (running.count() or page.locator('[data-testid="stStatusWidget"]').count()):
         page.wait_for_timeout(500)
+    assert running.count() == 0, f"{name}: the default run did not finish within 4 minutes"
     page.wait_for_timeout(1500)
     assert page.get_by_text("Page not found").count() == 0, f"{name}: Streamlit could not find the page"
     SHOTS.mkdir(parents=True, exist_ok=True)

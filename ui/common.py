@@ -43,11 +43,11 @@ def page_header(scenario: Scenario | str, summary: str | None = None, paper: str
 def show_error(exc: BaseException) -> None:
     """One clear line for an engine error; never a traceback on the page."""
     if isinstance(exc, ParameterError):
-        st.error(f"**{exc.param}**: {exc.message}", icon="⚠️")
+        st.error(f"**{exc.param}**: {exc.message}", icon=":material/warning:")
     elif isinstance(exc, LabError):
-        st.error(str(exc), icon="⚠️")
+        st.error(str(exc), icon=":material/warning:")
     else:
-        st.error(f"Unexpected error ({type(exc).__name__}): {exc}", icon="🛑")
+        st.error(f"Unexpected error ({type(exc).__name__}): {exc}", icon=":material/error:")
 
 
 # --------------------------------------------------------------- widgets
@@ -59,7 +59,7 @@ def _initial(p: Param, key: str) -> Any:
         try:
             return p.parse(text)
         except ParameterError:
-            st.toast(f"Ignored the link's value for {p.name}: {text!r}", icon="⚠️")
+            st.toast(f"Ignored the link's value for {p.name}: {text!r}", icon=":material/warning:")
     return p.default
 
 

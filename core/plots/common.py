@@ -40,13 +40,15 @@ def roc_figure(curves: dict[str, tuple], title: str = "ROC curve", log: bool = F
         fig.update_xaxes(type="log", range=[-3, 0])
         fig.update_yaxes(type="log", range=[-3, 0])
     if inset:
+        # A log-log low-FPR panel beside the linear ROC (the regime that matters for privacy).
         fig.add_trace(go.Scatter(x=[1e-3, 1], y=[1e-3, 1], mode="lines", line=dict(color="grey", dash="dot"),
                                  xaxis="x2", yaxis="y2", showlegend=False, hoverinfo="skip"))
         fig.update_layout(
-            xaxis2=dict(domain=[0.58, 0.98], anchor="y2", type="log", range=[-3, 0], title="FPR (log)",
-                        title_font=dict(size=10), tickfont=dict(size=9)),
-            yaxis2=dict(domain=[0.08, 0.5], anchor="x2", type="log", range=[-3, 0], title="TPR (log)",
-                        title_font=dict(size=10), tickfont=dict(size=9)))
+            xaxis=dict(domain=[0.0, 0.56]),
+            xaxis2=dict(domain=[0.68, 1.0], anchor="y2", type="log", range=[-3, 0], title="FPR (log scale)"),
+            yaxis2=dict(domain=[0.0, 1.0], anchor="x2", type="log", range=[-3, 0], title="TPR (log scale)"),
+            annotations=[dict(text="low-FPR zoom (log–log)", x=0.84, y=1.06, xref="paper", yref="paper",
+                              showarrow=False, font=dict(size=12))])
     return fig
 
 
