@@ -33,6 +33,9 @@ def page_header(scenario: Scenario | str, summary: str | None = None, paper: str
         title, summary, paper = scenario.title, summary or scenario.summary, paper or scenario.paper
     else:
         title = scenario
+    # app.py sets this too; repeating it keeps the wide layout when Streamlit serves the very first
+    # deep link on a fresh server by running the page file on its own.
+    st.set_page_config(page_title=f"{title} · Privacy-attack lab", layout="wide")
     st.title(title)
     if summary:
         st.markdown(summary)
