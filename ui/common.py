@@ -28,7 +28,28 @@ MAX_CACHED_RESULTS = 64
 
 
 # ---------------------------------------------------------------- header
+def _use_app_navigation() -> None:
+    """Run every page through app.py's ``st.navigation``.
+
+    Because ``pages/`` exists, a fresh Streamlit server serves a deep link (``/Reconstruction_attack``)
+    the old multipage way — the page file alone, without app.py — until some session has run app.py.
+    Switching that process-wide flag off and rerunning hands the same URL to ``st.navigation``.
+    """
+    try:
+        from streamlit.runtime.pages_manager import PagesManager
+    except ImportError:  # a future Streamlit without the legacy mode
+        return
+    if PagesManager.uses_pages_directory:
+        PagesManager.uses_pages_directory = False
+        # Rerun only on a session's first page view, so no widget click is ever swallowed.
+        if not st.session_state.get("_navigation_v2"):
+            st.session_state["_navigation_v2"] = True
+            st.rerun()
+    st.session_state["_navigation_v2"] = True
+
+
 def page_header(scenario: Scenario | str, summary: str | None = None, paper: str | None = None) -> None:
+    _use_app_navigation()
     if isinstance(scenario, Scenario):
         title, summary, paper = scenario.title, summary or scenario.summary, paper or scenario.paper
     else:
