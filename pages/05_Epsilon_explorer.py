@@ -5,7 +5,7 @@ import streamlit as st
 from core.errors import LabError
 from core.plots import epsilon as plots
 from core.theory.epsilon_explorer import explain_epsilon
-from ui.common import chart, download_figure, download_table, metric_row, page_header, show_error
+from ui.common import download_table, figure, metric_row, page_header, show_error
 
 page_header("ε explorer: what a privacy budget buys",
             "Choose ε and see, without running a single game, the best any attacker can do against a release "
@@ -41,22 +41,16 @@ st.caption(f"Gaussian σ uses analytic calibration at δ = {data['reconstruction
 
 left, right = st.columns(2)
 with left:
-    fig = plots.accuracy_bound_figure(data)
-    chart(fig, "eps-acc")
-    download_figure(fig, "epsilon-accuracy-bound")
+    figure(plots.accuracy_bound_figure(data), "epsilon-accuracy-bound")
 with right:
-    fig = plots.roc_bound_figure(data)
-    chart(fig, "eps-roc")
-    download_figure(fig, "epsilon-roc-bound")
+    figure(plots.roc_bound_figure(data), "epsilon-roc-bound")
 st.markdown("Privacy budgets **add up**: a person observed k times under ε each is protected roughly like one "
             "release at a larger ε (the curves use the *optimal* composition theorem, tighter than k·ε). The "
             "Location membership lab measures real attacks against these curves.")
 
 left, right = st.columns(2)
 with left:
-    fig = plots.posterior_figure(data)
-    chart(fig, "eps-post")
-    download_figure(fig, "epsilon-posterior")
+    figure(plots.posterior_figure(data), "epsilon-posterior")
 with right:
     table = pd.DataFrame(data["posterior_table"]).rename(columns={"prior": "attacker's prior",
                                                                     "max_posterior": "max belief after one release"})

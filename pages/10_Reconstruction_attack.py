@@ -4,8 +4,8 @@ import streamlit as st
 
 from core.plots import reconstruction as plots
 from core.scenario import get
-from ui.common import chart, download_figure, download_result, download_table, metric_row, page_header, \
-    param_widgets, run_scenario, run_sweep
+from ui.common import chart, download_result, download_table, figure, metric_row, page_header, param_widgets, \
+    run_scenario, run_sweep
 
 scenario = get("reconstruction")
 page_header(scenario)
@@ -46,16 +46,11 @@ def draw(result, final):
     cols = st.columns(2)
     for col, (name, fig) in zip(cols, list(figs.items())[:2]):
         with col:
-            chart(fig, name)
-            if final:
-                download_figure(fig, f"reconstruction-{name}")
+            figure(fig, f"reconstruction-{name}", downloads=final)
     if s.get("accuracy_vs_rmse"):
         left, right = st.columns(2)
         with left:
-            fig = plots.accuracy_vs_rmse(s)
-            chart(fig, "rmse")
-            if final:
-                download_figure(fig, "reconstruction-accuracy-vs-rmse")
+            figure(plots.accuracy_vs_rmse(s), "reconstruction-accuracy-vs-rmse", downloads=final)
         with right:
             if s.get("trials"):
                 chart(plots.trials_histogram(s), "trials")
@@ -80,7 +75,5 @@ heat_base.update(defense="gaussian", sweeps=False, trials=min(5, config["trials"
 heat = run_sweep(scenario, heat_base, plots.heatmap_grid(config["n"]), config["seed"],
                  label="Run the heatmap", key="recon-heatmap")
 if heat is not None:
-    fig = plots.accuracy_heatmap(heat)
-    chart(fig, "heatmap")
-    download_figure(fig, "reconstruction-heatmap")
+    figure(plots.accuracy_heatmap(heat), "reconstruction-heatmap")
     download_table(pd.DataFrame(heat["rows"]), "reconstruction-heatmap-cells")

@@ -360,6 +360,13 @@ def download_figure(fig, name: str) -> None:
                        mime="application/json", key=f"dl-json-{slug}")
 
 
+def figure(fig, name: str, downloads: bool = True) -> None:
+    """A chart followed by its HTML/JSON download buttons."""
+    chart(fig, name)
+    if downloads:
+        download_figure(fig, name)
+
+
 def download_table(df: pd.DataFrame, name: str) -> None:
     slug = _slug(name)
     st.download_button("⬇ Table (CSV)", data=lambda: df.to_csv(index=False), file_name=f"{slug}.csv",
