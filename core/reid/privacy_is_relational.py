@@ -24,7 +24,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-import numpy as np
 import pandas as pd
 
 from ..errors import DataError, ParameterError
@@ -195,7 +194,3 @@ def two_worlds(table: pd.DataFrame | None = None, k: int = 2, hierarchies: dict 
                                   secret=secret)
     return TwoWorlds(int(k), [c for c in table.columns if c != name_col], worlds, inputs)
 
-
-def heights_matrix(tw: TwoWorlds) -> np.ndarray:
-    """(2 × columns) hierarchy heights (0 = exact), TB world first — for the heat map."""
-    return np.asarray([[tw.worlds[tb].heights[c] for c in tw.columns] for tb in (True, False)], dtype=float)
