@@ -98,7 +98,7 @@ def accuracy_heatmap(sweep: dict) -> go.Figure:
     acc = {(r["query_ratio"], r["defense_level"]): r["accuracy"] for r in sweep["rows"]}
     z = [[acc.get((q, lv)) for q in ratios] for lv in levels]
     fig = go.Figure(go.Heatmap(x=[str(q) for q in ratios], y=[f"{lv / n ** 0.5:.2f}" for lv in levels], z=z,
-                               zmin=0.5, zmax=1.0, colorscale="RdBu_r", colorbar=dict(title="bits<br>recovered"),
+                               zmin=0.5, zmax=1.0, colorscale="RdBu", colorbar=dict(title="bits<br>recovered"),
                                text=[[None if v is None else f"{v:.2f}" for v in row] for row in z],
                                texttemplate="%{text}", hovertemplate="m/n=%{x}<br>σ/√n=%{y}<br>"
                                "accuracy=%{z:.3f}<extra></extra>"))
