@@ -5,7 +5,7 @@ import streamlit as st
 from core.errors import LabError
 from core.plots import reid_more as plots
 from core.reid import composition, downcoding, privacy_is_relational
-from ui.common import chart, download_figure, download_table, metric_row, page_header, show_error
+from ui.common import download_table, figure, metric_row, page_header, show_error
 
 page_header("More reidentification demos: k-anonymity's blind spots",
             "Three slides from the end of the reidentification lecture: a k-anonymiser whose *choices* leak, "
@@ -14,11 +14,6 @@ page_header("More reidentification demos: k-anonymity's blind spots",
             "CS208 (Harvard, 2025) lecture 2 slides, “Reidentification & Reconstruction Attacks”; "
             "A. Cohen, “Attacks on deidentification's defenses” (USENIX Security ’22); "
             "Ganti, Kasiviswanathan & Smith, KDD ’08")
-
-
-def figure(fig, name):
-    chart(fig, name)
-    download_figure(fig, f"reid-more-{name}")
 
 
 @st.cache_data(show_spinner="Enumerating every table the release could have come from…", max_entries=16)
@@ -68,7 +63,7 @@ with t_rel:
             st.markdown(f"**Release A(x)**, walk order: {' → '.join(out.order)}")
             st.dataframe(out.table, hide_index=True)
             download_table(out.table, f"reid-more-tb-release-{'tb' if tb else 'no-tb'}")
-        figure(plots.relational_heights(W.heights_table(), W.columns, out.tops), "tb-heights")
+        figure(plots.relational_heights(W.heights_table(), W.columns, out.tops), "reid-more-tb-heights")
         st.dataframe(W.heights_table(), hide_index=True)
         st.caption("Heights: 0 = exact, top = *. Raise k and both worlds suppress everything: then, and only "
                    "then, the two outputs coincide and nothing leaks.")
@@ -104,8 +99,8 @@ with t_down:
         m = D.metrics()
         metric_row(m, {"n_candidates": "Tables X′ tried", "n_consistent": "X′ consistent with Y",
                        "n_cells_exact": "Cells downcoded to exact", "n_cells_refined": "Cells refined",
-                       "pct_records_refined": "% records refined"}, fmt="{:,.4g}")
-        figure(plots.downcoding_cells(D.status_matrix(), D.y, D.z), "downcoding-cells")
+                       "pct_records_refined": "% records refined"}, fmt="{:,.0f}")
+        figure(plots.downcoding_cells(D.status_matrix(), D.y, D.z), "reid-more-downcoding-cells")
         a, b, c = st.columns(3)
         for col, title, df in ((a, "**X** (true)", D.x), (b, "**Y** (published)", D.y), (c, "**Z** (downcoded)", D.z)):
             col.markdown(title)
@@ -148,9 +143,9 @@ with t_comp:
                  "k": composition.EDX_K}
         a, b = st.columns([3, 2])
         with a:
-            figure(plots.composition_bars(C.summary, C.k, paper), "composition-bars")
+            figure(plots.composition_bars(C.summary, C.k, paper), "reid-more-composition-bars")
         with b:
-            figure(plots.joined_class_sizes(C.class_sizes), "composition-classes")
+            figure(plots.joined_class_sizes(C.class_sizes), "reid-more-composition-classes")
         st.dataframe(C.summary, hide_index=True)
         download_table(C.summary, "reid-more-composition-summary")
         st.markdown("**The join** (first 200 learners)")

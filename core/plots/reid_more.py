@@ -49,17 +49,21 @@ def composition_bars(summary: pd.DataFrame, k: int, paper: dict | None = None) -
     """% unique and % not k-anonymous per table (raw QI sets, each release, the join). ``paper`` adds the
     paper's edX figures as dashed reference lines (labelled as the paper's, not ours)."""
     fig = go.Figure()
+    x = [t.replace(" ", "<br>") if len(t) > 12 else t for t in summary["table"]]
     for col, name, color in (("pct_unique", "% unique", RED), ("pct_not_k_anonymous", f"% not {k}-anonymous", BLUE)):
-        fig.add_trace(go.Bar(x=summary["table"], y=summary[col], name=name, marker_color=color,
+        fig.add_trace(go.Bar(x=x, y=summary[col], name=name, marker_color=color,
                              text=[f"{v:.1f}%" for v in summary[col]], textposition="outside",
                              hovertemplate="%{x}: %{y:.2f}%<extra>" + name + "</extra>"))
     if paper:
         for label, v, color in (("edX, paper: % unique", paper["pct_unique"], RED),
                                 (f"edX, paper: % not {paper['k']}-anonymous", paper["pct_not_k"], BLUE)):
-            fig.add_hline(y=v, line_dash="dot", line_color=color, annotation_text=f"{label} = {v}%",
-                          annotation_position="top left")
-    base_layout(fig, "Each release is k-anonymous; their join is not", "", "% of learners", height=430)
+            fig.add_hline(y=v, line_dash="dot", line_color=color)
+            fig.add_trace(go.Scatter(x=[None], y=[None], mode="lines", name=f"{label} = {v}%",
+                                     line=dict(dash="dot", color=color)))
+    base_layout(fig, "Each release is k-anonymous; their join is not", "", "% of learners", height=500)
+    fig.update_layout(margin=dict(b=150), legend=dict(y=-0.35))
     fig.update_layout(barmode="group")
+    fig.update_xaxes(tickangle=0)
     fig.update_yaxes(range=[0, min(110, float(summary[["pct_unique", "pct_not_k_anonymous"]].max().max()) * 1.2 + 5)])
     return fig
 
