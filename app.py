@@ -1,6 +1,7 @@
 """Privacy-attack lab: navigation and landing page (every scenario page lives in pages/)."""
 from __future__ import annotations
 
+import ast
 import re
 from pathlib import Path
 
@@ -12,6 +13,15 @@ st.set_page_config(page_title="Privacy-attack lab", page_icon="🛡️", layout=
 
 def _title(path: Path) -> str:
     return re.sub(r"^\d+_", "", path.stem).replace("_", " ")
+
+
+def _summary(path: Path) -> str:
+    """First line of the page module's docstring (read, not executed): one line about the lab."""
+    try:
+        doc = ast.get_docstring(ast.parse(path.read_text(encoding="utf-8"))) or ""
+    except (OSError, SyntaxError):
+        return ""
+    return doc.splitlines()[0] if doc else ""
 
 
 PAGE_FILES = sorted((ROOT / "pages").glob("[0-9]*_*.py"))
@@ -34,6 +44,9 @@ def home() -> None:
     st.subheader("Labs")
     for path in PAGE_FILES:
         st.page_link(str(path), label=_title(path), icon=":material/science:")
+        summary = _summary(path)
+        if summary:
+            st.caption(summary)
     st.caption("Every configuration is mirrored in the address bar, so a link reproduces a run; every plot and "
                "table can be downloaded. The same engine runs from the command line: `python -m core list`.")
 

@@ -1,4 +1,4 @@
-"""ε explorer: what a privacy budget means in attack terms (closed form, instant)."""
+"""What a privacy budget ε buys: the best any attack can do, the noise it costs, the √n rule — in closed form."""
 import pandas as pd
 import streamlit as st
 

@@ -1,4 +1,4 @@
-"""Reconstruction lab: Dinur–Nissim reconstruction from noisy subset sums (CS208 lecture 2)."""
+"""Dinur–Nissim: recover n secret bits from noisy subset counts, and see the attack break at noise ≈ √n (CS208 lecture 2)."""
 import pandas as pd
 import streamlit as st
 

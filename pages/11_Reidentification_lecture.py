@@ -1,4 +1,4 @@
-"""Reidentification lecture demos (CS208 lecture 2): linkage, k-anonymity, Netflix, differencing, n = 5 example."""
+"""Linkage with a voter list, k-anonymity and its homogeneity failure, Netflix, differencing, the n = 5 example (CS208 lecture 2)."""
 import numpy as np
 import streamlit as st
 

@@ -1,4 +1,4 @@
-"""More reidentification demos (CS208 lecture 2): a leaky k-anonymiser, downcoding [Cohen '21], composition."""
+"""A k-anonymiser whose choices leak, downcoding [Cohen '21], and a composition attack on two k-anonymous releases."""
 import pandas as pd
 import streamlit as st
 

@@ -1,4 +1,4 @@
-"""Location aggregates: membership inference against DP, measured against the DP bound (seed 001)."""
+"""Membership inference on DP location counts: threshold, MLP and optimal attacks against the DP accuracy bound."""
 import hashlib
 import tempfile
 from pathlib import Path

@@ -1,4 +1,4 @@
-"""Aggregate statistics lab: DeSIA vs CIP vs RAP on census blocks (DeSIA paper, seed 000)."""
+"""DeSIA vs CIP and RAP: infer a census respondent's attribute from a few released block-level counts (m/s)."""
 import hashlib
 import tempfile
 from pathlib import Path

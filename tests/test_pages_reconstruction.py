@@ -18,6 +18,8 @@ def test_home_links_every_page():
     assert "privacy game" in text
     pages = sorted(p.name for p in (ROOT / "pages").glob("[0-9]*_*.py"))
     assert len(at.get("page_link")) == len(pages)
+    captions = " ".join(c.value for c in at.caption)
+    assert "√n" in captions and "DeSIA" in captions  # each lab is described in a line
 
 
 def test_reconstruction_page_default_and_change():
