@@ -71,9 +71,19 @@ st.caption("Every cell plays games at one (m/n, σ) setting with Gaussian noise 
            "query family, solver and seed (up to 5 trials per cell). Blue: the attack recovers the data; red: "
            "no better than guessing.")
 heat_base = {k: v for k, v in config.items() if k not in ("seed", "query_ratio", "defense_level")}
-heat_base.update(defense="gaussian", sweeps=False, trials=min(5, config["trials"]))
+heat_base.update(defense="gaussian", noise_unit="absolute", sweeps=False, trials=min(5, config["trials"]))
 heat = run_sweep(scenario, heat_base, plots.heatmap_grid(config["n"]), config["seed"],
                  label="Run the heatmap", key="recon-heatmap")
 if heat is not None:
     figure(plots.accuracy_heatmap(heat), "reconstruction-heatmap")
     download_table(pd.DataFrame(heat["rows"]), "reconstruction-heatmap-cells")
+
+st.subheader("Scaling: the same σ/√n gives the same accuracy at every n")
+st.caption("Least squares at the sidebar's m/n for n = 100, 400 and 1,600 with Gaussian noise σ = c·√n "
+           "(3 trials per point). Curves that coincide are the picture of Dinur–Nissim's √n threshold.")
+scale_base = {"query_ratio": config["query_ratio"], "queries": config["queries"], "defense": "gaussian",
+              "noise_unit": "sqrt_n", "solver": "lsq", "trials": 3, "sweeps": False}
+scaling = run_sweep(scenario, scale_base, plots.scaling_grid(), config["seed"], label="Run the n-scaling sweep",
+                    key="recon-scaling")
+if scaling is not None:
+    figure(plots.scaling_figure(scaling), "reconstruction-n-scaling")

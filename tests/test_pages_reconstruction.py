@@ -61,3 +61,15 @@ def test_reconstruction_heatmap_button():
     assert len(z) == 8 and len(z[0]) == 6
     assert z[0][-1] == 1.0  # no noise, m = 4n: everything recovered
     assert z[-1][0] < 0.8   # σ = 1.5·√n, m = n/2: far from it
+
+
+def test_reconstruction_scaling_button():
+    at = _app()
+    at.switch_page("pages/10_Reconstruction_attack.py").run()
+    at.button(key="_sweep.recon-scaling.go").click().run()
+    assert not at.exception, at.exception
+    specs = [json.loads(c.proto.spec) for c in at.get("plotly_chart")]
+    scaling = [s for s in specs if "σ/√n matters" in s["layout"]["title"]["text"]]
+    assert scaling and len(scaling[0]["data"]) == 3  # one curve per n
+    first_points = [trace["y"][0] for trace in scaling[0]["data"]]
+    assert first_points == [1.0, 1.0, 1.0]  # no noise: every n fully recovered

@@ -166,3 +166,13 @@ def test_cli_sweep_and_bad_grid():
     assert proc.returncode == 0, proc.stderr
     assert [r["query_ratio"] for r in json.loads(proc.stdout)["rows"]] == [1.0, 2.0]
     assert _cli("sweep", "reconstruction", "--vary", "n=1,2").returncode == 2
+
+
+def test_noise_in_units_of_sqrt_n_is_comparable_across_n():
+    # Spec B3: LS at m = 2n with σ = c·√n gives the same accuracy for every n.
+    accs = [run("reconstruction", {"n": n, "solver": "lsq", "defense": "gaussian", "noise_unit": "sqrt_n",
+                                   "defense_level": 0.3, "trials": 4, "sweeps": False}, seed=0).metrics
+            for n in (100, 400)]
+    assert accs[0]["noise_over_sqrt_n"] == pytest.approx(0.3) == accs[1]["noise_over_sqrt_n"]
+    assert abs(accs[0]["accuracy"] - accs[1]["accuracy"]) < 0.06
+    assert 0.7 < accs[1]["accuracy"] < 0.9  # spec: .79 at c = 0.3

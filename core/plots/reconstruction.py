@@ -105,3 +105,26 @@ def accuracy_heatmap(sweep: dict) -> go.Figure:
     base_layout(fig, f"Where reconstruction works: m/n × noise (n = {n}, {sweep['config']['solver']})",
                 "query ratio m/n", "Gaussian noise σ / √n")
     return fig
+
+
+SCALING_N = (100, 400, 1600)
+SCALING_C = (0.0, 0.1, 0.2, 0.3, 0.5, 0.75, 1.0)  # σ / √n
+
+
+def scaling_grid() -> dict[str, list]:
+    return {"n": list(SCALING_N), "defense_level": list(SCALING_C)}
+
+
+def scaling_figure(sweep: dict) -> go.Figure:
+    """Accuracy vs σ/√n for several n: if only σ/√n matters, the curves coincide."""
+    fig = go.Figure()
+    for i, n in enumerate(sweep["grid"]["n"]):
+        rows = sorted((r for r in sweep["rows"] if r["n"] == n), key=lambda r: r["defense_level"])
+        fig.add_trace(go.Scatter(x=[r["defense_level"] for r in rows], y=[r["accuracy"] for r in rows],
+                                 mode="lines+markers", name=f"n = {n}", line=dict(color=PALETTE[i % 8])))
+    fig.add_vline(x=1.0, line=dict(color=PALETTE[1], dash="dash"), annotation_text="σ = √n",
+                  annotation_position="top left")
+    base_layout(fig, f"Only σ/√n matters (m/n = {sweep['config']['query_ratio']:g}, {sweep['config']['solver']})",
+                "Gaussian noise σ / √n", "fraction of bits recovered")
+    fig.update_yaxes(range=[0.4, 1.02])
+    return fig

@@ -76,6 +76,9 @@ class Reconstruction(Scenario):
         Param("defense", "str", "none", "how answers are protected", label="Defence", choices=DEFENSES),
         Param("defense_level", "float", 0.0, "rounding base R, Gaussian σ, or subsample size t",
               label="Defence level (R, σ or t)", low=0.0, high=1e6),
+        Param("noise_unit", "str", "absolute", "read the Gaussian σ or rounding base R as an absolute count, or in "
+              "units of √n (σ = level·√n), so settings compare across n", label="Defence level unit",
+              choices=("absolute", "sqrt_n"), choice_labels={"absolute": "absolute", "sqrt_n": "× √n"}),
         Param("solver", "str", "lp", "decoder: LP for average error (HiGHS), least squares, "
               f"or integer program (n ≤ {ILP_MAX_N})", label="Solver", choices=DECODERS),
         Param("trials", "int", 10, "independent games at this setting", label="Trials", low=1, high=1000),
@@ -84,6 +87,13 @@ class Reconstruction(Scenario):
         Param("sweeps", "bool", True, "also sweep m/n and the defence level for the plots",
               label="Sweep m/n and defence level"),
     )
+
+    @staticmethod
+    def level(c) -> float:
+        """The defence level in absolute units (σ, R or t)."""
+        if c["noise_unit"] == "sqrt_n" and c["defense"] in ("gaussian", "rounding"):
+            return c["defense_level"] * math.sqrt(c["n"])
+        return c["defense_level"]
 
     def check(self, c):
         if c["solver"] == "ilp" and c["n"] > ILP_MAX_N:
@@ -94,17 +104,17 @@ class Reconstruction(Scenario):
             if t != int(t) or not 1 <= t <= c["n"]:
                 raise ParameterError("defense_level", f"subsample size t must be an int in [1, n={c['n']}], "
                                                       f"got {t:g}")
-        if c["defense"] == "rounding" and c["defense_level"] < 1 and c["defense_level"] != 0:
-            raise ParameterError("defense_level", f"rounding base R must be >= 1, got {c['defense_level']:g}")
+        if c["defense"] == "rounding" and 0 < self.level(c) < 1:
+            raise ParameterError("defense_level", f"rounding base R must be >= 1, got {self.level(c):g}")
         if max(1, round(c["query_ratio"] * c["n"])) > 20000:
             raise ParameterError("query_ratio", "at most 20000 queries (m = query_ratio · n)")
 
     # ------------------------------------------------------------ games
     def prepare(self, c, rng):
-        units = [("main", c["query_ratio"], c["defense"], c["defense_level"])]
+        units = [("main", c["query_ratio"], c["defense"], self.level(c))]
         if c["sweeps"]:
             sweep_defense, levels = sweep_levels(c["defense"], c["n"])
-            units += [("ratio", r, c["defense"], c["defense_level"]) for r in RATIO_GRID]
+            units += [("ratio", r, c["defense"], self.level(c)) for r in RATIO_GRID]
             units += [("level", c["query_ratio"], sweep_defense, lv) for lv in levels]
         return {"units": units, "sweep_defense": sweep_levels(c["defense"], c["n"])[0]}
 
@@ -153,14 +163,15 @@ class Reconstruction(Scenario):
                 "solver_seconds": float(np.mean([r["solver_seconds"] for r in main])),
                 "sqrt_n": math.sqrt(n), "queries": main[0]["m"], "trials_done": len(main),
             }
-            mech = defense_mechanism(c["defense"], c["defense_level"], n)
+            level = self.level(c)
+            mech = defense_mechanism(c["defense"], level, n)
             eps, delta = mech.privacy
-            if c["defense"] == "gaussian" and c["defense_level"] > 0:
+            if c["defense"] == "gaussian" and level > 0:
                 # Each person is in about m/2 of the sets: L2 sensitivity √(max column count).
                 m = main[0]["m"]
                 sens = math.sqrt(m / 2.0 if c["queries"] == "random-subsets" else m)
-                eps = Gaussian.from_sigma(c["defense_level"], DELTA, sensitivity=sens).epsilon
-                metrics["noise_over_sqrt_n"] = c["defense_level"] / math.sqrt(n)
+                eps = Gaussian.from_sigma(level, DELTA, sensitivity=sens).epsilon
+                metrics["noise_over_sqrt_n"] = level / math.sqrt(n)
             metrics["release_epsilon"] = eps
             metrics["release_delta"] = delta if not math.isinf(eps) else 0.0
         series = {
