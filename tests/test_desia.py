@@ -156,7 +156,7 @@ def test_stochastic_module_learns_a_leaking_cell():
     rng = np.random.default_rng(5)
     card = (2, 3, 2)
     recs = np.column_stack([rng.integers(0, 2, 600), rng.integers(0, 3, 600), rng.integers(0, 2, 600)])
-    D, aux = recs[:60], recs[60:]
+    aux = recs[60:]  # the first 60 records play the private block; only aux is used here
     aux = aux[~((aux[:, 0] == 0) & (aux[:, 1] == 0))]  # nobody else shares the target's A'
     target = np.array([0, 0])
     q_leak = (np.array([True, False]), np.array([True, False, False]), np.array([False, True]))

@@ -23,7 +23,6 @@ observations) and the training-set size (accuracy vs shadows, paper App. E).
 from __future__ import annotations
 
 import functools
-import math
 
 import numpy as np
 
