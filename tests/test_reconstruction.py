@@ -176,3 +176,19 @@ def test_noise_in_units_of_sqrt_n_is_comparable_across_n():
     assert accs[0]["noise_over_sqrt_n"] == pytest.approx(0.3) == accs[1]["noise_over_sqrt_n"]
     assert abs(accs[0]["accuracy"] - accs[1]["accuracy"]) < 0.06
     assert 0.7 < accs[1]["accuracy"] < 0.9  # spec: .79 at c = 0.3
+
+
+def test_lp_engines_reach_the_same_reconstruction():
+    # the dense interior point (default) and HiGHS solve the same LP: same accuracy per game
+    cfg = {"n": 80, "trials": 3, "defense": "gaussian", "defense_level": 0.3, "noise_unit": "sqrt_n",
+           "sweeps": False}
+    auto = run("reconstruction", cfg, seed=5)
+    highs = run("reconstruction", {**cfg, "lp_method": "highs"}, seed=5)
+    assert auto.config["lp_method"] == "auto" and highs.config["lp_method"] == "highs"
+    assert 0.6 < auto.metrics["accuracy"] < 1.0  # noisy enough that the LP matters
+    assert auto.metrics["accuracy"] == pytest.approx(highs.metrics["accuracy"], abs=0.02)
+
+
+def test_unknown_lp_engine_is_a_parameter_error():
+    with pytest.raises(ParameterError):
+        DinurNissimAttack("lp", lp_method="cplex")

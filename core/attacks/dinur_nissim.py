@@ -9,7 +9,8 @@ a count) is necessary to stop it.
 The attack outputs ``round(x̂)`` with x̂ from one of three decoders:
 
 * ``lp`` — LP for average error, ``min Σ_j E_j`` s.t. ``|a_j − (Mx̂)_j| ≤ E_j``,
-  ``0 ≤ x̂ ≤ 1`` (slide 9, algorithm 3; HiGHS via highspy, :mod:`.dinur_nissim_lp`);
+  ``0 ≤ x̂ ≤ 1`` (slide 9, algorithm 3; :mod:`.dinur_nissim_lp`: a dense interior
+  point with a duality-gap certificate, or HiGHS via highspy, per ``lp_method``);
 * ``lsq`` — least squares ``min ‖a − Mx̂‖²`` (algorithm 4, :mod:`.dinur_nissim_ls`);
 * ``ilp`` — the integer program over ``x̂ ∈ {0,1}^n`` (algorithm 1,
   :mod:`.dinur_nissim_ip`), exponential in the worst case, so limited to small n.
@@ -28,17 +29,22 @@ ILP_MAX_N = 60
 
 
 class DinurNissimAttack:
-    def __init__(self, decoder: str = "lp", time_limit: float | None = 60.0):
+    def __init__(self, decoder: str = "lp", time_limit: float | None = 60.0, lp_method: str = "auto"):
+        from .dinur_nissim_lp import METHODS
+
         if decoder not in DECODERS:
             raise ParameterError("solver", f"expected one of {'|'.join(DECODERS)}, got {decoder!r}")
+        if lp_method not in METHODS:
+            raise ParameterError("lp_method", f"expected one of {'|'.join(METHODS)}, got {lp_method!r}")
         self.decoder = decoder
+        self.lp_method = lp_method
         self.time_limit = time_limit
         self.x_fractional_: np.ndarray | None = None
 
     def fit(self, queries, answers) -> "DinurNissimAttack":
         if self.decoder == "lp":
             from .dinur_nissim_lp import solve_lp
-            x = solve_lp(queries, answers, time_limit=self.time_limit)
+            x = solve_lp(queries, answers, time_limit=self.time_limit, method=self.lp_method)
         elif self.decoder == "lsq":
             from .dinur_nissim_ls import solve_ls
             x = solve_ls(queries, answers)

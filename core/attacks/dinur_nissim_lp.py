@@ -14,56 +14,50 @@ Given subset-sum queries ``M ∈ {0,1}^{m×n}`` and released answers ``a ∈ ℝ
 
 How it is solved (every choice below was measured, see
 ``benchmarks/bench_reconstruction.py``; 2-core machine, n = 1000, m = 2000,
-Gaussian σ = 0.1·√n, CPU seconds, single-threaded):
+Gaussian σ = 0.1·√n):
 
-1. **Dual formulation.** By ``‖r‖₁ = max_{|y|≤1} yᵀr`` and minimising over the box,
-   the LP above has the dual ``max_{−1≤y≤1} aᵀy − Σ_i max(0, (Mᵀy)_i)``, written as
-   the LP ``max aᵀy − 1ᵀt  s.t.  Mᵀy − t ≤ 0,  −1 ≤ y ≤ 1,  t ≥ 0``: **n rows** and
-   m + n columns instead of 2m rows and n + m columns, so the interior-point
-   normal equations are n×n instead of 2m×2m. The primal x̂ is the vector of row
-   duals (the multipliers of ``Mᵀy − t ≤ 0``), which by LP duality is an optimal
-   solution of the primal LP. Measured: dual 5.8 s; equality-form primal
-   (``Mx + e⁺ − e⁻ = a``) 9.0 s; the textbook ``[x; E]`` form with 2m rows 18 s.
-2. **HiGHS IPX** (``solver="ipx"``), **crossover off**, **presolve off**. Dual simplex is
-   far slower on these dense matrices (> 5 min for the textbook form at n = 1000
-   with noise); PDLP needed 16 s even at n = 400 (first-order, slow to converge to
-   1e-7); ``hipo`` is not compiled into the highspy 1.15 wheel (HiGHS silently falls
-   back to simplex). Crossover only moves the interior optimum to a vertex, which
-   is not needed to round at 1/2 (−25 %); presolve finds nothing to remove here
-   (−15 %). IPX is serial, so ``threads`` does not matter.
-3. **Certified shortcut for consistent answers.** If the least-squares solution,
+1. **Certified shortcut for consistent answers.** If the least-squares solution,
    rounded to bits, reproduces every answer (``|a − Mx̂| ≤ tol``) and M has full
    column rank, then the LP optimum value is 0 and the optimal set
    ``{x ∈ [0,1]^n : Mx = a}`` is the single point x̂ — exactly what any LP solver
    must return. The shortcut is used only in that provable case (error bound None
-   or ≈ 0); everything else goes to HiGHS. It costs one Cholesky of MᵀM.
+   or ≈ 0). It costs one Cholesky of MᵀM (0.1 s at n = 1000), and is skipped at
+   once when M is integral and some answer is not an integer (noisy answers).
+2. **Dense interior point** (``method="auto"`` or ``"ipm"``): the LP for average
+   error goes to :func:`core.solvers.frisch_newton.l1_box_ipm`, a Mehrotra/Gondzio
+   primal–dual method whose Newton systems are dense n×n Cholesky factorisations,
+   0.6–0.8 s. Its answer is accepted only with a duality-gap certificate
+   (``‖a − Mx̂‖₁ − (aᵀy − Σ(Mᵀy)₊) ≤ 1e-8·‖a − Mx̂‖₁`` for the returned x̂ and a dual
+   y in [−1, 1]^m), so it is the LP optimum to HiGHS's own tolerance.
+3. **HiGHS** (``method="highs"``, and the fallback if 2. cannot certify): the dual
+   LP ``max aᵀy − 1ᵀt  s.t.  Mᵀy − t ≤ 0,  −1 ≤ y ≤ 1,  t ≥ 0`` (by
+   ``‖r‖₁ = max_{|y|≤1} yᵀr``; n rows instead of 2m) on IPX with crossover and
+   presolve off; x̂ is its vector of row duals. 5–7 s: IPX factorises a dense basis
+   with sparse LU (3.2 s of 5.6 s in HiGHS's timing report), which is why 2. exists.
+   Measured alternatives, all slower: equality-form primal 9 s; the textbook
+   ``[x; E]`` form with 2m rows 18 s; dual simplex > 5 min; PDLP 16 s already at
+   n = 400; HiPO (pip ``highspy-extras``) 12–20 s; crossover on +25 %; presolve on
+   +15 %.
 
-Evaluated and rejected (kept out of the code because they lost):
-
-* **Working sets / sifting**: fix ``x_i`` at a bound and the sign of large residuals
-  from a least-squares or ADMM guess, solve the small restricted LP in HiGHS, certify
-  with the duality gap ``‖a − Mx‖₁ − (aᵀy − Σ(Mᵀy)₊)`` and grow the sets until the
-  gap closes. Correct (same optimum), but with noise about half the x̂_i are
-  fractional at the optimum, so the sets grow to ~60 % of the problem over 4–6
-  rounds: 1.0–1.8 s at n = 400 against 0.8 s for one dual IPX solve.
-* **Centring** ``x = ½ + z``: M keeps its 0/1 entries (only the right-hand side
-  moves), and in the dual the box ``z ∈ [−½, ½]`` turns ``(Mᵀy)₊`` into ``|Mᵀy|``,
-  i.e. 2n rows. Nothing to gain.
-* **Warm start** from least squares: IPX cannot use a primal start; a simplex
-  start from a guessed basis still needs thousands of iterations (see sifting).
+Also evaluated and rejected for HiGHS: **working sets / sifting** (fix ``x_i`` at a
+bound and the sign of large residuals from a guess, solve the restricted LP,
+certify with the duality gap and grow the sets: with noise about half the x̂_i are
+fractional, so the sets grow to ~60 % of the problem; 1.0–1.8 s at n = 400 against
+0.8 s for one IPX solve) and **warm starts** (IPX cannot use a primal start).
 
 Known error bound E: the feasibility LP is passed as is (``a − E ≤ Mx ≤ a + E``, m
 rows, zero objective, IPX). If HiGHS proves it infeasible, :func:`solve_lp` warns
 with :class:`InfeasibleErrorBoundWarning` and returns the LP-for-average-error
 solution instead.
 
-Time limit: ``time_limit`` (seconds, wall clock) is passed to HiGHS. On a timeout a
-:class:`~core.errors.SolverError` is raised, unless HiGHS handed back a solution
-vector, in which case it is returned (clipped to [0, 1]; every x in the box is
-feasible for the average-error LP) with a :class:`LPTimeLimitWarning` saying it is
-not proven optimal. For the feasibility LP a timed-out point is returned only if it
-satisfies ``|a − Mx| ≤ E`` (to 1e-6). A point certified by the shortcut (3.) is
-returned whatever the limit, since it is proven optimal.
+Time limit: ``time_limit`` (seconds, wall clock) covers the whole call, interior
+point and HiGHS alike. On a timeout the last iterate is returned (clipped to
+[0, 1]; every x in the box is feasible for the average-error LP) with a
+:class:`LPTimeLimitWarning` saying it is not proven optimal, or a
+:class:`~core.errors.SolverError` is raised if there is none. For the feasibility
+LP a timed-out point is returned only if it satisfies ``|a − Mx| ≤ E`` (to 1e-6).
+A point certified by the shortcut (1.) is returned whatever the limit, since it is
+proven optimal.
 """
 from __future__ import annotations
 
@@ -126,6 +120,9 @@ def _consistent_point(M: np.ndarray, a: np.ndarray) -> np.ndarray | None:
     m, n = M.shape
     if m < n:
         return None
+    tol = _CONSISTENT_TOL * max(1.0, float(np.max(np.abs(a))))
+    if np.max(np.abs(a - np.round(a))) > tol and np.array_equal(M, np.round(M)):
+        return None  # integer M and binary x give integer answers: these cannot be reproduced
     G = M.T @ M
     try:
         c = sla.cho_factor(G, lower=True, check_finite=False)
@@ -135,7 +132,6 @@ def _consistent_point(M: np.ndarray, a: np.ndarray) -> np.ndarray | None:
         return None  # numerically rank deficient
     x = sla.cho_solve(c, M.T @ a, check_finite=False)
     xb = (x >= 0.5).astype(float)
-    tol = _CONSISTENT_TOL * max(1.0, float(np.max(np.abs(a))))
     if np.max(np.abs(a - M @ xb)) <= tol:
         return xb
     return None
@@ -200,6 +196,27 @@ def _solve_average_error(M, a, time_limit, started) -> np.ndarray:
     raise SolverError(f"LP decoder: HiGHS ended with status {h.modelStatusToString(status)}")
 
 
+def _solve_average_error_ipm(M, a, time_limit, started, fallback: bool) -> np.ndarray | None:
+    """min ‖a − Mx‖₁ over the box by the dense interior point; None = let HiGHS try."""
+    from ..solvers.frisch_newton import l1_box_ipm
+
+    left = None if time_limit is None else time_limit - (time.perf_counter() - started)
+    if left is not None and left <= 0:
+        raise SolverError(f"LP decoder: time limit of {time_limit:g} s reached before the solve")
+    res = l1_box_ipm(M, a, time_limit=left)
+    if res.certified:
+        return res.x
+    if time_limit is not None and time.perf_counter() - started >= time_limit:
+        warnings.warn(LPTimeLimitWarning(
+            f"LP decoder stopped at the {time_limit:g} s time limit; x̂ is the interior-point "
+            f"iterate, within {res.gap:.3g} of the optimum ({res.gap / max(res.primal, 1.0):.1e} relative), "
+            "not a proven optimum"), stacklevel=4)
+        return res.x
+    if fallback:
+        return None
+    raise SolverError(f"LP decoder: the interior-point method stopped without a certificate ({res.reason})")
+
+
 def _solve_feasibility(M, a, E, time_limit, started) -> np.ndarray | None:
     """Find x ∈ [0,1]^n with a − E ≤ Mx ≤ a + E; None if HiGHS proves there is none."""
     hs = _highspy()
@@ -224,8 +241,11 @@ def _solve_feasibility(M, a, E, time_limit, started) -> np.ndarray | None:
     raise SolverError(f"LP decoder: HiGHS ended with status {h.modelStatusToString(status)}")
 
 
+METHODS = ("auto", "ipm", "highs")
+
+
 def solve_lp(queries, answers, error_bound: float | None = None,
-             time_limit: float | None = None) -> np.ndarray:
+             time_limit: float | None = None, method: str = "auto") -> np.ndarray:
     """Fractional LP decoder x̂ ∈ [0,1]^n for Dinur–Nissim reconstruction.
 
     Parameters
@@ -238,6 +258,10 @@ def solve_lp(queries, answers, error_bound: float | None = None,
         average-error LP is solved instead.
     time_limit : wall-clock seconds for the whole call (None = no limit). See the
         module docstring for what happens on a timeout.
+    method : how the LP for average error is solved: ``"auto"`` (dense interior
+        point with a duality certificate, HiGHS if it cannot certify), ``"ipm"``
+        (the interior point only) or ``"highs"`` (HiGHS only). The feasibility LP
+        always goes to HiGHS.
 
     Returns
     -------
@@ -249,6 +273,8 @@ def solve_lp(queries, answers, error_bound: float | None = None,
     without a usable solution.
     """
     started = time.perf_counter()
+    if method not in METHODS:
+        raise ParameterError("method", f"expected one of {'|'.join(METHODS)}, got {method!r}")
     M, a, E, time_limit = _validate(queries, answers, error_bound, time_limit)
     if E is None or E <= _CONSISTENT_TOL * max(1.0, float(np.max(np.abs(a)))):
         x = _consistent_point(M, a)
@@ -261,4 +287,8 @@ def solve_lp(queries, answers, error_bound: float | None = None,
         warnings.warn(InfeasibleErrorBoundWarning(
             f"no x in [0,1]^n has |a - Mx| <= {E:g}; solved the LP for average error instead"),
             stacklevel=2)
+    if method != "highs":
+        x = _solve_average_error_ipm(M, a, time_limit, started, fallback=method == "auto")
+        if x is not None:
+            return x
     return _solve_average_error(M, a, time_limit, started)

@@ -19,6 +19,7 @@ import time
 import numpy as np
 
 from ..attacks.dinur_nissim import DECODERS, ILP_MAX_N, DinurNissimAttack
+from ..attacks.dinur_nissim_lp import METHODS
 from ..data.healthcare import PUBLIC, healthcare_population
 from ..errors import ParameterError
 from ..metrics import proportion_ci_of_mean
@@ -79,8 +80,14 @@ class Reconstruction(Scenario):
         Param("noise_unit", "str", "absolute", "read the Gaussian σ or rounding base R as an absolute count, or in "
               "units of √n (σ = level·√n), so settings compare across n", label="Defence level unit",
               choices=("absolute", "sqrt_n"), choice_labels={"absolute": "absolute", "sqrt_n": "× √n"}),
-        Param("solver", "str", "lp", "decoder: LP for average error (HiGHS), least squares, "
+        Param("solver", "str", "lp", "decoder: LP for average error, least squares, "
               f"or integer program (n ≤ {ILP_MAX_N})", label="Solver", choices=DECODERS),
+        Param("lp_method", "str", "auto", "how the LP is solved: a dense interior-point method whose answer "
+              "carries a duality-gap certificate (HiGHS if it cannot certify), or HiGHS (highspy) only; "
+              "both reach the same optimum, the dense method about 8× faster at n = 1000",
+              label="LP engine", choices=METHODS,
+              choice_labels={"auto": "dense interior point (certified)", "ipm": "dense interior point only",
+                             "highs": "HiGHS"}),
         Param("trials", "int", 10, "independent games at this setting", label="Trials", low=1, high=1000),
         Param("secret_rate", "float", 0.5, "share of people whose secret bit is 1", label="Secret rate",
               low=0.0, high=1.0),
@@ -140,7 +147,7 @@ class Reconstruction(Scenario):
         mech = defense_mechanism(defense, level, n)
         answers = mech.answer(queries, secret, rng)
         start = time.perf_counter()
-        attack = DinurNissimAttack(c["solver"]).fit(queries, answers)
+        attack = DinurNissimAttack(c["solver"], lp_method=c["lp_method"]).fit(queries, answers)
         seconds = time.perf_counter() - start
         majority = max(secret.mean(), 1 - secret.mean())
         return {"kind": kind, "query_ratio": ratio, "defense": defense, "level": level, "m": m,

@@ -1,0 +1,1 @@
+"""Numerical solvers the attacks share (dense LP interior point)."""
