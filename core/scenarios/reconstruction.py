@@ -81,7 +81,9 @@ class Reconstruction(Scenario):
               "units of √n (σ = level·√n), so settings compare across n", label="Defence level unit",
               choices=("absolute", "sqrt_n"), choice_labels={"absolute": "absolute", "sqrt_n": "× √n"}),
         Param("solver", "str", "lp", "decoder: LP for average error, least squares, "
-              f"or integer program (n ≤ {ILP_MAX_N})", label="Solver", choices=DECODERS),
+              f"or integer program (n ≤ {ILP_MAX_N})", label="Solver", choices=DECODERS,
+              choice_labels={"lp": "LP (average error)", "lsq": "least squares",
+                             "ilp": f"integer program (n ≤ {ILP_MAX_N})"}),
         Param("lp_method", "str", "auto", "how the LP is solved: a dense interior-point method whose answer "
               "carries a duality-gap certificate (HiGHS if it cannot certify), or HiGHS (highspy) only; "
               "both reach the same optimum, the dense method about 8× faster at n = 1000",
