@@ -117,3 +117,32 @@ def test_solve_lp_methods_agree(seed):
 def test_solve_lp_rejects_unknown_method():
     with pytest.raises(ParameterError):
         solve_lp(np.ones((4, 3)), np.ones(4), method="simplex")
+
+
+@pytest.mark.parametrize("n,m,seed", [(120, 240, 14), (100, 800, 15), (150, 75, 16)])
+def test_nearly_consistent_answers_reach_the_optimum(n, m, seed):
+    # noise 1e-6: the optimum is almost 0, where single precision cannot resolve the gap;
+    # the solver must switch to double precision (or hand over to HiGHS), never return junk
+    M, a, x = subset_instance(n, m, seed, "gaussian", 1e-6)
+    res = l1_box_ipm(M, a)
+    opt = highs_optimum(M, a)
+    # HiGHS's own answer is only optimal to its tolerances (~1e-7 absolute here)
+    if res.certified:
+        assert res.dual <= opt + 1e-7 and res.primal <= opt + 1e-7
+    xs = solve_lp(M, a)
+    assert float(np.abs(a - M @ xs).sum()) == pytest.approx(opt, abs=1e-7)
+    if m >= n:
+        assert np.array_equal((xs >= 0.5).astype(int), x)
+
+
+def test_uncertified_interior_point_falls_back_to_highs(monkeypatch):
+    import core.solvers.frisch_newton as fn
+    from core.errors import SolverError
+
+    real = fn.l1_box_ipm
+    monkeypatch.setattr(fn, "l1_box_ipm", lambda M, a, **kw: real(M, a, max_iter=1))
+    M, a, _ = subset_instance(60, 120, 17, "gaussian", 2.0)
+    x = solve_lp(M, a)  # auto: HiGHS takes over
+    assert float(np.abs(a - M @ x).sum()) == pytest.approx(highs_optimum(M, a), rel=1e-7)
+    with pytest.raises(SolverError, match="without a certificate"):
+        solve_lp(M, a, method="ipm")
