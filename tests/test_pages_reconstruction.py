@@ -73,3 +73,18 @@ def test_reconstruction_scaling_button():
     assert scaling and len(scaling[0]["data"]) == 3  # one curve per n
     first_points = [trace["y"][0] for trace in scaling[0]["data"]]
     assert first_points == [1.0, 1.0, 1.0]  # no noise: every n fully recovered
+
+
+def test_reconstruction_page_lp_engine_choice():
+    # the same noisy game through the certified dense solver and through HiGHS: same bits recovered
+    at = _app()
+    at.switch_page("pages/10_Reconstruction_attack.py").run()
+    at.toggle(key="reconstruction.sweeps").set_value(False).run()
+    at.selectbox(key="reconstruction.defense").select("gaussian").run()
+    at.number_input(key="reconstruction.defense_level").set_value(3.0).run()
+    assert not at.exception, at.exception
+    dense = float({m.label: m.value for m in at.metric}["Bits recovered"])
+    at.selectbox(key="reconstruction.lp_method").select("highs").run()
+    assert not at.exception, at.exception
+    highs = float({m.label: m.value for m in at.metric}["Bits recovered"])
+    assert 0.6 < dense < 1.0 and abs(dense - highs) <= 0.01

@@ -86,7 +86,7 @@ class Reconstruction(Scenario):
                              "ilp": f"integer program (n ≤ {ILP_MAX_N})"}),
         Param("lp_method", "str", "auto", "how the LP is solved: a dense interior-point method whose answer "
               "carries a duality-gap certificate (HiGHS if it cannot certify), or HiGHS (highspy) only; "
-              "both reach the same optimum, the dense method about 8× faster at n = 1000",
+              "both reach the same optimum, the dense method 6–10× faster at n = 1000",
               label="LP engine", choices=METHODS,
               choice_labels={"auto": "dense interior point (certified)", "ipm": "dense interior point only",
                              "highs": "HiGHS"}),
