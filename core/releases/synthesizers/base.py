@@ -1,0 +1,131 @@
+"""Base class and registry of synthetic-data generators.
+
+Source: Annamalai, Gadotti & Rocher, "A Linear Reconstruction Approach for Attribute Inference Attacks
+against Synthetic Data" (USENIX Security 2024), §5.2 and App. A; spec ``seed002_linear_recon_sdg.md`` §5.
+
+Contract (scikit-learn style, numpy arrays for speed):
+
+* ``__init__(**params)`` only stores validated parameters (``epsilon``/``delta`` for DP generators);
+  a bad value raises :class:`~core.errors.ParameterError` naming it.
+* ``fit(data, rng)`` learns from a :class:`~core.data.dataset.Dataset` (every column categorical with
+  an explicit domain) and returns ``self``. The generator keeps ``self.cardinalities_`` and
+  ``self.columns_``.
+* ``sample(m, rng)`` returns an ``(m, d)`` ``int64`` array of codes, column ``j`` in
+  ``range(cardinalities_[j])``. It must cope with ``m`` up to 10⁶ in seconds (generate in batches,
+  never a Python loop over rows).
+* ``privacy`` is the ``(ε, δ)`` the generator claims: ``(inf, 0.0)`` when it gives no differential-privacy
+  guarantee.
+* ``sample_dataset(m, rng)`` wraps :meth:`sample` into a :class:`Dataset` for display.
+
+Class attributes: ``name`` (registry key, the paper's name in lower case), ``title`` (for the UI),
+``dp`` (whether ``epsilon`` is a parameter), ``in_paper`` (False for generators the paper did not test,
+so the UI can label them), ``slow`` (neural generators that need progress and caching).
+"""
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+
+from ...data.dataset import Dataset
+from ...errors import ParameterError
+
+SYNTHESIZERS: dict[str, type["Synthesizer"]] = {}
+
+
+def register_synthesizer(cls: type["Synthesizer"]) -> type["Synthesizer"]:
+    """Class decorator: add a generator to the registry under ``cls.name``."""
+    if not cls.name:
+        raise ValueError("a synthesizer needs a name")
+    SYNTHESIZERS[cls.name] = cls
+    return cls
+
+
+def get_synthesizer(name: str, **params: Any) -> "Synthesizer":
+    """Build the generator called ``name`` with ``params`` (validated by its constructor)."""
+    if name not in SYNTHESIZERS:
+        raise ParameterError("generator", f"unknown generator {name!r}; known: {', '.join(sorted(SYNTHESIZERS))}")
+    return SYNTHESIZERS[name](**params)
+
+
+class Synthesizer:
+    name: str = ""
+    title: str = ""
+    dp: bool = False
+    in_paper: bool = True
+    slow: bool = False
+
+    def __init__(self, epsilon: float | None = None, delta: float | None = None):
+        if self.dp:
+            self.epsilon = _positive("epsilon", epsilon if epsilon is not None else 1.0)
+            self.delta = 0.0 if delta is None else _probability("delta", delta)
+        else:
+            if epsilon is not None and math.isfinite(float(epsilon)):
+                raise ParameterError("epsilon", f"generator {self.name!r} is not differentially private and "
+                                                "takes no ε; choose a DP generator to set ε")
+            self.epsilon, self.delta = math.inf, 0.0
+        self.columns_: list[str] = []
+        self.cardinalities_: tuple[int, ...] = ()
+        self._domain: dict[str, tuple] = {}
+
+    # ------------------------------------------------------------------ API
+    @property
+    def privacy(self) -> tuple[float, float]:
+        return (self.epsilon, self.delta) if self.dp else (math.inf, 0.0)
+
+    def fit(self, data: Dataset, rng: np.random.Generator) -> "Synthesizer":
+        self._remember(data)
+        self._fit(data.codes(), rng)
+        return self
+
+    def sample(self, m: int, rng: np.random.Generator) -> np.ndarray:
+        if not self.cardinalities_:
+            raise RuntimeError(f"{self.name}: call fit() before sample()")
+        m = int(m)
+        if m < 1:
+            raise ParameterError("synth_size", f"expected at least 1 synthetic record, got {m}")
+        out = np.asarray(self._sample(m, rng), dtype=np.int64)
+        assert out.shape == (m, len(self.cardinalities_)), out.shape
+        return out
+
+    def sample_dataset(self, m: int, rng: np.random.Generator) -> Dataset:
+        return Dataset.from_codes(self.sample(m, rng), self._domain, name=f"{self.name} synthetic data")
+
+    def describe(self) -> str:
+        eps, delta = self.privacy
+        if math.isinf(eps):
+            return f"{self.title or self.name}: no DP guarantee"
+        return f"{self.title or self.name}: ({eps:g}, {delta:g})-DP"
+
+    # ------------------------------------------------------- for subclasses
+    def _fit(self, codes: np.ndarray, rng: np.random.Generator) -> None:
+        raise NotImplementedError
+
+    def _sample(self, m: int, rng: np.random.Generator) -> np.ndarray:
+        raise NotImplementedError
+
+    def _remember(self, data: Dataset) -> None:
+        self.columns_ = list(data.columns)
+        self.cardinalities_ = tuple(int(k) for k in data.cardinalities)
+        self._domain = dict(data.domain)
+
+
+def _positive(name: str, value) -> float:
+    try:
+        value = float(value)
+    except (TypeError, ValueError):
+        raise ParameterError(name, f"expected a number > 0, got {value!r}") from None
+    if not (value > 0 and math.isfinite(value)):
+        raise ParameterError(name, f"expected a finite number > 0, got {value!r}")
+    return value
+
+
+def _probability(name: str, value) -> float:
+    try:
+        value = float(value)
+    except (TypeError, ValueError):
+        raise ParameterError(name, f"expected a number in [0, 1), got {value!r}") from None
+    if not 0 <= value < 1:
+        raise ParameterError(name, f"expected a number in [0, 1), got {value!r}")
+    return value
