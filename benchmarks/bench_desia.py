@@ -36,8 +36,8 @@ def paper_scale(args) -> None:
           f"{args.n_jobs} worker(s), load average {os.getloadavg()[0]:.1f}")
     print(f"  targets {m['targets']}, wall {secs:.1f} s -> {per:.2f} s per target "
           f"(goal {GOAL_PER_TARGET} s): ratio {per / GOAL_PER_TARGET:.2f}")
-    print(f"  mean per target in one worker: M_D {m['md_seconds_per_target']:.3f} s, "
-          f"M_S {m['ms_seconds_per_target']:.3f} s (models are shared by targets with the same Δ pattern)")
+    print(f"  mean per target in one worker: M_D {res.timings['md_seconds_per_target']:.3f} s, "
+          f"M_S {res.timings['ms_seconds_per_target']:.3f} s (models are shared by targets with the same Δ pattern)")
     print(f"  synthetic-data results: AUC {m['auc']:.3f}, TPR@1e-3 {m['tpr_at_fpr_0.001']:.3f}, "
           f"deterministic fraction {m['deterministic_fraction']:.3f}, errors {m['deterministic_errors']}, "
           f"AUC on the rest {m.get('auc_not_deterministic', float('nan')):.3f}")

@@ -105,7 +105,7 @@ def main(argv: list[str] | None = None) -> int:
         if args.progress:
             print(file=sys.stderr)
         out = result.to_dict(records=args.records)
-        payload = {k: out[k] for k in ("scenario", "config", "metrics", "series", "seconds")}
+        payload = {k: out[k] for k in ("scenario", "config", "metrics", "series", "seconds", "timings")}
         if args.records:
             payload["records"] = out["records"]
         text = json.dumps(payload)

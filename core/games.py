@@ -25,6 +25,7 @@ import numpy as np
 from joblib import Parallel, delayed
 from threadpoolctl import threadpool_limits
 
+from .cancel import stop_check
 from .errors import Cancelled
 from .scenario import Scenario, get
 
@@ -50,6 +51,7 @@ class Result:
     series: dict[str, Any]
     records: list[dict] = field(default_factory=list)
     seconds: float = 0.0
+    timings: dict[str, float] = field(default_factory=dict)
     games_done: int = 0
     games_total: int = 0
     completed: bool = True
@@ -95,6 +97,18 @@ def _jsonable(obj: Any) -> Any:
     return obj
 
 
+def split_timings(metrics: dict) -> tuple[dict, dict]:
+    """Separate wall-clock measurements from seeded metrics.
+
+    ``metrics`` must be a pure function of (config, seed); any value a scenario reports whose name contains
+    ``seconds`` (e.g. ``solver_seconds``, ``md_seconds_per_target``) is a timing and moves to
+    :attr:`Result.timings`, beside :attr:`Result.seconds`.
+    """
+    seeded = {k: v for k, v in metrics.items() if "seconds" not in k}
+    timings = {k: v for k, v in metrics.items() if "seconds" in k}
+    return seeded, timings
+
+
 def _play_chunk(scenario: Scenario, config: dict, context: Any, seed: int,
                 indices: list[int]) -> list[dict]:
     # Games are small linear-algebra problems: a multi-threaded BLAS only spins
@@ -126,7 +140,15 @@ def run(scenario: str | Scenario,
         raise ParameterError("seed", f"expected int >= 0, got {seed}")
     is_cancelled = _cancel_fn(cancel)
     start = time.perf_counter()
-    context = sc.prepare(config, prepare_rng(seed))
+    try:
+        with stop_check(is_cancelled):  # lets core.cancel.checkpoint() stop a long prepare()
+            context = sc.prepare(config, prepare_rng(seed))
+    except Cancelled:
+        if raise_on_cancel:
+            raise
+        return Result(scenario=sc.name, config={**config, "seed": seed}, metrics={}, series={},
+                      seconds=time.perf_counter() - start, games_done=0, games_total=int(sc.n_games(config)),
+                      completed=False, cancelled=True)
     total = int(sc.n_games(config))
     n_jobs = max(1, int(n_jobs))
     if chunk_size is None:
@@ -138,7 +160,8 @@ def run(scenario: str | Scenario,
 
     def snapshot(done_flag: bool) -> Result:
         metrics, series = sc.summarize(config, context, records) if records else ({}, {})
-        return Result(scenario=sc.name, config=full_config, metrics=_jsonable(metrics),
+        metrics, timings = split_timings(_jsonable(metrics))
+        return Result(scenario=sc.name, config=full_config, metrics=metrics, timings=timings,
                       series=_jsonable(series), records=list(records),
                       seconds=time.perf_counter() - start, games_done=len(records),
                       games_total=total, completed=done_flag, cancelled=cancelled)
@@ -152,7 +175,12 @@ def run(scenario: str | Scenario,
         step = chunk_size * n_jobs
         batch = list(range(index, min(total, index + step)))
         if pool is None:
-            records.extend(_play_chunk(sc, config, context, seed, batch))
+            try:
+                with stop_check(is_cancelled):
+                    records.extend(_play_chunk(sc, config, context, seed, batch))
+            except Cancelled:
+                cancelled = True
+                break
         else:
             parts = [batch[k:k + chunk_size] for k in range(0, len(batch), chunk_size)]
             for out in pool(delayed(_play_chunk)(sc, config, context, seed, p) for p in parts):

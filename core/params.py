@@ -39,6 +39,9 @@ class Param:
     log: bool = False
     ui: bool = True  # False: CLI/engine only (hidden from the sidebar)
     choice_labels: dict = field(default_factory=dict)
+    # ("other_param", (values…)): this parameter only matters when other_param takes one of the values;
+    # otherwise it is *inactive* (the UI disables its widget, the CLI warns that a set value is ignored).
+    active_when: tuple | None = None
 
     def __post_init__(self):
         if self.kind not in _KINDS:
@@ -67,6 +70,16 @@ class Param:
 
     def describe(self) -> str:
         return f"{self.name} ({self.range_text()}, default {self.default!r}): {self.help}"
+
+    def inactive_reason(self, config: dict) -> str | None:
+        """Why this parameter has no effect under ``config`` (None when it is active)."""
+        if self.active_when is None:
+            return None
+        other, values = self.active_when
+        if other in config and config[other] not in values:
+            shown = "|".join(str(v) for v in values)
+            return f"only used when {other} is {shown} (it is {config[other]!r})"
+        return None
 
     # ------------------------------------------------------------ parsing
     def parse(self, text: str) -> Any:

@@ -77,6 +77,15 @@ class Scenario:
     def check(self, config: dict[str, Any]) -> None:
         """Cross-parameter rules; raise :class:`ParameterError`."""
 
+    def inactive(self, config: dict[str, Any]) -> dict[str, str]:
+        """Parameters that have no effect under ``config``, with the reason (see ``Param.active_when``)."""
+        out = {}
+        for p in self.params:
+            reason = p.inactive_reason(config)
+            if reason:
+                out[p.name] = reason
+        return out
+
     # ------------------------------------------------------------- games
     def n_games(self, config: dict[str, Any]) -> int:
         raise NotImplementedError

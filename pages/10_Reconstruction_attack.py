@@ -33,7 +33,8 @@ config = param_widgets(scenario)
 
 def draw(result, final):
     m, s = result.metrics, result.series
-    shown = {**m, "solver_ms": 1000 * m["solver_seconds"]} if "solver_seconds" in m else m
+    t = result.timings
+    shown = {**m, "solver_ms": 1000 * t["solver_seconds"]} if "solver_seconds" in t else m
     metric_row(shown, {"accuracy": "Bits recovered", "majority_baseline": "Majority-guess baseline",
                        "answer_rmse": "Answer RMSE", "sqrt_n": "√n", "solver_ms": "Solver ms / game"})
     if "accuracy" in m:

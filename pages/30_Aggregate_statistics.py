@@ -96,7 +96,7 @@ def draw(result, final):
     metric_row(m, COUNTS, fmt="{:.0f}")
     if "auc_not_deterministic" in m:
         st.caption(f"DeSIA on the targets the solver did not settle: AUC {m['auc_not_deterministic']:.3f}; "
-                   f"M_D {m.get('md_seconds_per_target', 0):.2f} s and M_S {m.get('ms_seconds_per_target', 0):.2f}"
+                   f"M_D {result.timings.get('md_seconds_per_target', 0):.2f} s and M_S {result.timings.get('ms_seconds_per_target', 0):.2f}"
                    f" s per target; shadow-model validation AUC {m.get('shadow_validation_auc', float('nan')):.3f}; "
                    f"solver timeouts {m.get('timeouts', 0)}.")
     if s.get("roc"):

@@ -102,3 +102,22 @@ def test_registry_lists_scenarios_with_typed_params():
         sc.resolve({})  # every default configuration is valid
     with pytest.raises(ParameterError, match="unknown scenario"):
         get("no-such-scenario")
+
+
+def test_same_seed_same_metrics_with_timings_kept_apart():
+    # issue 8 item 7: wall-clock timings never enter `metrics`, so two runs with one seed are identical
+    params = {"n": 30, "trials": 3, "sweeps": False, "defense": "gaussian", "defense_level": 2.0}
+    a = run("reconstruction", params, seed=4)
+    b = run("reconstruction", params, seed=4)
+    assert a.metrics == b.metrics
+    assert "solver_seconds" in a.timings and a.timings["solver_seconds"] > 0
+    assert not any("seconds" in k for k in a.metrics)
+
+
+def test_inactive_parameters_are_reported():
+    from core.scenario import get
+
+    sc = get("reconstruction")
+    assert set(sc.inactive(sc.resolve({}))) >= {"defense_level", "noise_unit"}
+    assert "defense_level" not in sc.inactive(sc.resolve({"defense": "gaussian"}))
+    assert "lp_method" in sc.inactive(sc.resolve({"solver": "lsq"}))

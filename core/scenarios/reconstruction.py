@@ -76,10 +76,12 @@ class Reconstruction(Scenario):
               "or PS2 hash predicates on public attributes", label="Query family", choices=FAMILIES),
         Param("defense", "str", "none", "how answers are protected", label="Defence", choices=DEFENSES),
         Param("defense_level", "float", 0.0, "rounding base R, Gaussian σ, or subsample size t",
-              label="Defence level (R, σ or t)", low=0.0, high=1e6),
+              label="Defence level (R, σ or t)", low=0.0, high=1e6,
+              active_when=("defense", ("rounding", "gaussian", "subsample"))),
         Param("noise_unit", "str", "absolute", "read the Gaussian σ or rounding base R as an absolute count, or in "
               "units of √n (σ = level·√n), so settings compare across n", label="Defence level unit",
-              choices=("absolute", "sqrt_n"), choice_labels={"absolute": "absolute", "sqrt_n": "× √n"}),
+              choices=("absolute", "sqrt_n"), choice_labels={"absolute": "absolute", "sqrt_n": "× √n"},
+              active_when=("defense", ("rounding", "gaussian"))),
         Param("solver", "str", "lp", "decoder: LP for average error, least squares, "
               f"or integer program (n ≤ {ILP_MAX_N})", label="Solver", choices=DECODERS,
               choice_labels={"lp": "LP (average error)", "lsq": "least squares",
@@ -89,7 +91,7 @@ class Reconstruction(Scenario):
               "both reach the same optimum, the dense method 6–10× faster at n = 1000",
               label="LP engine", choices=METHODS,
               choice_labels={"auto": "dense interior point (certified)", "ipm": "dense interior point only",
-                             "highs": "HiGHS"}),
+                             "highs": "HiGHS"}, active_when=("solver", ("lp",))),
         Param("trials", "int", 10, "independent games at this setting", label="Trials", low=1, high=1000),
         Param("secret_rate", "float", 0.5, "share of people whose secret bit is 1", label="Secret rate",
               low=0.0, high=1.0),
