@@ -1,0 +1,94 @@
+"""Targeted attribute inference: spend the attack on the records most likely to leak (Kabir, Craig & Mehnaz,
+arXiv 2504.04033, §5.3, §6.4, Tables 2–3; spec §A10).
+
+Objective (paper §5.3): within a budget ``κ`` (fraction of the records), find ``D_T ⊆ D`` with
+``|D_T| ≈ κ|D|`` whose attack success rate is as high as possible. The search is restricted to subsets defined by
+values of public attributes and uses the angular difference (AD) as the surrogate for vulnerability.
+
+**Single attribute.** For every candidate categorical attribute ``a``, split the records by value, compute AD
+per value and its range ``r_a = max AD − min AD``; take ``a* = argmax r_a``, rank its values by risk (the
+direction of the disparity ranking) and let ``D_T`` be the union of the top-``j`` values with ``|D_T|/|D|``
+**closest** to κ ([C]). The attack itself runs on all of D; targeting restricts where it is evaluated
+(spec Part C.6), so κ = 1 is the untargeted attack.
+
+**Nested attributes.** Take the attributes in decreasing ``r_a`` with a decreasing budget schedule
+``κ_1 > κ_2 > …`` ([C]: 0.5, 0.375, 0.25, 0.1). At depth ``i``, form prefixes of attribute ``a_i``'s ranked
+values intersected with the depth ``i−1`` selection and keep the **largest prefix with fraction ≤ κ_i** (if even
+the first value exceeds it, keep that value alone); each attribute's ranking is computed on all of D ([C]).
+We intersect with the within-budget selection (spec Part C.7).
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from .confidence_matrix import group_ad
+from .disparity import rank_groups, risk_score
+
+KAPPA_GRID = (1.0, 0.75, 0.5, 0.375, 0.25, 0.1, 0.05)
+NESTED_SCHEDULE = (0.5, 0.375, 0.25, 0.1, 0.05, 0.025)
+
+
+def attribute_ranges(attributes: dict[str, np.ndarray], confidence, labels, y, direction: str,
+                     min_share: float = 0.01) -> dict[str, dict]:
+    """AD per value and its range for every candidate attribute (values covering < ``min_share`` of the
+    records are ignored: their AD is noise)."""
+    out = {}
+    n = len(y)
+    for name, codes in attributes.items():
+        k = int(codes.max()) + 1
+        ad, _ = group_ad(confidence, labels, y, codes, k)
+        share = np.bincount(codes, minlength=k) / n
+        ad = np.where(share >= min_share, ad, np.nan)
+        ok = np.isfinite(ad)
+        r = float(np.nanmax(ad) - np.nanmin(ad)) if ok.sum() >= 2 else float("nan")
+        out[name] = {"ad": ad, "range": r, "order": rank_groups(risk_score(ad, direction)), "share": share}
+    return out
+
+
+def best_attribute(ranges: dict[str, dict]) -> str:
+    finite = {a: r["range"] for a, r in ranges.items() if np.isfinite(r["range"])}
+    if not finite:
+        raise ValueError("no attribute has a defined AD range")
+    return max(finite, key=finite.get)
+
+
+def single_selection(codes: np.ndarray, order: np.ndarray, kappa: float) -> tuple[np.ndarray, list[int]]:
+    """Union of the top-j values of ``order`` whose fraction of the records is closest to κ ([C])."""
+    n = codes.size
+    share = np.bincount(codes, minlength=order.size)[order] / n
+    cum = np.cumsum(share)
+    j = int(np.argmin(np.abs(cum - kappa))) + 1
+    chosen = [int(v) for v in order[:j]]
+    return np.isin(codes, chosen), chosen
+
+
+def nested_selection(attributes: dict[str, np.ndarray], ranges: dict[str, dict], schedule) -> list[dict]:
+    """Depth-by-depth selections (mask, attribute, chosen values, fraction) for the budget ``schedule``."""
+    n = len(next(iter(attributes.values())))
+    by_range = sorted((a for a in ranges if np.isfinite(ranges[a]["range"])),
+                      key=lambda a: -ranges[a]["range"])
+    current = np.ones(n, bool)
+    out = []
+    for depth, (attr, kappa) in enumerate(zip(by_range, schedule), start=1):
+        codes, order = attributes[attr], ranges[attr]["order"]
+        chosen, mask = [], np.zeros(n, bool)
+        for v in order:
+            trial = current & (mask | (codes == v))
+            if trial.sum() / n > kappa + 1e-12:
+                if not chosen:  # even one value exceeds the budget: keep that one value
+                    chosen, mask = [int(v)], codes == v
+                break
+            chosen.append(int(v))
+            mask = mask | (codes == v)
+        current = current & mask
+        out.append({"depth": depth, "attribute": attr, "kappa": float(kappa), "values": chosen,
+                    "mask": current.copy(), "fraction": float(current.mean())})
+        if not current.any():
+            break
+    return out
+
+
+def nested_schedule(kappa: float) -> list[float]:
+    """[C]'s budget schedule down to κ (κ itself last)."""
+    sched = [k for k in NESTED_SCHEDULE if k > kappa + 1e-12]
+    return sched + [float(kappa)]

@@ -1,0 +1,1 @@
+"""Training-time defenses against attacks on ML models."""

@@ -1,0 +1,1 @@
+"""Target models attacked by the ML-model scenarios (black-box interfaces)."""

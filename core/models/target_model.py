@@ -1,0 +1,149 @@
+"""The target model of the disparate attribute-inference lab and its black-box interface.
+
+Paper §6 / spec §A6: a scikit-learn ``MLPClassifier`` with hidden layers (32, 16, 8), ReLU, Adam with learning
+rate 0.001, batch ``min(200, n)``, ``random_state = 42``, trained on the one-hot non-sensitive attributes, the
+sensitive attribute and the binary label (we fit 1-D labels: a logistic output, equivalent to the paper's 2-way
+softmax, spec Part C.2). Model accuracy is reported on held-out records (the paper's MA, ≈ 72–78 %).
+
+The attacker sees the model only as a **black box** (paper §3, threat model 1): a query ``f(x_ns, s)`` returns
+the predicted label and the confidence ``max_c P(c | x)``. :meth:`TargetModel.query` is that interface.
+
+A random forest (200 trees, depth ≤ 12) is offered as a *what-if the paper did not test*: it shows whether the
+disparity is a property of the data (correlation inside a group) rather than of neural networks.
+
+Fitted models are cached in-process by (dataset key, model configuration, seed): the page re-runs with another
+attack, targeting or κ reuse the trained network.
+"""
+from __future__ import annotations
+
+import threading
+import warnings
+from collections import OrderedDict
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+from sklearn.ensemble import RandomForestClassifier
+from sklearn.exceptions import ConvergenceWarning
+from sklearn.neural_network import MLPClassifier
+from sklearn.preprocessing import OneHotEncoder
+
+from ..cancel import checkpoint
+
+HIDDEN = (32, 16, 8)
+EPOCH_CHUNK = 10  # epochs between cancellation checkpoints
+
+
+class Encoder:
+    """One-hot categoricals + min-max numerics ((x − min)/(max − min), the spec's fix of [C]'s bug)."""
+
+    def __init__(self, categorical: list[str], numeric: list[str]):
+        self.categorical, self.numeric = list(categorical), list(numeric)
+
+    def fit(self, *frames: pd.DataFrame) -> "Encoder":
+        both = pd.concat([f[self.categorical + self.numeric] for f in frames], ignore_index=True)
+        self.onehot = OneHotEncoder(handle_unknown="ignore", sparse_output=False, dtype=np.float32)
+        if self.categorical:
+            self.onehot.fit(both[self.categorical].astype(str))
+        self.lo = both[self.numeric].min().to_numpy(float) if self.numeric else np.zeros(0)
+        span = both[self.numeric].max().to_numpy(float) - self.lo if self.numeric else np.zeros(0)
+        self.span = np.where(span > 0, span, 1.0)
+        return self
+
+    def transform(self, frame: pd.DataFrame) -> np.ndarray:
+        parts = []
+        if self.categorical:
+            parts.append(self.onehot.transform(frame[self.categorical].astype(str)))
+        if self.numeric:
+            parts.append(((frame[self.numeric].to_numpy(float) - self.lo) / self.span).astype(np.float32))
+        return np.hstack(parts) if parts else np.zeros((len(frame), 0), np.float32)
+
+
+def with_s(X_ns: np.ndarray, s) -> np.ndarray:
+    """Append the sensitive attribute (a 0/1 column; one column ≡ the paper's one-hot of a binary s)."""
+    col = np.broadcast_to(np.asarray(s, dtype=np.float32).reshape(-1, 1), (X_ns.shape[0], 1))
+    return np.hstack([X_ns, col])
+
+
+@dataclass
+class TargetModel:
+    """A fitted model behind the attacker's black-box interface."""
+
+    estimator: object
+    kind: str
+    epochs: int = 0
+
+    def proba(self, X: np.ndarray) -> np.ndarray:
+        return self.estimator.predict_proba(X)
+
+    def query(self, X_ns: np.ndarray, s_value) -> tuple[np.ndarray, np.ndarray]:
+        """Black-box query ``f(x_ns, s)`` for every row: (predicted label, confidence = max class probability)."""
+        p = self.proba(with_s(X_ns, s_value))
+        return p.argmax(axis=1), p.max(axis=1)
+
+    def predict(self, X_ns: np.ndarray, s) -> np.ndarray:
+        return self.proba(with_s(X_ns, s)).argmax(axis=1)
+
+
+def make_mlp(max_iter: int, seed: int = 42, hidden=HIDDEN) -> MLPClassifier:
+    return MLPClassifier(hidden_layer_sizes=hidden, activation="relu", solver="adam", learning_rate_init=1e-3,
+                         learning_rate="constant", max_iter=max_iter, random_state=seed)
+
+
+def train_mlp(X: np.ndarray, y: np.ndarray, max_iter: int, seed: int = 42, hidden=HIDDEN,
+              what: str = "training the target MLP") -> tuple[MLPClassifier, int]:
+    """Adam training in chunks of :data:`EPOCH_CHUNK` epochs (``warm_start``) with a cancellation checkpoint
+    between chunks; stops at ``max_iter`` epochs or when scikit-learn's tolerance rule says it converged."""
+    clf = make_mlp(min(EPOCH_CHUNK, max_iter), seed, hidden)
+    clf.set_params(warm_start=True)
+    done = 0
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        while done < max_iter:
+            checkpoint(what)
+            step = min(EPOCH_CHUNK, max_iter - done)
+            clf.set_params(max_iter=step)
+            clf.fit(X, y)  # warm start: continues from the current weights; n_iter_ counts this call only
+            done += clf.n_iter_
+            if clf.n_iter_ < step:  # converged (no improvement for n_iter_no_change epochs)
+                break
+    return clf, int(done)
+
+
+def train_target(X: np.ndarray, y: np.ndarray, kind: str, max_iter: int, seed: int = 42) -> TargetModel:
+    if kind == "mlp":
+        clf, epochs = train_mlp(X, y, max_iter, seed)
+        return TargetModel(clf, "mlp", epochs)
+    if kind == "forest":
+        checkpoint("training the random forest")
+        clf = RandomForestClassifier(n_estimators=200, max_depth=12, min_samples_leaf=5, random_state=seed,
+                                     n_jobs=1).fit(X, y)
+        return TargetModel(clf, "forest", 0)
+    raise ValueError(f"unknown model kind {kind!r}")
+
+
+# ----------------------------------------------------------------------------------- in-process cache
+_CACHE: "OrderedDict[tuple, TargetModel]" = OrderedDict()
+_LOCK = threading.Lock()
+CACHE_SIZE = 12
+
+
+def cached_target(key: tuple, X: np.ndarray, y: np.ndarray, kind: str, max_iter: int,
+                  seed: int = 42) -> tuple[TargetModel, bool]:
+    """Train (or reuse) the target model for ``key`` = (dataset key, model config, seed). Returns (model, hit)."""
+    full = (key, kind, max_iter, seed)
+    with _LOCK:
+        if full in _CACHE:
+            _CACHE.move_to_end(full)
+            return _CACHE[full], True
+    model = train_target(X, y, kind, max_iter, seed)
+    with _LOCK:
+        _CACHE[full] = model
+        while len(_CACHE) > CACHE_SIZE:
+            _CACHE.popitem(last=False)
+    return model, False
+
+
+def clear_cache() -> None:
+    with _LOCK:
+        _CACHE.clear()

@@ -1,0 +1,409 @@
+"""Who is most exposed when a model is published? Disparate attribute inference, targeted attacks and BCorr.
+
+Kabir, Craig & Mehnaz, *Disparate Privacy Vulnerability: Targeted Attribute Inference Attacks and Defenses*
+(arXiv 2504.04033; spec ``seed003_004_disparate_and_cs208.md`` Part A).
+
+A model ``f`` is trained on records ``(x_ns, s, y)``; the attacker queries it as a black box and infers each
+record's binary sensitive attribute ``s`` (CSMIA, LOMIA) or, as a baseline, imputes it from auxiliary data.
+Accuracy is not the same for everyone: groups of a public attribute (US state) in which ``s`` and ``y`` are
+strongly correlated leak much more. The attacker can *find* those groups without knowing any ``s``, from the
+angle between the two classes' confidence lines (AD, §5.1), and spend the attack on them (targeting, §5.3).
+BCorr (§7.2) rebalances the training data so that every group has the least-correlated group's correlation.
+
+Units of work: unit 0 trains the target model (cached in-process by dataset, model configuration and seed),
+runs the chosen attack, the disparity ranking and the targeting; unit 1 (``defense = bcorr``) resamples,
+retrains and re-attacks. Data are built once in :meth:`MLModels.prepare`.
+"""
+from __future__ import annotations
+
+import functools
+import os
+import time
+
+import numpy as np
+
+from .. import metrics as M
+from ..attacks.ml_models.confidence_matrix import class_lines, correctness, group_ad
+from ..attacks.ml_models.csmia import csmia
+from ..attacks.ml_models.disparity import DIRECTIONS, group_accuracy, rank_agreement, rank_groups, risk_score
+from ..attacks.ml_models.imputation import ImputationAttack
+from ..attacks.ml_models.lomia import lomia
+from ..attacks.ml_models.targeted import (KAPPA_GRID, attribute_ranges, best_attribute, nested_schedule,
+                                           nested_selection, single_selection)
+from ..cancel import checkpoint
+from ..data import disparity_population as P
+from ..defenses.bcorr import asrd, bcorr_indices, fairness
+from ..errors import DataError, ParameterError
+from ..models.target_model import Encoder, cached_target, train_target, with_s
+from ..params import Param
+from ..scenario import Scenario, register
+
+ATTACKS = ("csmia", "lomia", "imputation-ideal", "imputation-practical")
+DEFAULT_COLUMNS = {"synthetic": ("INCOME", "MAR", "ST"), "tv16": ("votetrump", "bornagain", "state"),
+                   "csv": ("", "", "")}
+SCATTER_POINTS = 160  # per group, for the confidence scatter
+EPS_LEVELS = 200       # score quantisation for the empirical ε bound (≤ 200 ROC thresholds)
+
+
+def columns(config: dict) -> tuple[str, str, str]:
+    """(label, sensitive, group) with the dataset's defaults filled in."""
+    d = DEFAULT_COLUMNS[config["dataset"]]
+    return (config["label"] or d[0], config["sensitive"] or d[1], config["group"] or d[2])
+
+
+def _file_key(path: str) -> tuple:
+    try:
+        st = os.stat(path)
+        return (path, st.st_size, int(st.st_mtime))
+    except OSError:
+        return (path, 0, 0)
+
+
+def data_key(config: dict, seed: int) -> tuple:
+    label, sensitive, group = columns(config)
+    key = (config["dataset"], label, sensitive, group, seed)
+    if config["dataset"] == "synthetic":
+        return key + (config["n_per_group"], config["groups"])
+    if config["dataset"] == "csv":
+        key += _file_key(config["data_path"])
+    return key + (config["min_group"], config["max_records"])
+
+
+@functools.lru_cache(maxsize=8)
+def _load(key: tuple, config_items: tuple) -> P.DisparityData:
+    config = dict(config_items)
+    label, sensitive, group = columns(config)
+    seed = key[4]
+    if config["dataset"] == "synthetic":
+        return P.synthetic(config["n_per_group"], seed, n_groups=config["groups"])
+    if config["dataset"] == "tv16":
+        return P.tv16(label, sensitive, group, seed, min_group=config["min_group"],
+                      max_train=config["max_records"])
+    return P.from_csv(config["data_path"], label, sensitive, group, seed, min_group=config["min_group"],
+                      max_train=config["max_records"])
+
+
+def load_population(config: dict, seed: int) -> P.DisparityData:
+    """The population of ``config`` (cached); raises :class:`DataError` for unusable columns."""
+    return _load(data_key(config, seed), tuple(sorted(config.items())))
+
+
+def population_preview(config: dict, seed: int = 0) -> dict:
+    """Per-group correlation ρ_g between s and y of the training data (the ground truth the attacker does
+    not see), for an instant first plot before any model is trained."""
+    d = load_population(config, _data_seed(seed))
+    n = np.bincount(d.g, minlength=d.n_groups)
+    return {"groups": d.group_names, "rho": d.group_rho().tolist(), "n": n.tolist(),
+            "rho_target": None if d.rho_target is None else d.rho_target.tolist(), "info": d.summary()}
+
+
+def _data_seed(seed: int) -> int:
+    """The data seed :meth:`MLModels.prepare` draws first from the run's prepare generator."""
+    from ..games import prepare_rng
+
+    return int(prepare_rng(seed).integers(2**31))
+
+
+def _eps_scores(score: np.ndarray) -> np.ndarray:
+    """Rank-preserving quantisation to ≤ EPS_LEVELS values (keeps the ε bound's threshold scan short)."""
+    qs = np.quantile(score, np.linspace(0, 1, EPS_LEVELS + 1)[1:-1])
+    return np.searchsorted(np.unique(qs), score, side="right").astype(float)
+
+
+def _codes(values) -> np.ndarray:
+    _, codes = np.unique(np.asarray(values).astype(str), return_inverse=True)
+    return codes.astype(int)
+
+
+@register
+class MLModels(Scenario):
+    name = "ml-models"
+    title = "ML models: who is most exposed? Disparate attribute inference"
+    summary = ("A published model leaks a sensitive attribute unevenly: black-box attacks (CSMIA, LOMIA) infer it "
+               "far better for groups in which it is correlated with the model's output. The attacker ranks the "
+               "groups by the angle between confidence lines, targets the most exposed ones, and BCorr "
+               "rebalances the training data to close the gap.")
+    paper = ("Kabir, Craig & Mehnaz — Disparate Privacy Vulnerability: Targeted Attribute Inference Attacks and "
+             "Defenses (arXiv 2504.04033)")
+    blas_threads = 1
+    params = (
+        Param("dataset", "str", "synthetic", "synthetic = the paper's correlation-controlled Census-like population "
+              "(ground truth known); tv16 = CCES 2016 survey (natural data); csv = your file.",
+              label="Dataset", choices=("synthetic", "tv16", "csv"),
+              choice_labels={"synthetic": "Synthetic census (ρ per state known)",
+                             "tv16": "CCES 2016 survey (TV16, real)", "csv": "Your CSV"}),
+        Param("label", "str", "", "Binary column the model predicts (empty = dataset default: INCOME / "
+              "votetrump).", label="Label (model output)"),
+        Param("sensitive", "str", "", "Binary column the attacker infers (empty = dataset default: MAR / "
+              "bornagain).", label="Sensitive attribute"),
+        Param("group", "str", "", "Public categorical column whose values define the groups (empty = dataset "
+              "default: ST / state).", label="Group attribute"),
+        Param("model", "str", "mlp", "Target model: the paper's MLP (32, 16, 8), or a random forest as a what-if "
+              "the paper did not test.", label="Target model", choices=("mlp", "forest"),
+              choice_labels={"mlp": "MLP (32, 16, 8) — paper", "forest": "Random forest — not in the paper"}),
+        Param("attack", "str", "csmia", "Attack whose accuracy is reported: CSMIA (confidences), LOMIA (labels "
+              "only), or imputation from auxiliary data with the training distribution (ideal) or another one "
+              "(practical).", label="Attack", choices=ATTACKS,
+              choice_labels={"csmia": "CSMIA (confidence scores)", "lomia": "LOMIA (labels only)",
+                             "imputation-ideal": "Imputation, ideal auxiliary data",
+                             "imputation-practical": "Imputation, practical auxiliary data"}),
+        Param("targeting", "str", "single", "none = attack everyone; single = the best attribute's most exposed "
+              "values up to the budget κ; nested = intersect several attributes' exposed values.",
+              label="Targeting", choices=("none", "single", "nested"),
+              choice_labels={"none": "None (untargeted)", "single": "Single attribute", "nested": "Nested attributes"}),
+        Param("kappa", "float", 0.1, "Attack budget κ: the fraction of the records the attacker targets.",
+              label="Budget κ", low=0.01, high=1.0, step=0.01, active_when=("targeting", ("single", "nested"))),
+        Param("defense", "str", "none", "bcorr = resample every group to the least-correlated group's ρ and "
+              "retrain (before/after comparison).", label="Defense", choices=("none", "bcorr"),
+              choice_labels={"none": "None", "bcorr": "BCorr (balanced correlation)"}),
+        Param("n_per_group", "int", 300, "Synthetic data: training records per group (paper: 1,000 per state).",
+              label="Records per group", low=50, high=5000, step=50, active_when=("dataset", ("synthetic",))),
+        Param("groups", "int", 51, "Synthetic data: number of groups (states); group i has ρ = −0.5·i/groups.",
+              label="Groups (states)", low=2, high=51, active_when=("dataset", ("synthetic",))),
+        Param("epochs", "int", 60, "Training epochs of the MLP (paper: up to 500; fewer epochs train faster and "
+              "overfit less).", label="MLP epochs", low=5, high=500, step=5, active_when=("model", ("mlp",))),
+        Param("rank_direction", "str", "auto", "How AD ranks groups: ascending = more negative AD is more exposed "
+              "(paper, ρ < 0), descending (ρ > 0), auto = the direction of the median AD (our extension).",
+              label="Ranking direction", choices=DIRECTIONS),
+        Param("min_group", "int", 20, "Real or uploaded data: smallest allowed group (training records); smaller "
+              "groups are rejected with a message.", label="Minimum group size", low=5, high=1000,
+              active_when=("dataset", ("tv16", "csv"))),
+        Param("max_records", "int", 15_000, "Real or uploaded data: at most this many training records (a random "
+              "subset), to keep training fast.", label="Max training records", low=1000, high=500_000,
+              active_when=("dataset", ("tv16", "csv"))),
+        Param("data_path", "str", "", "Path of the CSV when dataset = csv.", ui=False,
+              active_when=("dataset", ("csv",))),
+    )
+
+    # ----------------------------------------------------------------------------------------- config
+    def check(self, config: dict) -> None:
+        if config["dataset"] == "csv":
+            if not config["data_path"]:
+                raise ParameterError("data_path", "dataset = csv needs a file (upload one or set data_path)")
+            for role in ("label", "sensitive", "group"):
+                if not config[role]:
+                    raise ParameterError(role, "choose a column of your file")
+        label, sensitive, group = columns(config)
+        if len({label, sensitive, group}) < 3:
+            raise ParameterError("group", "label, sensitive attribute and group must be three different columns")
+
+    def n_games(self, config: dict) -> int:
+        return 2 if config["defense"] == "bcorr" else 1
+
+    # ---------------------------------------------------------------------------------------- prepare
+    def prepare(self, config: dict, rng: np.random.Generator) -> dict:
+        t0 = time.perf_counter()
+        data_seed = int(rng.integers(2**31))
+        model_seed = int(rng.integers(2**31))
+        d = load_population(config, data_seed)
+        checkpoint("building the population")
+        enc = Encoder(d.categorical, d.numeric).fit(d.train, d.test, d.aux)
+        attrs = {}
+        for c in d.categorical:
+            codes = _codes(d.train[c])
+            if 2 <= codes.max() + 1 <= P.MAX_GROUPS:
+                attrs[c] = codes
+        ctx = {"data": d, "X": enc.transform(d.train), "X_test": enc.transform(d.test),
+               "X_aux": enc.transform(d.aux), "attributes": attrs,
+               "attribute_values": {c: sorted(np.unique(d.train[c].astype(str))) for c in attrs},
+               "key": data_key(config, data_seed), "model_seed": model_seed,
+               "data_seconds": time.perf_counter() - t0}
+        return ctx
+
+    # ------------------------------------------------------------------------------------------- play
+    def _attack(self, config, model, X, s, y, X_aux_ideal, aux_ideal, X_aux_prac, aux_prac, rng):
+        """(prediction, score for s = 1, CSMIA result, info) of the configured attack."""
+        cs = csmia(model, X, y, rng)
+        info = {"cases": np.bincount(cs.case, minlength=4)[1:].tolist()}
+        seed = int(rng.integers(2**31))
+        if config["attack"] == "csmia":
+            return cs.prediction, cs.score, cs, info
+        checkpoint("attack")
+        if config["attack"] == "lomia":
+            pred, score, extra = lomia(cs.labels, X, y, rng, seed)
+            info.update(extra)
+            return pred, score, cs, info
+        if config["attack"] == "imputation-ideal":
+            Xa, (sa, ya) = X_aux_ideal, aux_ideal
+        else:
+            Xa, (sa, ya) = X_aux_prac, aux_prac
+        imp = ImputationAttack(seed).fit(Xa, ya, sa)
+        score = imp.score(X, y)
+        info["aux_records"] = int(len(sa))
+        info["aux_prior_s1"] = float(np.mean(sa))
+        return (score >= 0.5).astype(int), score, cs, info
+
+    def _ideal_aux(self, n: int, rng) -> np.ndarray:
+        return rng.choice(n, size=min(5000, max(50, n // 3)), replace=False)
+
+    def play(self, config: dict, context: dict, index: int, rng: np.random.Generator) -> dict:
+        if index == 0:
+            return self._play_main(config, context, rng)
+        return self._play_bcorr(config, context, rng)
+
+    def _play_main(self, config: dict, ctx: dict, rng: np.random.Generator) -> dict:
+        d, X = ctx["data"], ctx["X"]
+        times = {}
+        t = time.perf_counter()
+        model, hit = cached_target((ctx["key"], config["model"], config["epochs"] if config["model"] == "mlp"
+                                    else 0), with_s(X, d.s), d.y, config["model"], config["epochs"],
+                                   ctx["model_seed"])
+        times["train_seconds"] = time.perf_counter() - t
+        checkpoint("after training")
+        fair = fairness(d.y_test, model.predict(ctx["X_test"], d.s_test), d.g_test)
+        train_acc = float(np.mean(model.predict(X, d.s) == d.y))
+
+        t = time.perf_counter()
+        ideal = self._ideal_aux(len(d.y), rng)
+        pred, score, cs, info = self._attack(config, model, X, d.s, d.y, X[ideal], (d.s[ideal], d.y[ideal]),
+                                             ctx["X_aux"], (d.s_aux, d.y_aux), rng)
+        correct = pred == d.s
+        times["attack_seconds"] = time.perf_counter() - t
+        checkpoint("after the attack")
+
+        t = time.perf_counter()
+        G = d.n_groups
+        acc_g, n_g = group_accuracy(correct, d.g, G)
+        cs_acc_g, _ = group_accuracy(cs.prediction == d.s, d.g, G)
+        ad, v_rows = group_ad(cs.confidence, cs.labels, d.y, d.g, G)
+        direction = config["rank_direction"]
+        if direction == "auto":
+            direction = "ascending" if np.nanmedian(ad) <= 0 else "descending"
+        risk = risk_score(ad, direction)
+        agree = rank_agreement(risk, acc_g)
+        # baseline: CSMIA accuracy per group on an auxiliary set with known s (a different distribution)
+        aux_cs = csmia(model, ctx["X_aux"], d.y_aux, rng)
+        base_acc, base_n = group_accuracy(aux_cs.prediction == d.s_aux, d.g_aux, G)
+        base_acc = np.where(base_n >= 5, base_acc, np.nan)
+        base = rank_agreement(base_acc, acc_g)
+        times["disparity_seconds"] = time.perf_counter() - t
+
+        t = time.perf_counter()
+        ranges = attribute_ranges(ctx["attributes"], cs.confidence, cs.labels, d.y, direction)
+        best = best_attribute(ranges)
+        grid = sorted(set(KAPPA_GRID) | {float(config["kappa"])}, reverse=True)
+        sweep = []
+        for kappa in grid:
+            mask, chosen = single_selection(ctx["attributes"][best], ranges[best]["order"], kappa)
+            k = int(correct[mask].sum())
+            lo, hi = M.clopper_pearson(k, int(mask.sum()))
+            sweep.append({"kappa": kappa, "records": int(mask.sum()), "fraction": float(mask.mean()),
+                          "correct": k, "accuracy": k / max(1, int(mask.sum())), "ci_low": lo, "ci_high": hi,
+                          "values": [ctx["attribute_values"][best][v] for v in chosen]})
+        nested = []
+        for level in nested_selection(ctx["attributes"], ranges, nested_schedule(config["kappa"])):
+            m = level.pop("mask")
+            k = int(correct[m].sum())
+            lo, hi = M.clopper_pearson(k, int(m.sum()))
+            level.update(records=int(m.sum()), correct=k, accuracy=k / max(1, int(m.sum())), ci_low=lo,
+                         ci_high=hi, values=[ctx["attribute_values"][level["attribute"]][v]
+                                             for v in level["values"]])
+            nested.append(level)
+        times["targeting_seconds"] = time.perf_counter() - t
+
+        # confidence scatter sample per group (v = 1 rows), with each class's regression line
+        v = correctness(cs.labels, d.y)
+        scatter = []
+        for k in range(G):
+            rows = np.flatnonzero(v & (d.g == k))
+            if rows.size > SCATTER_POINTS:
+                rows = np.sort(rng.choice(rows, SCATTER_POINTS, replace=False))
+            lines = class_lines(cs.confidence, cs.labels, d.y, d.g == k)
+            scatter.append({"x": np.round(cs.confidence[rows, 1], 4).tolist(),
+                            "y": np.round(cs.confidence[rows, 0], 4).tolist(),
+                            "cls": d.y[rows].astype(int).tolist(),
+                            "lines": {str(c): lines[c] for c in lines}})
+        eps = M.best_threshold_epsilon(d.s, _eps_scores(score)) if M.has_both_classes(d.s) else float("nan")
+        return {"kind": "main", "cache_hit": hit, "epochs": model.epochs, "train_accuracy": train_acc,
+                **fair, "correct": int(correct.sum()), "n": int(correct.size),
+                "csmia_correct": int((cs.prediction == d.s).sum()), "attack_info": info,
+                "group_accuracy": acc_g.tolist(), "group_n": n_g.tolist(), "csmia_group_accuracy": cs_acc_g.tolist(),
+                "group_correct": np.bincount(d.g, weights=correct, minlength=G).astype(int).tolist(),
+                "ad": ad.tolist(), "risk": risk.tolist(), "v_rows": v_rows.tolist(), "direction": direction,
+                "agreement": agree, "baseline": base, "baseline_accuracy": base_acc.tolist(),
+                "asrd": asrd(acc_g), "rho": d.group_rho().tolist(),
+                "attribute_ranges": {a: {"range": r["range"], "ad": r["ad"].tolist()} for a, r in ranges.items()},
+                "best_attribute": best, "kappa_sweep": sweep, "nested": nested, "scatter": scatter,
+                "empirical_epsilon_low": eps, **times}
+
+    def _play_bcorr(self, config: dict, ctx: dict, rng: np.random.Generator) -> dict:
+        d, X = ctx["data"], ctx["X"]
+        t = time.perf_counter()
+        keep, info = bcorr_indices(d.s, d.y, d.g, d.n_groups, rng)
+        checkpoint("BCorr resampling")
+        Xb, sb, yb, gb = X[keep], d.s[keep], d.y[keep], d.g[keep]
+        model = train_target(with_s(Xb, sb), yb, config["model"], config["epochs"], ctx["model_seed"])
+        fair = fairness(d.y_test, model.predict(ctx["X_test"], d.s_test), d.g_test)
+        ideal = self._ideal_aux(len(yb), rng)
+        pred, _, _, _ = self._attack(config, model, Xb, sb, yb, Xb[ideal], (sb[ideal], yb[ideal]), ctx["X_aux"],
+                                     (d.s_aux, d.y_aux), rng)
+        correct = pred == sb
+        acc_g, n_g = group_accuracy(correct, gb, d.n_groups)
+        acc_g = np.where(n_g > 0, acc_g, np.nan)
+        return {"kind": "bcorr", **info, **fair, "correct": int(correct.sum()), "n": int(correct.size),
+                "group_accuracy": acc_g.tolist(), "group_n": n_g.tolist(), "asrd": asrd(acc_g),
+                "bcorr_seconds": time.perf_counter() - t}
+
+    # -------------------------------------------------------------------------------------- summarize
+    def summarize(self, config: dict, context: dict, records: list[dict]):
+        main = next((r for r in records if r["kind"] == "main"), None)
+        bc = next((r for r in records if r["kind"] == "bcorr"), None)
+        d = context["data"]
+        metrics: dict = {"data_seconds": context["data_seconds"]}
+        series: dict = {"info": {**d.summary(), "attack": config["attack"], "model": config["model"],
+                                 "targeting": config["targeting"], "kappa": config["kappa"]}}
+        if main is not None:
+            lo, hi = M.clopper_pearson(main["correct"], main["n"])
+            sweep = main["kappa_sweep"]
+            at_k = next(s for s in sweep if abs(s["kappa"] - config["kappa"]) < 1e-12)
+            target = {"none": None, "single": at_k, "nested": main["nested"][-1] if main["nested"] else None}[
+                config["targeting"]]
+            metrics.update({
+                "accuracy": main["correct"] / main["n"], "accuracy_ci_low": lo, "accuracy_ci_high": hi,
+                "csmia_accuracy": main["csmia_correct"] / main["n"],
+                "targeted_accuracy": target["accuracy"] if target else float("nan"),
+                "targeted_accuracy_ci_low": target["ci_low"] if target else float("nan"),
+                "targeted_accuracy_ci_high": target["ci_high"] if target else float("nan"),
+                "targeted_fraction": target["fraction"] if target else float("nan"),
+                "kendall_disparity": main["agreement"]["kendall"], "kendall_p": main["agreement"]["kendall_p"],
+                "spearman_disparity": main["agreement"]["spearman"], "spearman_p": main["agreement"]["spearman_p"],
+                "baseline_kendall": main["baseline"]["kendall"], "baseline_spearman": main["baseline"]["spearman"],
+                "asrd": main["asrd"], "model_accuracy": main["model_accuracy"], "eod": main["eod"],
+                "dpd": main["dpd"], "train_accuracy": main["train_accuracy"],
+                "empirical_epsilon_low": main["empirical_epsilon_low"], "claimed_epsilon": float("inf"),
+                "chance_accuracy": float(max(d.s.mean(), 1 - d.s.mean())),
+                "train_seconds": main["train_seconds"], "attack_seconds": main["attack_seconds"],
+                "disparity_seconds": main["disparity_seconds"], "targeting_seconds": main["targeting_seconds"]})
+            order = rank_groups(np.asarray(main["risk"], float))
+            series["groups"] = {
+                "name": d.group_names, "n": main["group_n"], "accuracy": main["group_accuracy"],
+                "csmia_accuracy": main["csmia_group_accuracy"], "correct": main["group_correct"],
+                "ad": main["ad"], "risk": main["risk"], "rho": main["rho"],
+                "rho_target": None if d.rho_target is None else d.rho_target.tolist(),
+                "baseline_accuracy": main["baseline_accuracy"], "v_rows": main["v_rows"],
+                "order": order.tolist()}
+            series["ranking"] = {"direction": main["direction"], **main["agreement"],
+                                 "baseline": main["baseline"]}
+            series["kappa_sweep"] = sweep
+            series["untargeted"] = {"accuracy": metrics["accuracy"], "ci_low": lo, "ci_high": hi}
+            series["nested"] = main["nested"]
+            series["best_attribute"] = main["best_attribute"]
+            series["attribute_ranges"] = main["attribute_ranges"]
+            series["scatter"] = main["scatter"]
+            series["attack_info"] = main["attack_info"]
+            series["info"].update(cache_hit=main["cache_hit"], epochs=main["epochs"],
+                                  top_groups=[d.group_names[k] for k in order[:3]])
+        if bc is not None:
+            blo, bhi = M.clopper_pearson(bc["correct"], bc["n"])
+            metrics.update({"asrd_bcorr": bc["asrd"], "model_accuracy_bcorr": bc["model_accuracy"],
+                            "eod_bcorr": bc["eod"], "dpd_bcorr": bc["dpd"],
+                            "accuracy_bcorr": bc["correct"] / bc["n"], "accuracy_bcorr_ci_low": blo,
+                            "accuracy_bcorr_ci_high": bhi, "rho_star": bc["rho_star"],
+                            "bcorr_kept_fraction": bc["kept_fraction"], "bcorr_seconds": bc["bcorr_seconds"]})
+            if main is not None and main["asrd"] > 0:
+                metrics["asrd_reduction"] = 1 - bc["asrd"] / main["asrd"]
+            series["bcorr"] = {k: bc[k] for k in ("rho_star", "least_group", "rho_before", "rho_after",
+                                                  "size_after", "dropped_groups", "kept_fraction",
+                                                  "group_accuracy", "group_n", "asrd", "model_accuracy", "eod",
+                                                  "dpd")}
+        return metrics, series
