@@ -18,8 +18,6 @@ and the demographic-parity difference (DPD) across groups (``fairlearn.metrics``
 from __future__ import annotations
 
 import numpy as np
-from fairlearn.metrics import demographic_parity_difference, equalized_odds_difference
-
 from ..data.disparity_population import MIN_CELL, correlation_sample, phi
 from ..errors import DataError
 
@@ -53,6 +51,8 @@ def bcorr_indices(s: np.ndarray, y: np.ndarray, g: np.ndarray, n_groups: int,
 
 def fairness(y_true: np.ndarray, y_pred: np.ndarray, groups: np.ndarray) -> dict:
     """Model accuracy, EOD and DPD across ``groups`` (fairlearn; NaN when a group lacks a class)."""
+    from fairlearn.metrics import demographic_parity_difference, equalized_odds_difference  # slow import
+
     out = {"model_accuracy": float(np.mean(np.asarray(y_true) == np.asarray(y_pred)))}
     for name, fn in (("eod", equalized_odds_difference), ("dpd", demographic_parity_difference)):
         try:

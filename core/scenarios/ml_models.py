@@ -79,6 +79,11 @@ def _load(key: tuple, config_items: tuple) -> P.DisparityData:
     if config["dataset"] == "tv16":
         return P.tv16(label, sensitive, group, seed, min_group=config["min_group"],
                       max_train=config["max_records"])
+    if not config["data_path"]:
+        raise DataError("dataset = csv needs a file: upload one (or set data_path)")
+    for role, col in (("label", label), ("sensitive", sensitive), ("group", group)):
+        if not col:
+            raise DataError(f"dataset = csv: choose the {role} column of your file")
     return P.from_csv(config["data_path"], label, sensitive, group, seed, min_group=config["min_group"],
                       max_train=config["max_records"])
 
@@ -177,14 +182,8 @@ class MLModels(Scenario):
 
     # ----------------------------------------------------------------------------------------- config
     def check(self, config: dict) -> None:
-        if config["dataset"] == "csv":
-            if not config["data_path"]:
-                raise ParameterError("data_path", "dataset = csv needs a file (upload one or set data_path)")
-            for role in ("label", "sensitive", "group"):
-                if not config[role]:
-                    raise ParameterError(role, "choose a column of your file")
         label, sensitive, group = columns(config)
-        if len({label, sensitive, group}) < 3:
+        if all((label, sensitive, group)) and len({label, sensitive, group}) < 3:
             raise ParameterError("group", "label, sensitive attribute and group must be three different columns")
 
     def n_games(self, config: dict) -> int:
@@ -407,3 +406,22 @@ class MLModels(Scenario):
                                                   "group_accuracy", "group_n", "asrd", "model_accuracy", "eod",
                                                   "dpd")}
         return metrics, series
+
+
+def column_choices(dataset: str, data_path: str = "") -> dict[str, list[str]]:
+    """Columns usable as label / sensitive attribute (exactly two values) and as group (2–200 values)."""
+    if dataset == "synthetic":
+        return {"label": ["INCOME"], "sensitive": ["MAR"], "group": ["ST"]}
+    if dataset == "tv16":
+        frame = P._tv16_frame()
+    else:
+        from ..data.dataset import load_csv
+
+        frame = load_csv(data_path, name="csv").frame
+    nun = frame.nunique()
+    binary = [c for c in frame.columns if nun[c] == 2]
+    groups = [c for c in frame.columns if 2 <= nun[c] <= P.MAX_GROUPS]
+    if len(binary) < 2:
+        raise DataError(f"{dataset}: the file needs at least two columns with exactly two values (a binary label "
+                        f"and a binary sensitive attribute); it has {len(binary)}")
+    return {"label": binary, "sensitive": binary, "group": groups}

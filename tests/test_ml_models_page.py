@@ -1,0 +1,58 @@
+"""AppTest: the ML-models page runs a small default, names the most exposed groups and rejects bad input."""
+import json
+from pathlib import Path
+
+from streamlit.testing.v1 import AppTest
+
+ROOT = Path(__file__).resolve().parent.parent
+PAGE = "pages/50_ML_models.py"
+
+
+def _page():
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=180).run()
+    return at.switch_page(PAGE)
+
+
+def _titles(at):
+    return [json.loads(c.proto.spec)["layout"].get("title", {}).get("text", "") for c in at.get("plotly_chart")]
+
+
+def test_ml_models_page_small_run_names_exposed_groups():
+    at = _page()
+    at.query_params["groups"] = "8"
+    at.query_params["n_per_group"] = "250"
+    at.query_params["epochs"] = "30"
+    at.query_params["defense"] = "bcorr"
+    at.run()
+    assert not at.exception, at.exception
+    titles = _titles(at)
+    assert any(t.startswith("Correlation between the sensitive attribute") for t in titles)
+    assert any(t.startswith("Groups ranked by the attacker's predicted risk") for t in titles)
+    assert any(t.startswith("Angular difference vs attack accuracy") for t in titles)
+    assert any(t.startswith("Targeted vs untargeted") for t in titles)
+    assert any(t.startswith("BCorr: attack accuracy per group") for t in titles)
+    assert any(": the model's confidence with each sensitive value" in t for t in titles)
+    text = " ".join(m.value for m in at.markdown)
+    assert "If this model is published" in text and "most exposed" in text
+    assert "**state " in text  # the sentence names the top groups
+    labels = {m.label: m.value for m in at.metric}
+    assert 0.5 < float(labels["Attack accuracy (csmia)"]) < 0.9
+    # the group selector redraws the confidence scatter for another group
+    box = at.selectbox(key="ml-models.scatter_group")
+    other = box.options[-1]
+    box.select(other).run()
+    assert not at.exception, at.exception
+    assert any(t.startswith(f"{other}: the model's confidence") for t in _titles(at))
+
+
+def test_ml_models_page_rejects_bad_column_choice():
+    at = _page()
+    at.query_params["dataset"] = "tv16"
+    at.query_params["max_records"] = "2000"
+    at.query_params["epochs"] = "10"
+    at.run()
+    assert not at.exception, at.exception
+    # choosing the same column for the label and the sensitive attribute is refused with a message
+    at.selectbox(key="ml-models.col.tv16.sensitive").select("votetrump").run()
+    assert not at.exception, at.exception
+    assert any("three different columns" in e.value for e in at.error)
