@@ -125,7 +125,9 @@ def draw(result, final):
         figs["bcorr"] = plots.bcorr_bars(s)
         chart(figs["bcorr"], "bcorr")
         st.caption(f"BCorr resampled every group to ρ* = {s['bcorr']['rho_star']:.2f} (the least-correlated "
-                   f"group) and kept {100 * s['bcorr']['kept_fraction']:.0f}% of the records. EOD "
+                   f"group) and kept {100 * s['bcorr']['kept_fraction']:.0f}% of the records. With groups this "
+                   f"small, identical groups would still differ by ≈ {100 * m['asrd_noise_floor_bcorr']:.0f} points "
+                   "by chance (the ASRD noise floor). EOD "
                    f"{m['eod']:.3f} → {m['eod_bcorr']:.3f}, DPD {m['dpd']:.3f} → {m['dpd_bcorr']:.3f}.")
     if not final:
         return
@@ -140,8 +142,10 @@ def draw(result, final):
                "classes' lines point in different directions (large angle), the model's confidence moves with the "
                "sensitive value differently for each class — and that is what the attack reads. Compare the most "
                "exposed group with one from the bottom of the list.")
-    for name, fig in figs.items():
-        download_figure(fig, f"ml-models-{name}")
+    with st.expander("Download the figures"):
+        for name, fig in figs.items():
+            st.caption(name.replace("-", " "))
+            download_figure(fig, f"ml-models-{name}")
     table = _group_table(s)
     with st.expander("Per-group numbers (table)"):
         st.dataframe(table, width="stretch", height=280)

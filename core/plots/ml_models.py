@@ -79,9 +79,9 @@ def ad_scatter(series: dict) -> go.Figure:
         xs = np.array([ad[ok].min(), ad[ok].max()])
         fig.add_trace(go.Scatter(x=xs, y=m * xs + b, mode="lines", name="least-squares line",
                                  line=dict(color="black", dash="dash")))
-    title = (f"Angular difference vs attack accuracy per group (Kendall τ {r['kendall']:.2f}, "
-             f"Spearman {r['spearman']:.2f})" if r.get("kendall") is not None and np.isfinite(r["kendall"])
-             else "Angular difference vs attack accuracy per group")
+    title = (f"Angular difference vs attack accuracy<br><sup>per group · Kendall τ {r['kendall']:.2f}, "
+             f"Spearman {r['spearman']:.2f}</sup>" if r.get("kendall") is not None and np.isfinite(r["kendall"])
+             else "Angular difference vs attack accuracy")
     base_layout(fig, title, "angular difference AD (rad)", "attack accuracy (%)", height=420)
     return fig
 
@@ -108,9 +108,10 @@ def kappa_curve(series: dict) -> go.Figure:
                                  text=[f"depth {n['depth']}: {n['attribute']}" for n in ns],
                                  line=dict(color=PALETTE[2], dash="dot"),
                                  hovertemplate="%{text}<br>%{x:.1%} of records<br>%{y:.1f}%<extra></extra>"))
-    base_layout(fig, "Targeted vs untargeted accuracy as the budget κ shrinks (95% bands)",
-                "fraction of records targeted (κ)", "attack accuracy (%)", height=420)
-    fig.update_xaxes(type="log", autorange="reversed", tickformat=".0%")
+    base_layout(fig, "Targeted vs untargeted accuracy<br><sup>as the budget κ shrinks (95% bands)</sup>",
+                "fraction of records targeted (κ, log scale)", "attack accuracy (%)", height=420)
+    ticks = [1, 0.75, 0.5, 0.25, 0.1, 0.05, 0.02, 0.01]
+    fig.update_xaxes(type="log", autorange="reversed", tickvals=ticks, ticktext=[f"{t:.0%}" for t in ticks])
     return fig
 
 
@@ -152,9 +153,11 @@ def bcorr_bars(series: dict) -> go.Figure:
                          marker_color=RISK_COLOR))
     fig.add_trace(go.Bar(x=names, y=_pct(np.asarray(bc["group_accuracy"], float)[order]),
                          name=f"after BCorr (every group at ρ* = {bc['rho_star']:.2f})", marker_color=PALETTE[2]))
-    base_layout(fig, f"BCorr: attack accuracy per group before and after (ASRD {100 * _nz(series, 'asrd'):.1f} → "
-                f"{100 * bc['asrd']:.1f} points)", "group (most correlated first)", "attack accuracy (%)",
-                height=420)
+    floor = bc.get("asrd_noise_floor")
+    note = f"; identical groups of these sizes would still differ by ≈ {100 * floor:.1f} by chance" if floor else ""
+    base_layout(fig, f"BCorr: attack accuracy per group before and after<br><sup>ASRD {100 * _nz(series, 'asrd'):.1f} "
+                f"→ {100 * bc['asrd']:.1f} points{note}</sup>", "group (most correlated first)",
+                "attack accuracy (%)", height=440)
     acc = np.asarray(g["accuracy"] + bc["group_accuracy"], float)
     fig.update_layout(barmode="group", yaxis=dict(range=[max(0, np.nanmin(acc) * 100 - 8), 100]))
     fig.update_xaxes(showticklabels=len(names) <= 30)
