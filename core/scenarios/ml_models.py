@@ -90,7 +90,8 @@ def _load(key: tuple, config_items: tuple) -> P.DisparityData:
 
 def load_population(config: dict, seed: int) -> P.DisparityData:
     """The population of ``config`` (cached); raises :class:`DataError` for unusable columns."""
-    return _load(data_key(config, seed), tuple(sorted(config.items())))
+    keys = ("dataset", "label", "sensitive", "group", "n_per_group", "groups", "min_group", "max_records", "data_path")
+    return _load(data_key(config, seed), tuple((k, config[k]) for k in keys))
 
 
 def population_preview(config: dict, seed: int = 0) -> dict:
