@@ -71,7 +71,8 @@ def _sentence(m: dict, s: dict) -> str:
     secret = f"{t.get(i['sensitive'], i['sensitive'])} ({i['sensitive_values'][1]} or {i['sensitive_values'][0]})"
     tops = ", ".join(f"**{t}**" for t in i.get("top_groups", []))
     text = (f"If this model is published, an attacker who only queries it guesses a person's {secret} right "
-            f"**{100 * m['accuracy']:.0f}%** of the time over everyone (chance: {100 * m['chance_accuracy']:.0f}%). "
+            f"**{100 * m['accuracy']:.0f}%** of the time over everyone (guessing the most common value for everyone: "
+            f"{100 * m['chance_accuracy']:.0f}%). "
             f"Without knowing anyone's {t.get(i['sensitive'], i['sensitive'])}, it singles out {tops} as the "
             f"most exposed groups (by {t.get(i['group'], i['group'])})")
     if m.get("targeted_accuracy") is not None and m["targeted_accuracy"] == m["targeted_accuracy"]:
