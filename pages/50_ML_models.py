@@ -45,8 +45,9 @@ defaults = dict(zip(("label", "sensitive", "group"), columns({**config, "label":
 for role, title in (("label", "Label (model output)"), ("sensitive", "Sensitive attribute"),
                     ("group", "Group attribute")):
     opts = choices[role]
-    index = opts.index(defaults[role]) if defaults[role] in opts else min(len(opts) - 1, ("label", "sensitive",
-                                                                                          "group").index(role))
+    taken = [overrides[r] for r in ("label", "sensitive") if r in overrides]
+    free = [i for i, c in enumerate(opts) if c not in taken] or [0]
+    index = opts.index(defaults[role]) if defaults[role] in opts else free[0]
     overrides[role] = st.sidebar.selectbox(title, opts, index=index, key=f"ml-models.col.{config['dataset']}.{role}",
                                            disabled=len(opts) == 1, help=scenario.param(role).help)
 try:
