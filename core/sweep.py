@@ -90,7 +90,7 @@ def plan(scenario: str | Scenario, base: dict[str, Any] | None, grid: dict[str, 
 
 
 @contextlib.contextmanager
-def dask_backend(scheduler: str, n_workers: int | None = None) -> Iterator[Any]:
+def dask_backend(scheduler: str, n_workers: int | None = None, timeout: float = 10.0) -> Iterator[Any]:
     """Route joblib work to Dask while the block runs.
 
     ``scheduler="local"`` starts a ``LocalCluster`` of ``n_workers`` single-threaded
@@ -109,7 +109,7 @@ def dask_backend(scheduler: str, n_workers: int | None = None) -> Iterator[Any]:
                                    processes=True, dashboard_address=None)
             client = Client(cluster)
         else:
-            client = Client(scheduler, timeout="10s")
+            client = Client(scheduler, timeout=f"{timeout}s")
     except (OSError, TimeoutError, ValueError) as exc:
         if cluster is not None:
             cluster.close()
@@ -125,7 +125,7 @@ def dask_backend(scheduler: str, n_workers: int | None = None) -> Iterator[Any]:
 
 
 def sweep(scenario: str | Scenario, base: dict[str, Any] | None, grid: dict[str, list], seed: int = 0, *,
-          n_jobs: int = 1, scheduler: str | None = None,
+          n_jobs: int = 1, scheduler: str | None = None, scheduler_timeout: float = 10.0,
           progress: Callable[[int, int, list[dict]], None] | None = None,
           cancel: Callable[[], bool] | None = None) -> dict:
     """Play ``scenario`` at every grid point; see the module docstring.
@@ -158,7 +158,7 @@ def sweep(scenario: str | Scenario, base: dict[str, Any] | None, grid: dict[str,
         return _jsonable(out)
 
     n_jobs = max(1, int(n_jobs))
-    with (dask_backend(scheduler, n_workers=n_jobs if n_jobs > 1 else None) if scheduler
+    with (dask_backend(scheduler, n_workers=n_jobs if n_jobs > 1 else None, timeout=scheduler_timeout) if scheduler
           else contextlib.nullcontext()) as client:
         workers = n_jobs
         if client is not None:
