@@ -97,7 +97,7 @@ class Param:
                 value = float(text)
                 return self.validate(value)
             except ValueError:
-                raise ParameterError(self.name, f"expected {self.range_text()}, got {text}") from None
+                raise ParameterError(self.name, f"expected {self.range_text()}, got {text!r}") from None
         if self.kind == "float":
             try:
                 return self.validate(float(text))

@@ -103,6 +103,9 @@ class AggregatesScenario(Scenario):
 
     # ---------------------------------------------------------------- config
     def check(self, config):
+        if 0 < config["epsilon"] < 1e-3:  # Laplace scale ≥ 1000 per cell: the counts overflow the attacks' maths
+            raise ParameterError("epsilon", f"ε per aggregate must be 0 (no noise) or at least 0.001, "
+                                            f"got {config['epsilon']:g}")
         if config["data"] != "synthetic" and not config["data_path"]:
             raise ParameterError("data_path", f"data = {config['data']} needs a file path")
         if config["data"] == "csv" and not config["sensitive_column"]:
