@@ -45,9 +45,9 @@ def _parser() -> argparse.ArgumentParser:
                     help="fix a parameter (repeatable)")
     sw.add_argument("--seed", type=int, default=0)
     sw.add_argument("--json", dest="json_path", metavar="PATH", help="also write the JSON to PATH")
-    sw.add_argument("--jobs", type=int, default=1,
+    sw.add_argument("--jobs", type=int, default=None,
                     help="local worker processes (default 1; at most the usable cores); with --scheduler local: "
-                         "the LocalCluster's workers")
+                         "the LocalCluster's workers (default: the usable cores)")
     sw.add_argument("--scheduler", metavar="local|ADDRESS",
                     help="run the grid's games on Dask: 'local' starts a LocalCluster, an address such as "
                          "tcp://HOST:8786 joins a running `dask scheduler`")
@@ -148,10 +148,12 @@ def main(argv: list[str] | None = None) -> int:
                 if not sep:
                     raise ParameterError(item, "expected KEY=V1,V2,...")
                 grid[key] = [_overrides(scenario, [f"{key}={v}"])[key] for v in values.split(",") if v.strip()]
-            if args.scheduler is None or args.scheduler == "local":
-                jobs = _jobs(args.jobs)
+            if args.scheduler is None:
+                jobs = _jobs(1 if args.jobs is None else args.jobs)
+            elif args.scheduler == "local":
+                jobs = _jobs(usable_cores() if args.jobs is None else args.jobs)
             else:
-                jobs = args.jobs  # a remote cluster's size is its own
+                jobs = 1  # a remote cluster's size is its own
             # Validate every grid point (fixed values + the point's values) before any game runs.
             _, _, names, points, configs = plan(scenario, overrides, grid)
             warned = set()

@@ -130,8 +130,8 @@ def sweep(scenario: str | Scenario, base: dict[str, Any] | None, grid: dict[str,
           cancel: Callable[[], bool] | None = None) -> dict:
     """Play ``scenario`` at every grid point; see the module docstring.
 
-    ``n_jobs``: local worker processes (ignored with a ``scheduler``, where the
-    cluster's workers do the work; with ``"local"`` it sets the number of workers).
+    ``n_jobs``: local worker processes; with ``scheduler="local"`` the number of
+    ``LocalCluster`` workers; ignored for a remote scheduler (its workers do the work).
     ``progress(points_done, points_total, rows)`` is called after each finished point;
     ``cancel()`` is polled between chunks — a stopped sweep returns the finished points
     with ``completed=False``.
@@ -158,7 +158,7 @@ def sweep(scenario: str | Scenario, base: dict[str, Any] | None, grid: dict[str,
         return _jsonable(out)
 
     n_jobs = max(1, int(n_jobs))
-    with (dask_backend(scheduler, n_workers=n_jobs if n_jobs > 1 else None, timeout=scheduler_timeout) if scheduler
+    with (dask_backend(scheduler, n_workers=n_jobs, timeout=scheduler_timeout) if scheduler
           else contextlib.nullcontext()) as client:
         workers = n_jobs
         if client is not None:
