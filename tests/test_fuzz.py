@@ -316,3 +316,20 @@ def test_loaders_end_in_a_table_or_a_data_error(capsys):
     case()
     with capsys.disabled():
         print(f"\n[fuzz] loaders: {COUNT.get('loaders', 0)} files × 6 loaders")
+
+
+# ------------------------------------------------------------------ defects the fuzzer found (kept as examples)
+def test_regressions_found_by_fuzzing():
+    from core.errors import ParameterError
+    from core.scenario import get
+
+    # a tiny ε made the noise scale overflow: RAP crashed with a numpy ValueError, location reported "scores
+    # contain NaN"; both are now refused up front with the allowed range
+    with pytest.raises(ParameterError, match="epsilon.*0.001"):
+        get("aggregates").resolve({"epsilon": 6.4e-60})
+    with pytest.raises(ParameterError, match="epsilon.*0.001"):
+        get("location").resolve({"epsilon": 1e-300})
+    # CLI text with a newline gave a two-line message
+    with pytest.raises(ParameterError) as info:
+        get("aggregates").param("block_size").parse("0\n0")
+    assert "\n" not in str(info.value)

@@ -185,6 +185,8 @@ class LocationMembership(Scenario):
 
     # ------------------------------------------------------------ config
     def check(self, config: dict) -> None:
+        if config["epsilon"] < 1e-3:  # noise scale ≥ 1000 per cell overflows the float32 attack scores (NaN)
+            raise ParameterError("epsilon", f"ε per observation must be at least 0.001, got {config['epsilon']:g}")
         if (config["mechanism"] == "gaussian" and config["calibration"] == "classic"
                 and config["epsilon"] >= 1.0):
             raise ParameterError("calibration", "the classic Gaussian σ is only valid for ε < 1; "
