@@ -164,6 +164,8 @@ def read_bytes(source, *, name: str = "upload", max_bytes: int = MAX_BYTES) -> b
             raise DataError(f"{name}: no file given")
         try:
             info = os.stat(path)
+        except FileNotFoundError:
+            raise DataError(f"{name}: file not found: {path!r}") from None
         except OSError as exc:
             raise DataError(f"{name}: cannot open {path!r} ({exc.strerror or exc})") from None
         if stat.S_ISDIR(info.st_mode):
