@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # One entry point for people and CI:
-#   bash run.sh app    install (first time) and start the lab on http://localhost:8501
+#   bash run.sh app    install (first time) and start the lab on http://localhost:8501 (this machine only)
 #   bash run.sh test   install (first time) and run every test, browser smoke test included
 # Installs into ./.venv from requirements.txt (re-installs when requirements.txt changes).
 set -euo pipefail
@@ -35,7 +35,14 @@ ensure_chromium() {
 case "${1:-}" in
   app)
     ensure_venv
-    exec "$VENV/bin/python" -m streamlit run app.py "${@:2}"
+    # Listen on this machine only unless an address is given (--server.address, or STREAMLIT_SERVER_ADDRESS):
+    # to serve a class, pass e.g. --server.address 0.0.0.0 --server.port 8501 (see README, "Serving a class").
+    addr=(--server.address 127.0.0.1)
+    for a in "${@:2}"; do
+      case "$a" in --server.address|--server.address=*) addr=() ;; esac
+    done
+    [ -n "${STREAMLIT_SERVER_ADDRESS:-}" ] && addr=()
+    exec "$VENV/bin/python" -m streamlit run app.py "${addr[@]}" "${@:2}"
     ;;
   test)
     ensure_venv

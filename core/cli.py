@@ -4,17 +4,23 @@
 parameter used, defaults and seed included), ``metrics`` (flat name → number),
 ``series`` (plot data) and ``seconds``. Bad parameters exit with status 2 and
 a one-line message naming the parameter and its allowed range.
+
+Everything that can be checked is checked before the first game: the ``--json``
+path is writable, every sweep grid point is valid, ``--jobs`` is capped at the
+usable cores. A ``--set`` parameter that has no effect under the other choices
+(``Param.active_when``) gets a one-line warning on stderr.
 """
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 
 from .errors import LabError, ParameterError
 from .games import Progress, run
 from .scenario import all_scenarios, get
-from .sweep import sweep
+from .sweep import plan, sweep, usable_cores
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -28,7 +34,7 @@ def _parser() -> argparse.ArgumentParser:
                    help="override a parameter (repeatable)")
     r.add_argument("--seed", type=int, default=0)
     r.add_argument("--json", dest="json_path", metavar="PATH", help="also write the JSON to PATH")
-    r.add_argument("--jobs", type=int, default=1, help="worker processes (default 1)")
+    r.add_argument("--jobs", type=int, default=1, help="worker processes (default 1; at most the usable cores)")
     r.add_argument("--records", action="store_true", help="include per-game records in the output")
     r.add_argument("--progress", action="store_true", help="print progress to stderr")
     sw = sub.add_parser("sweep", help="run a scenario over a grid of parameter values")
@@ -39,7 +45,12 @@ def _parser() -> argparse.ArgumentParser:
                     help="fix a parameter (repeatable)")
     sw.add_argument("--seed", type=int, default=0)
     sw.add_argument("--json", dest="json_path", metavar="PATH", help="also write the JSON to PATH")
-    sw.add_argument("--jobs", type=int, default=1)
+    sw.add_argument("--jobs", type=int, default=None,
+                    help="local worker processes (default 1; at most the usable cores); with --scheduler local: "
+                         "the LocalCluster's workers (default: the usable cores)")
+    sw.add_argument("--scheduler", metavar="local|ADDRESS",
+                    help="run the grid's games on Dask: 'local' starts a LocalCluster, an address such as "
+                         "tcp://HOST:8786 joins a running `dask scheduler`")
     return ap
 
 
@@ -72,6 +83,52 @@ def _overrides(scenario, sets: list[str]) -> dict:
     return out
 
 
+def _check_output_path(path: str | None) -> None:
+    """Fail before the run, not after it, if the result cannot be written to ``path``."""
+    if not path:
+        return
+    if os.path.isdir(path):
+        raise ParameterError("--json", f"{path!r} is a directory; give a file path")
+    existed = os.path.exists(path)
+    try:
+        with open(path, "a", encoding="utf-8"):
+            pass
+    except OSError as exc:
+        raise ParameterError("--json", f"cannot write {path!r} ({exc.strerror or exc})") from None
+    if not existed:
+        os.remove(path)
+
+
+def _write(path: str | None, text: str) -> None:
+    if path:
+        try:
+            with open(path, "w", encoding="utf-8") as fh:
+                fh.write(text + "\n")
+        except OSError as exc:  # checked before the run; the disk may still fill up
+            raise ParameterError("--json", f"cannot write {path!r} ({exc.strerror or exc})") from None
+
+
+def _jobs(requested: int) -> int:
+    if requested < 1:
+        raise ParameterError("--jobs", f"expected int >= 1, got {requested}")
+    cores = usable_cores()
+    if requested > cores:
+        print(f"note: --jobs {requested} capped at {cores}, the number of usable CPU cores", file=sys.stderr)
+        return cores
+    return requested
+
+
+def _warn_inactive(scenario, config: dict, explicit, where: str = "") -> list[str]:
+    """One stderr line per explicitly set parameter that has no effect under ``config``."""
+    lines = []
+    for name, reason in scenario.inactive(config).items():
+        if name in explicit:
+            lines.append(f"warning: {name}={config[name]!r} has no effect{where}: {reason}")
+    for line in lines:
+        print(line, file=sys.stderr)
+    return lines
+
+
 def main(argv: list[str] | None = None) -> int:
     args = _parser().parse_args(argv)
     try:
@@ -82,6 +139,7 @@ def main(argv: list[str] | None = None) -> int:
         overrides = _overrides(scenario, args.sets)
         if args.seed < 0:
             raise ParameterError("seed", f"expected int >= 0, got {args.seed}")
+        _check_output_path(args.json_path)
         if args.command == "sweep":
             grid = {}
             for item in args.vary:
@@ -90,29 +148,50 @@ def main(argv: list[str] | None = None) -> int:
                 if not sep:
                     raise ParameterError(item, "expected KEY=V1,V2,...")
                 grid[key] = [_overrides(scenario, [f"{key}={v}"])[key] for v in values.split(",") if v.strip()]
-            text = json.dumps(sweep(scenario, overrides, grid, seed=args.seed, n_jobs=args.jobs))
+            if args.scheduler is None:
+                jobs = _jobs(1 if args.jobs is None else args.jobs)
+            elif args.scheduler == "local":
+                jobs = _jobs(usable_cores() if args.jobs is None else args.jobs)
+            else:
+                jobs = 1  # a remote cluster's size is its own
+            # Validate every grid point (fixed values + the point's values) before any game runs.
+            _, _, names, points, configs = plan(scenario, overrides, grid)
+            warned = set()
+            for point, config in zip(points, configs):
+                for name, reason in scenario.inactive(config).items():
+                    if (name in overrides or name in point) and (name, reason) not in warned:
+                        warned.add((name, reason))
+                        controller = scenario.param(name).active_when[0]
+                        at = {k: v for k, v in point.items() if k in (name, controller)}
+                        where = f" at {', '.join(f'{k}={v}' for k, v in at.items())}" if at else ""
+                        print(f"warning: {name}={config[name]!r} has no effect{where}: {reason}", file=sys.stderr)
+            text = json.dumps(sweep(scenario, overrides, grid, seed=args.seed, n_jobs=jobs,
+                                    scheduler=args.scheduler))
             print(text)
-            if args.json_path:
-                with open(args.json_path, "w", encoding="utf-8") as fh:
-                    fh.write(text + "\n")
+            _write(args.json_path, text)
             return 0
+
+        jobs = _jobs(args.jobs)
+        config = scenario.resolve(overrides)
+        _warn_inactive(scenario, config, overrides)
 
         def report(p: Progress) -> None:
             print(f"\r{scenario.name}: {p.done}/{p.total} games, {p.seconds:.1f} s", end="", file=sys.stderr)
 
-        result = run(scenario, overrides, seed=args.seed, n_jobs=args.jobs,
+        result = run(scenario, overrides, seed=args.seed, n_jobs=jobs,
                      progress=report if args.progress else None)
         if args.progress:
             print(file=sys.stderr)
         out = result.to_dict(records=args.records)
         payload = {k: out[k] for k in ("scenario", "config", "metrics", "series", "seconds", "timings")}
+        ignored = {k: v for k, v in scenario.inactive(config).items() if k in overrides}
+        if ignored:  # a --set parameter → why it had no effect under the other choices
+            payload["inactive"] = ignored
         if args.records:
             payload["records"] = out["records"]
         text = json.dumps(payload)
         print(text)
-        if args.json_path:
-            with open(args.json_path, "w", encoding="utf-8") as fh:
-                fh.write(text + "\n")
+        _write(args.json_path, text)
         return 0
     except ParameterError as exc:
         print(f"error: {exc}", file=sys.stderr)

@@ -95,9 +95,9 @@ class Param:
         if self.kind == "int":
             try:
                 value = float(text)
-                return self.validate(value)
-            except ValueError:
-                raise ParameterError(self.name, f"expected {self.range_text()}, got {text}") from None
+            except ValueError:  # repr: text with a newline must not break the one-line message
+                raise ParameterError(self.name, f"expected {self.range_text()}, got {text!r}") from None
+            return self.validate(value)
         if self.kind == "float":
             try:
                 return self.validate(float(text))

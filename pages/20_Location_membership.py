@@ -48,10 +48,9 @@ upload = st.sidebar.file_uploader("Your own check-ins (CSV, auxiliary attacker)"
                                        "Gridded 12×8, last 800 hours, one site per user and hour.")
 config = param_widgets(scenario)
 if upload is not None:
-    data = upload.getvalue()
-    path = Path(tempfile.gettempdir()) / f"location-{hashlib.sha1(data).hexdigest()[:16]}.csv"
-    if not path.exists():
-        path.write_bytes(data)
+    from ui.uploads import save_upload  # private 0600 file, deleted when no session needs it
+
+    path = save_upload(upload.getvalue(), kind="location")
     try:
         seed = config.pop("seed")
         config = {**scenario.resolve({**config, "trace_file": str(path)}), "seed": seed}

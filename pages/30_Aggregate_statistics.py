@@ -58,10 +58,9 @@ if source != "Synthetic census blocks":
     if upload is None:
         st.info("Upload a CSV in the sidebar, or switch back to the synthetic census blocks.")
         st.stop()
-    raw = upload.getvalue()
-    path = Path(tempfile.gettempdir()) / f"lab-aggregates-{hashlib.sha1(raw).hexdigest()[:16]}.csv"
-    if not path.exists():
-        path.write_bytes(raw)
+    from ui.uploads import save_upload  # private 0600 file, deleted when no session needs it
+
+    path = save_upload(upload.getvalue(), kind="aggregates")
     extra = {"data": "ppmf" if source.startswith("PPMF") else "csv", "data_path": str(path)}
     if extra["data"] == "csv":
         try:

@@ -50,3 +50,112 @@ def test_size_cap_encoding_and_garbage():
 def test_dataset_rejects_values_outside_domain():
     with pytest.raises(DataError, match="outside its domain"):
         Dataset(pd.DataFrame({"a": [1, 2]}), {"a": (1,)})
+
+
+# ---------------------------------------------------------------- the one CSV reader (issue 12)
+import io  # noqa: E402
+import os  # noqa: E402
+import time  # noqa: E402
+
+from core.data import census, traces  # noqa: E402
+from core.data.dataset import read_table  # noqa: E402
+from core.reid import people  # noqa: E402
+
+
+class Endless(io.RawIOBase):
+    """A file object that never ends (like /dev/zero or a pipe that keeps writing)."""
+
+    def readable(self):
+        return True
+
+    def readinto(self, b):
+        b[:] = b"1," * (len(b) // 2) + b"1" * (len(b) % 2)
+        return len(b)
+
+
+LOADERS = {
+    "dataset": lambda src: load_csv(src),
+    "census": lambda src: census.load_csv(src, "s"),
+    "trace": lambda src: traces.load_trace_csv(src, np.random.default_rng(0)),
+    "geojson": lambda src: traces.load_social_pulse_geojson(src, np.random.default_rng(0)),
+    "people": lambda src: people.load_people_csv(src),
+}
+
+
+@pytest.mark.parametrize("loader", list(LOADERS))
+def test_endless_device_file_and_directory_are_refused_quickly(loader, tmp_path):
+    start = time.perf_counter()
+    with pytest.raises(DataError, match="not a regular file"):
+        LOADERS[loader]("/dev/zero")
+    with pytest.raises(DataError, match="is a directory"):
+        LOADERS[loader](str(tmp_path))
+    assert time.perf_counter() - start < 2.0
+
+
+def test_endless_stream_stops_at_the_byte_cap():
+    start = time.perf_counter()
+    with pytest.raises(DataError, match="larger than 1 MB"):
+        read_table(Endless(), max_bytes=2**20)
+    with pytest.raises(DataError, match="larger than"):
+        load_csv(Endless(), max_bytes=2**20)
+    assert time.perf_counter() - start < 5.0
+
+
+def test_size_cap_on_paths_is_checked_before_reading(tmp_path):
+    big = tmp_path / "big.csv"
+    with open(big, "wb") as fh:  # sparse 60 MB file: refused from its size, not by reading it
+        fh.truncate(60 * 2**20)
+    with pytest.raises(DataError, match="larger than 50 MB"):
+        load_csv(str(big))
+    with pytest.raises(DataError, match="larger than"):
+        people.load_people_csv(str(big))
+
+
+def test_row_cap():
+    with pytest.raises(DataError, match="more than 1,000 rows"):
+        read_table(b"a\n" + b"1\n" * 1001, max_rows=1000)
+    assert len(read_table(b"a\n" + b"1\n" * 1000, max_rows=1000)) == 1000
+
+
+def test_leading_zero_codes_stay_text_everywhere(tmp_path):
+    raw = b"zip,age,s\n" + b"02130,30,x\n10001,41,y\n02130,52,x\n" * 4
+    frame = read_table(raw)
+    assert frame["zip"].tolist()[:2] == ["02130", "10001"] and frame["age"].dtype.kind == "i"
+    d = load_csv(raw)
+    assert d.domain["zip"] == ("02130", "10001") and d.domain["age"] == (30, 41, 52)
+    p = people.load_people_csv(raw)
+    assert "02130" in set(p.table["zip"])
+    path = tmp_path / "c.csv"
+    path.write_bytes(raw)
+    pop = census.load_csv(path, "s")
+    assert pop.value_labels["zip"] == ["02130", "10001"]
+    # a numeric column stays numeric (and is binned when it has many values)
+    assert read_table(b"x\n0\n0.5\n-3\n")["x"].tolist() == [0.0, 0.5, -3.0]
+
+
+def test_encodings_latin1_cp1252_utf16_and_bom():
+    latin = "zip,city\n01234,Zürich\n05678,Genève\n".encode("latin-1")
+    assert read_table(latin)["city"].tolist() == ["Zürich", "Genève"]
+    cp = "a,b\n1,“quoted” €\n".encode("cp1252")
+    assert read_table(cp)["b"].tolist() == ["“quoted” €"]
+    for enc in ("utf-16", "utf-8-sig"):
+        assert read_table("naïve,b\n1,é\n".encode(enc)).columns.tolist() == ["naïve", "b"]
+    p = people.load_people_csv("name,ville,hiv\nAnn,Zürich,Y\nBob,Genève,N\nCat,Zürich,N\n".encode("latin-1"))
+    assert set(p.table["ville"]) == {"Zürich", "Genève"}
+
+
+def test_bad_files_give_one_line_data_errors():
+    for raw, msg in ((b"", "empty"), (b"\x00\x01\x02", "binary"), (b"a,a\n1,2\n", "repeated column"),
+                     (b"a,b\n1,2\n3,4,5,6\n", "not a readable CSV"), (b",\n1,2\n", "name the columns")):
+        with pytest.raises(DataError, match=msg) as info:
+            read_table(raw)
+        assert "\n" not in str(info.value)
+    with pytest.raises(DataError, match="no file given"):
+        read_table("")
+
+
+def test_fifo_is_refused_without_blocking(tmp_path):
+    fifo = tmp_path / "pipe.csv"
+    os.mkfifo(fifo)
+    with pytest.raises(DataError, match="not a regular file"):
+        load_csv(str(fifo))

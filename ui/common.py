@@ -19,6 +19,7 @@ import pandas as pd
 import streamlit as st
 
 from core.errors import Cancelled, LabError, ParameterError
+from core import safe_csv
 from core.games import Progress, Result, run
 from core.params import Param
 from core.scenario import Scenario
@@ -369,7 +370,7 @@ def figure(fig, name: str, downloads: bool = True) -> None:
 
 def download_table(df: pd.DataFrame, name: str) -> None:
     slug = _slug(name)
-    st.download_button("⬇ Table (CSV)", data=lambda: df.to_csv(index=False), file_name=f"{slug}.csv",
+    st.download_button("⬇ Table (CSV)", data=lambda: safe_csv.to_csv(df), file_name=f"{slug}.csv",
                        mime="text/csv", key=f"dl-csv-{slug}")
 
 

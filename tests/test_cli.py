@@ -1,0 +1,123 @@
+"""CLI hardening (issue 8 item 8, issue 12): checks happen before the run, grids are validated per point,
+--jobs is capped, parameters without effect are warned about."""
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from core import cli
+from core.sweep import plan, usable_cores
+from core.errors import ParameterError
+
+ROOT = Path(__file__).resolve().parents[1]
+FAST = ["--set", "sweeps=false", "--set", "trials=1", "--set", "n=20"]
+
+
+def _cli(*args, timeout=120):
+    return subprocess.run([sys.executable, "-m", "core", *args], cwd=ROOT, capture_output=True, text=True,
+                          timeout=timeout)
+
+
+def test_unwritable_json_path_fails_before_the_run(tmp_path, monkeypatch, capsys):
+    played = []
+    monkeypatch.setattr(cli, "run", lambda *a, **k: played.append(1))  # must never be reached
+    for bad in (str(tmp_path / "no-such-dir" / "out.json"), str(tmp_path)):
+        code = cli.main(["run", "reconstruction", *FAST, "--json", bad])
+        err = capsys.readouterr().err
+        assert code == 2
+        assert err.count("\n") == 1 and err.startswith("error: --json:"), err
+    assert not played
+    # the sweep command checks it too, before validating/running any point
+    code = cli.main(["sweep", "reconstruction", "--vary", "query_ratio=1,2", *FAST, "--json", str(tmp_path)])
+    assert code == 2 and "--json" in capsys.readouterr().err
+
+
+def test_unwritable_json_path_in_a_subprocess_has_no_traceback(tmp_path):
+    proc = _cli("run", "reconstruction", *FAST, "--json", str(tmp_path / "missing" / "x.json"))
+    assert proc.returncode == 2
+    assert "Traceback" not in proc.stderr and proc.stderr.strip().count("\n") == 0
+    assert proc.stdout == ""  # nothing ran
+
+
+def test_writable_json_path_is_written_and_a_probe_leaves_no_file_on_error(tmp_path, capsys):
+    out = tmp_path / "out.json"
+    assert cli.main(["run", "reconstruction", *FAST, "--json", str(out)]) == 0
+    assert json.loads(out.read_text())["config"]["n"] == 20
+    capsys.readouterr()
+    probe = tmp_path / "probe.json"
+    assert cli.main(["run", "reconstruction", "--set", "n=1", "--json", str(probe)]) == 2
+    assert not probe.exists()
+
+
+def test_sweep_validates_each_point_with_its_own_values():
+    # ilp needs n <= 60: the default n = 100 of the varied parameter must not be used for validation
+    proc = _cli("sweep", "reconstruction", "--set", "solver=ilp", "--vary", "n=20,40", "--set", "sweeps=false",
+                "--set", "trials=1")
+    assert proc.returncode == 0, proc.stderr
+    rows = json.loads(proc.stdout)["rows"]
+    assert [r["n"] for r in rows] == [20, 40] and all(r["accuracy"] == 1.0 for r in rows)
+
+
+def test_bad_grid_point_is_reported_by_its_values_before_any_game(monkeypatch, capsys):
+    from core import sweep as sweep_mod
+
+    played = []
+    real = sweep_mod._play_chunk
+    monkeypatch.setattr(sweep_mod, "_play_chunk", lambda *a: played.append(1) or real(*a))
+    code = cli.main(["sweep", "reconstruction", "--set", "solver=ilp", "--vary", "n=20,40,100",
+                     "--set", "sweeps=false", "--set", "trials=1"])
+    err = capsys.readouterr().err
+    assert code == 2 and not played
+    assert "grid point (n=100)" in err and "ilp" in err
+    with pytest.raises(ParameterError, match=r"grid point \(query_ratio=1.0, n=100\)"):
+        plan("reconstruction", {"solver": "ilp"}, {"query_ratio": [1.0], "n": [20, 100]})
+
+
+def test_jobs_is_capped_at_usable_cores_with_one_notice(monkeypatch, capsys):
+    seen = {}
+
+    def fake_run(scenario, overrides, seed, n_jobs, progress):
+        seen["n_jobs"] = n_jobs
+        from core.games import run
+        return run(scenario, overrides, seed=seed)
+
+    monkeypatch.setattr(cli, "run", fake_run)
+    assert cli.main(["run", "reconstruction", *FAST, "--jobs", "48"]) == 0
+    err = capsys.readouterr().err
+    assert seen["n_jobs"] == usable_cores() <= len(os.sched_getaffinity(0))
+    assert [line for line in err.splitlines() if "capped" in line] == [
+        f"note: --jobs 48 capped at {usable_cores()}, the number of usable CPU cores"]
+    assert cli.main(["run", "reconstruction", *FAST, "--jobs", "0"]) == 2
+
+
+def test_sweep_jobs_capped_too(monkeypatch, capsys):
+    seen = {}
+    monkeypatch.setattr(cli, "sweep", lambda *a, **k: seen.update(k) or {"rows": []})
+    assert cli.main(["sweep", "reconstruction", "--vary", "query_ratio=1,2", *FAST, "--jobs", "64"]) == 0
+    assert seen["n_jobs"] == usable_cores() and "capped" in capsys.readouterr().err
+
+
+def test_inactive_parameter_set_explicitly_is_warned_about(capsys):
+    assert cli.main(["run", "reconstruction", *FAST, "--set", "defense_level=3"]) == 0
+    captured = capsys.readouterr()
+    warnings = [line for line in captured.err.splitlines() if line.startswith("warning:")]
+    assert warnings == ["warning: defense_level=3.0 has no effect: only used when defense is "
+                        "rounding|gaussian|subsample (it is 'none')"]
+    assert "defense_level" in json.loads(captured.out)["inactive"]
+    # active with a defence: no warning
+    assert cli.main(["run", "reconstruction", *FAST, "--set", "defense=gaussian", "--set", "defense_level=3"]) == 0
+    assert "warning" not in capsys.readouterr().err
+
+
+def test_trace_file_with_the_informed_attacker_is_warned_about(tmp_path, capsys):
+    from core.scenario import get
+
+    sc = get("location")
+    config = sc.resolve({"trace_file": "x.csv", "attacker": "informed"})
+    assert "trace_file" in sc.inactive(config)
+    assert "trace_file" not in sc.inactive(sc.resolve({"trace_file": "x.csv", "attacker": "auxiliary"}))

