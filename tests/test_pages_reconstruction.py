@@ -70,9 +70,17 @@ def test_reconstruction_scaling_button():
     assert not at.exception, at.exception
     specs = [json.loads(c.proto.spec) for c in at.get("plotly_chart")]
     scaling = [s for s in specs if "σ/√n matters" in s["layout"]["title"]["text"]]
-    assert scaling and len(scaling[0]["data"]) == 3  # one curve per n
-    first_points = [trace["y"][0] for trace in scaling[0]["data"]]
+    curves = [t for t in scaling[0]["data"] if t.get("mode") == "lines+markers"]
+    assert len(curves) == 3  # one curve per n
+    first_points = [trace["y"][0] for trace in curves]
     assert first_points == [1.0, 1.0, 1.0]  # no noise: every n fully recovered
+    bands = [t for t in scaling[0]["data"] if t.get("fill") == "toself"]
+    assert len(bands) == 3  # a 95% band per n
+    for b, c in zip(bands, curves):  # the band encloses its curve
+        k = len(c["y"])
+        high, low = b["y"][:k], b["y"][k:][::-1]
+        assert all(lo - 1e-9 <= y <= hi + 1e-9 for lo, y, hi in zip(low, c["y"], high))
+        assert any(hi - lo > 0.01 for lo, hi in zip(low, high))
 
 
 def test_reconstruction_page_lp_engine_choice():
