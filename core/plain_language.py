@@ -73,7 +73,8 @@ def _ok(x) -> bool:
     return x is not None and isinstance(x, (int, float)) and math.isfinite(x)
 
 
-def _verdict(acc: float, baseline: float, ci_low: float | None = None) -> str:
+def _verdict(acc: float, baseline: float, ci_low: float | None = None,
+             worst: str = "the release gives the secrets away") -> str:
     """How far above guessing, in words."""
     if ci_low is not None and ci_low <= baseline:
         return "no better than guessing, within the margin of error: this release protected these people"
@@ -81,7 +82,7 @@ def _verdict(acc: float, baseline: float, ci_low: float | None = None) -> str:
     if gain < 0.05:
         return "barely better than guessing"
     if acc >= 0.95:
-        return "the release gives the secrets away"
+        return worst
     if gain < 0.2:
         return "a real but partial leak"
     return "a serious leak"
@@ -118,7 +119,7 @@ def location(metrics: dict, k: int) -> str:
         return ""
     text = (f"With these settings an attacker who sees {k} of a person's check-ins guesses whether that person "
             f"is in the released counts right {pct(acc)} of the time, against 50% by chance — "
-            f"{_verdict(acc, 0.5, metrics.get('accuracy_ci_low'))}")
+            f"{_verdict(acc, 0.5, metrics.get('accuracy_ci_low'), 'membership is all but revealed')}")
     if _ok(bound):
         text += f"; differential privacy guarantees that no attack exceeds {pct(bound)}"
     return text + "."

@@ -30,8 +30,14 @@ n = number_field(sb, "People n (for the reconstruction rule)", key="eps.n", kind
                  high=100_000, step=10, bind="query-params")
 ratio = sb.slider("Queries per person m/n", 0.5, 8.0, 2.0, 0.5, key="eps.ratio", bind="query-params")
 
+@st.cache_data(show_spinner=False, max_entries=256)
+def explained(epsilon, delta, k_max, n, ratio):
+    """Closed form, but ~0.5 s of bound computations: cached so a returning view draws at once."""
+    return explain_epsilon(epsilon, delta, k_max, n, ratio)
+
+
 try:
-    data = explain_epsilon(float(epsilon), float(delta), int(k_max), int(n), float(ratio))
+    data = explained(float(epsilon), float(delta), int(k_max), int(n), float(ratio))
 except LabError as exc:
     show_error(exc)
     st.stop()

@@ -35,9 +35,10 @@ def draw(result, final):
     if s.get("accuracy_vs_query_ratio", {}).get("x"):
         figs["accuracy_vs_query_ratio"] = plots.accuracy_vs_ratio(s, m, chosen=config["query_ratio"])
     if s.get("accuracy_vs_defense_level", {}).get("x"):
-        same = s.get("sweep_defense") == config["defense"]  # defence none: the sweep shows gaussian noise
-        figs["accuracy_vs_defense_level"] = plots.accuracy_vs_level(s, m, chosen=scenario.level(config)
-                                                                    if same else None)
+        # defence none: the sweep adds Gaussian noise, and the chosen setting is its σ = 0
+        chosen = scenario.level(config) if s.get("sweep_defense") == config["defense"] else (
+            0.0 if config["defense"] == "none" and s.get("sweep_defense") == "gaussian" else None)
+        figs["accuracy_vs_defense_level"] = plots.accuracy_vs_level(s, m, chosen=chosen)
     cols = st.columns(2)
     for col, (name, fig) in zip(cols, list(figs.items())[:2]):
         with col:
