@@ -50,7 +50,7 @@ metric_row({"acc1": num["accuracy_bound_1"], "acck": num["accuracy_bound_k"], "o
             "odds": "Max odds factor e^ε", "lap": "Laplace scale", "gauss": "Gaussian σ"})
 st.caption(f"Accuracy: the highest [balanced accuracy]({say.GLOSSARY_PAGE}#balanced-accuracy) of any "
            f"{say.term('membership-inference', 'membership test')} (0.5 is a coin flip). Noise scales are for one "
-           f"count ({say.term('sensitivity')} 1). Gaussian σ uses analytic calibration at "
+           f"count ({say.term('sensitivity', 'sensitivity')} 1). Gaussian σ uses analytic calibration at "
            f"δ = {data['reconstruction']['gaussian_delta']:g} (classic rule: "
            f"{num['gaussian_sigma_count_classic']:.2f}).")
 
