@@ -103,6 +103,7 @@ def test_link_with_out_of_range_value_is_explained():
     at = _page("pages/05_Epsilon_explorer.py", **{"eps.n": "5"})
     assert not at.exception, at.exception
     assert any("below the minimum 10" in w.value for w in at.warning)
+    assert at.number_input(key="eps.n").value == 10  # the field shows the value in use
 
 
 # ----------------------------------------------------------------- plain language + glossary

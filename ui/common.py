@@ -188,11 +188,17 @@ def number_field(container, label: str, *, key: str, kind: str, default, low=Non
                                    format=fmt or ("%d" if kind == "int" else "%g"), key=key,
                                    help=((help or "") + f"\n\nAllowed: {allowed}.").strip(), disabled=disabled, **kw)
     fixed, why = clamp(value)
-    if why:  # e.g. a link's value, first seen by the widget itself: use the nearest allowed one, fix next run
+    once_key = f"_fixed_once.{key}"
+    if why:  # e.g. a link's value, first seen by the widget itself: use the nearest allowed one
         message = f"**{label}**: {_fmt_number(value) if value is not None else 'the value'} {why}; allowed: " \
                   f"{allowed}. Using {_fmt_number(fixed)}."
         st.session_state[fix_key] = message
+        if not st.session_state.get(once_key):  # rerun once so the field itself shows the corrected value
+            st.session_state[once_key] = True
+            st.rerun()
         value = fixed
+    else:
+        st.session_state.pop(once_key, None)
     if message:
         container.warning(message, icon=":material/straighten:")
     return value
