@@ -41,12 +41,22 @@ def home() -> None:
         "their secret attribute?). Playing many games estimates how often the attacker wins. An attack that wins "
         "no more often than guessing means the release protected that person; differential privacy (ε) bounds "
         "how far above guessing any attack can get.")
+    st.markdown("New to the words? The [glossary](/Glossary) explains [AUC](/Glossary#auc), "
+                "[ε](/Glossary#epsilon), the [DP bound](/Glossary#dp-bound) and the rest in plain language; every "
+                "lab links a term's first use there.")
     st.subheader("Labs")
     for path in PAGE_FILES:
+        if path.stem.startswith("9"):
+            continue
         st.page_link(str(path), label=_title(path), icon=":material/science:")
         summary = _summary(path)
         if summary:
             st.caption(summary)
+    st.subheader("Reference")
+    for path in PAGE_FILES:
+        if path.stem.startswith("9"):
+            st.page_link(str(path), label=_title(path), icon=":material/menu_book:")
+            st.caption(_summary(path))
     st.caption("Every configuration is mirrored in the address bar, so a link reproduces a run; every plot and "
                "table can be downloaded. The same engine runs from the command line: `python -m core list`.")
 

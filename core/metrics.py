@@ -141,3 +141,20 @@ def mia_metrics(labels, scores, fpr_levels=FPR_LEVELS) -> dict:
     for a in fpr_levels:
         out[f"tpr_at_fpr_{a:g}"] = tpr_at_fpr(labels, scores, a)
     return out
+
+
+def auc_ci(auc: float, n_pos: int, n_neg: int, confidence: float = 0.95) -> tuple[float, float]:
+    """Normal-approximation confidence interval for an AUC (Hanley & McNeil 1982, standard error eq. 2).
+
+    ``SE² = (A(1−A) + (n₊−1)(Q₁−A²) + (n₋−1)(Q₂−A²)) / (n₊n₋)`` with ``Q₁ = A/(2−A)``, ``Q₂ = 2A²/(1+A)``;
+    the interval is ``A ± z·SE`` clipped to [0, 1]. Used for the bands of AUC sweeps, where only the AUC and
+    the class sizes of each point are kept.
+    """
+    from scipy.stats import norm
+
+    if n_pos <= 0 or n_neg <= 0 or not math.isfinite(auc):
+        return (float("nan"), float("nan"))
+    q1, q2 = auc / (2 - auc), 2 * auc * auc / (1 + auc)
+    var = (auc * (1 - auc) + (n_pos - 1) * (q1 - auc * auc) + (n_neg - 1) * (q2 - auc * auc)) / (n_pos * n_neg)
+    half = float(norm.ppf(0.5 + confidence / 2)) * math.sqrt(max(var, 0.0))
+    return (max(0.0, auc - half), min(1.0, auc + half))

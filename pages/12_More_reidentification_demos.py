@@ -2,10 +2,13 @@
 import pandas as pd
 import streamlit as st
 
+from core import plain_language as say
 from core.errors import LabError
 from core.plots import reid_more as plots
 from core.reid import composition, downcoding, privacy_is_relational
-from ui.common import download_table, figure, metric_row, page_header, show_error
+from ui.common import content, download_table, figure, metric_row, number_field, page_header, plain, show_error
+
+B = {"bind": "query-params"}  # every control is mirrored in the address bar: a link reproduces the view
 
 page_header("More reidentification demos: k-anonymity's blind spots",
             "Three slides from the end of the reidentification lecture: a k-anonymiser whose *choices* leak, "
@@ -21,6 +24,11 @@ def run_downcoding(table, preset, k, knowledge, anonymiser):
     return downcoding.downcode(table, downcoding.PRESETS[preset][1]()[1], k, knowledge, anonymiser=anonymiser)
 
 
+@st.cache_data(show_spinner=False, max_entries=32)
+def downcode_k_range(table, preset, anonymiser):
+    return downcoding.k_range(table, downcoding.PRESETS[preset][1]()[1], anonymiser)
+
+
 @st.cache_data(show_spinner="Anonymising the two releases…", max_entries=16)
 def run_composition(n_learners, n_courses, k, course, seed):
     return composition.composition_attack(n_learners, n_courses, k, course, seed)
@@ -31,15 +39,10 @@ t_rel, t_down, t_comp = st.tabs([":material/swap_horiz: Privacy is relational", 
 
 # ------------------------------------------------------------------------------------------------ relational
 with t_rel:
-    st.markdown(
-        "**Slide “k-anonymity across all attributes?” (privacy concerns).** Take the mechanism *A(x): if Salil is "
-        "in x and has tuberculosis, generalise starting with the rightmost attribute; else start on the left.* "
-        "Every output it produces is k-anonymous across all attributes (names dropped). But anyone who knows A "
-        "reads Salil's diagnosis from *which* columns were generalised. **Privacy is a property of the "
-        "input–output relationship, not of one output.**")
+    st.markdown(content("reid_more", "relational"))
     c1, c2 = st.columns(2)
-    k_rel = c1.number_input("k", 1, 8, 2, key="rm.k_rel")
-    tb = c2.toggle("Salil has tuberculosis (the world that is released)", True, key="rm.tb")
+    k_rel = number_field(c1, "k", key="rm.k_rel", kind="int", default=2, low=1, high=8, **B)
+    tb = c2.toggle("Salil has tuberculosis (the world that is released)", True, key="rm.tb", **B)
     try:
         W = privacy_is_relational.two_worlds(k=int(k_rel))
     except LabError as exc:
@@ -48,6 +51,7 @@ with t_rel:
         out = W.worlds[tb]
         guess = privacy_is_relational.decode(out.heights, out.tops)
         said = {True: "Salil has TB", False: "Salil has no TB", None: "cannot tell"}[guess]
+        plain(say.relational(out.report.passes, guess, tb))
         (st.success if out.report.passes else st.error)(
             f"The release is {'' if out.report.passes else 'NOT '}{W.k}-anonymous (smallest class: "
             f"{out.report.min_class_size}); so is the other world's ({W.worlds[not tb].report.min_class_size}).",
@@ -70,33 +74,32 @@ with t_rel:
 
 # ------------------------------------------------------------------------------------------------ downcoding
 with t_down:
-    st.markdown(
-        "**Slide “Downcoding Attacks [Cohen ’21]”.** X is the data, Y a k-anonymised version; a *downcoding* Z "
-        "generalises X and refines Y. A **minimal** anonymiser never generalises more than it must — and that "
-        "is information. Here the attacker sees only Y and knows the anonymiser is minimal; by brute force they "
-        "list every table X′ that Y could have come from (each cell a leaf under Y's cell, and Y still minimal "
-        "for X′). Records of one class are interchangeable, so Z is a multiset per class that matches every "
-        "possible X′ (Cohen's definition up to re-ordering). Hierarchies: leaf → group → *.")
+    st.markdown(content("reid_more", "downcoding"))
     st.info(downcoding.THEOREM, icon=":material/menu_book:")
     c1, c2, c3 = st.columns(3)
     preset = c1.radio("Data", list(downcoding.PRESETS), format_func=lambda p: downcoding.PRESETS[p][0],
-                      key="rm.preset")
-    k_dc = c1.number_input("k", 2, 4, 3 if preset == "slide" else 2, key=f"rm.k_dc.{preset}")
+                      key="rm.preset", **B)
     knowledge = c2.radio("The attacker knows that", list(downcoding.KNOWLEDGE), format_func=downcoding.KNOWLEDGE.get,
-                         key="rm.knowledge")
+                         key="rm.knowledge", **B)
     anonymiser = c3.radio("Anonymiser producing Y", list(downcoding.ANONYMISERS),
-                          format_func=downcoding.ANONYMISERS.get, key="rm.anon")
+                          format_func=downcoding.ANONYMISERS.get, key="rm.anon", **B)
     base, hier = downcoding.PRESETS[preset][1]()
     c3.caption("Hierarchy: " + "; ".join(
         f"{col}: " + ", ".join(f"{g} = {{{', '.join(v for v, gg in h.items() if gg == g)}}}"
                                for g in dict.fromkeys(h.values())) for col, h in hier.items()))
     x = st.data_editor(base, num_rows="dynamic", key=f"rm.x.{preset}", hide_index=True)
+    x = pd.DataFrame(x).dropna().reset_index(drop=True)
+    # Only the k the brute force can finish for this table (the engine refuses the others).
+    k_lo, k_hi = downcode_k_range(x, preset, anonymiser)
+    k_dc = number_field(c1, "k", key=f"rm.k_dc.{preset}", kind="int", default=min(max(3 if preset == "slide" else 2,
+                        k_lo), k_hi), low=k_lo, high=k_hi, help="Larger k: more tables X′ to try", **B)
     try:
-        D = run_downcoding(pd.DataFrame(x).dropna().reset_index(drop=True), preset, int(k_dc), knowledge, anonymiser)
+        D = run_downcoding(x, preset, int(k_dc), knowledge, anonymiser)
     except LabError as exc:
         show_error(exc)
     else:
         m = D.metrics()
+        plain(say.downcoding(m["n_cells_exact"], m["pct_records_refined"]))
         metric_row(m, {"n_candidates": "Tables X′ tried", "n_consistent": "X′ consistent with Y",
                        "n_cells_exact": "Cells downcoded to exact", "n_cells_refined": "Cells refined",
                        "pct_records_refined": "% records refined"}, fmt="{:,.0f}")
@@ -113,29 +116,25 @@ with t_down:
 
 # ------------------------------------------------------------------------------------------------ composition
 with t_comp:
-    st.markdown(
-        "**Slides “Composition Attacks” and “Failure of Composition”.** [Ganti–Kasiviswanathan–Smith ’08]: two "
-        "k-anonymous generalisations of the same data can combine into one that is not k-anonymous. In the "
-        "Harvard-MIT edX release [Daries et al. ’14], 5-anonymity was enforced separately on (a) the course "
-        "combination and (b) demographics + one course. Here: a synthetic edX-like table, release A = the 0/1 "
-        "enrolment in every course, release B = year of birth, gender, country, one course's enrolment and "
-        "posts; each k-anonymised on its own; both keep the learner's pseudonymous ID, so they join.")
+    st.markdown(content("reid_more", "composition"))
     st.info(f"**Paper's figures (Cohen ’21 on the real edX data, not computed here):** combining the QIs gives "
             f"**{composition.EDX_PCT_UNIQUE}% uniques ({composition.EDX_N_UNIQUE:,} learners)** and "
             f"**{composition.EDX_PCT_NOT_K}% not {composition.EDX_K}-anonymous**; re-identification used LinkedIn "
             "profiles and the dataset was then heavily redacted.", icon=":material/menu_book:")
     c1, c2, c3 = st.columns(3)
-    n_learners = c1.select_slider("Learners", [2_000, 5_000, 10_000, 20_000], 10_000, key="rm.n")
-    n_courses = c1.slider("Courses", 2, 16, 16, key="rm.courses")
-    k_c = c2.number_input("k", 2, 20, composition.EDX_K, key="rm.k_c")
-    course = c2.number_input("Course in release B", 1, int(n_courses), 1, key=f"rm.course.{n_courses}")
-    seed = c3.number_input("Seed", 0, 2**31 - 1, 0, key="rm.seed")
+    n_learners = c1.select_slider("Learners", [2_000, 5_000, 10_000, 20_000], 10_000, key="rm.n", **B)
+    n_courses = c1.slider("Courses", 2, 16, 16, key="rm.courses", **B)
+    k_c = number_field(c2, "k", key="rm.k_c", kind="int", default=composition.EDX_K, low=2, high=20, **B)
+    course = number_field(c2, "Course in release B", key="rm.course", kind="int", default=1, low=1,
+                          high=int(n_courses), **B)
+    seed = number_field(c3, "Seed", key="rm.seed", kind="int", default=0, low=0, high=2**31 - 1, **B)
     try:
         C = run_composition(n_learners, n_courses, int(k_c), int(course), int(seed))
     except LabError as exc:
         show_error(exc)
     else:
         m = C.metrics()
+        plain(say.composition(m["pct_unique_joined"], m["pct_not_k_anonymous_joined"], C.k))
         metric_row(m, {"pct_unique_a": "% unique in A", "pct_unique_b": "% unique in B",
                        "pct_unique_joined": "% unique in A ⋈ B", "pct_not_k_anonymous_joined":
                        f"% not {C.k}-anonymous in A ⋈ B"}, fmt="{:.1f}")

@@ -6,41 +6,19 @@ from pathlib import Path
 import pandas as pd
 import streamlit as st
 
+from core import plain_language as say
 from core.errors import LabError
 from core.plots import location as plots
 from core.scenario import get
 from core.scenarios.location import theory_curves
-from ui.common import chart, download_figure, download_result, download_table, metric_row, page_header, \
-    param_widgets, run_scenario, show_error
+from ui.common import chart, content, download_result, download_table, figure, metric_row, page_header, \
+    param_widgets, plain, run_scenario, show_error
 
 scenario = get("location")
 page_header(scenario)
 
 with st.expander("What is happening here? (attackers, observations, the DP bound)", expanded=False):
-    st.markdown(
-        "A city publishes **counts per site and hour** (e.g. how many people tweeted from each of 96 areas in each of "
-        "800 hours), computed over a group of **G = 1,999** people. Each person counts at most once per hour "
-        "(clipping, C = 1), and every count gets random noise — **Laplace** or **Gaussian** — so that each hour's "
-        "release is **ε-differentially private**.\n\n"
-        "The attacker holds a *target* trace and asks: *was this person in the group?* A coin flip decides whether "
-        "the target is added (the **membership game**). Only the target's **positive observations** matter — the "
-        "k cells (site, hour) where the target was seen; **k** is the x-axis of most plots.\n\n"
-        "**Who is the attacker?**\n"
-        "* **Informed attacker** — the adversary of the DP definition: knows *every other* trace, subtracts them, and "
-        "sees `b + noise` in each of the k cells. Only the noise protects the target; no data is needed.\n"
-        "* **Auxiliary attacker** — knows only a separate sample of the population. It simulates *shadow "
-        "aggregates* (half with the target) to learn what member and non-member counts look like; the other "
-        "people's counts add to its uncertainty.\n\n"
-        "**Attacks.** *One-threshold*: add up the k cells, compare with a threshold. *Two-threshold*: threshold "
-        "each cell first, then count the cells above — robust to Laplace's heavy tails. *MLP*: a neural network "
-        "trained on shadow aggregates (what earlier papers used). *Likelihood ratio*: the Neyman–Pearson optimal "
-        "test, the best any attacker can do.\n\n"
-        "**The DP bound** (black, dashed) is the highest accuracy that *any* attack can reach against *any* "
-        "mechanism that is ε-DP per observation, after k observations (Kairouz et al.'s optimal composition). "
-        "The paper's point: a measured curve far below the bound does not mean the data are safer — the grey "
-        "dotted curve (best possible against *this* mechanism) shows how much of the gap is due to the attack "
-        "(e.g. the MLP learning the sub-optimal one-threshold rule from too few shadows) and how much is simply "
-        "because Laplace noise is not the worst-case ε-DP mechanism.")
+    st.markdown(content("location"))
 
 st.sidebar.header("Location membership game")
 upload = st.sidebar.file_uploader("Your own check-ins (CSV, auxiliary attacker)", type=["csv"],
@@ -66,6 +44,7 @@ try:
 except LabError as exc:
     show_error(exc)
     st.stop()
+sentence = st.empty()  # the plain-language reading, once games have been played
 top = st.empty()
 with top.container():
     chart(plots.accuracy_vs_observations(theory), "theory")
@@ -93,6 +72,8 @@ def draw(result, final):
     m, s = result.metrics, result.series
     if not s:
         return
+    with sentence.container():
+        plain(say.location(m, config["observations"]))
     metric_row(m, {"accuracy": f"Accuracy ({config['attack']})", "auc": "AUC",
                    "dp_bound_accuracy": "DP bound", "optimal_informed_accuracy": "Best possible (informed)",
                    "tpr_at_fpr_0.01": "TPR @ 1% FPR"})
@@ -100,47 +81,33 @@ def draw(result, final):
         if "mean_clean_count" in m else ""
     st.caption(f"k = {config['observations']}, {result.records[0]['games']} test games, 95% CI "
                f"[{m['accuracy_ci_low']:.3f}, {m['accuracy_ci_high']:.3f}] · noise scale {m['noise_scale']:.3f}"
-               f" · gap to the DP bound {m['gap_to_bound']:.3f}{extra}")
-    figs = {"accuracy-vs-observations": plots.accuracy_vs_observations(theory, s)}
+               f" · gap to the {say.term('dp-bound', 'DP bound')} {m['gap_to_bound']:.3f}{extra} · "
+               f"{say.term('auc')}, {say.term('tpr-at-fpr')}: see the glossary.")
     with top.container():
-        chart(figs["accuracy-vs-observations"], "acc-k")
-        if final:
-            download_figure(figs["accuracy-vs-observations"], "location-accuracy-vs-observations")
+        figure(plots.accuracy_vs_observations(theory, s), "location-accuracy-vs-observations", downloads=final)
     left, right = st.columns(2)
-    figs["auc-vs-observations"] = plots.accuracy_vs_observations(theory, s, metric="auc")
-    figs["roc"] = plots.roc_curves(s)
-    for col, name in ((left, "auc-vs-observations"), (right, "roc")):
-        with col:
-            chart(figs[name], name)
-            if final:
-                download_figure(figs[name], f"location-{name}")
-    figs["histograms"] = plots.score_histograms(s)
-    chart(figs["histograms"], "hist")
+    with left:
+        figure(plots.accuracy_vs_observations(theory, s, metric="auc"), "location-auc-vs-observations",
+               downloads=final)
+    with right:
+        figure(plots.roc_curves(s), "location-roc", downloads=final)
+    figure(plots.score_histograms(s), "location-histograms", downloads=final)
     st.caption("Two-threshold scores are integers (cells above their threshold); the LRT score is a "
                "log-likelihood ratio (member if > 0); the one-threshold score is the plain sum of the k cells.")
     if len(s.get("shadows", {}).get("one-threshold", {}).get("x", [])) > 1:
-        figs["accuracy-vs-shadows"] = plots.accuracy_vs_shadows(s)
-        chart(figs["accuracy-vs-shadows"], "shadows")
+        figure(plots.accuracy_vs_shadows(s), "location-accuracy-vs-shadows", downloads=final)
         st.caption("Threshold attacks need few shadows; the paper finds the MLP needs ~200k shadow aggregates to "
                    "learn the two-threshold rule (App. E).")
     if "mlp" in s:
         st.subheader("What did the MLP learn?")
-        figs["mlp-weights"] = plots.mlp_weights(s)
-        chart(figs["mlp-weights"], "mlp-w")
-        st.caption("Roughly equal weights everywhere = every hidden unit sums all cells (the one-threshold rule, "
-                   "paper Fig. 12, 2k shadows). A diagonal with biases of opposite sign = one threshold per cell "
-                   "(the two-threshold rule, Fig. 15, 200k shadows). Hidden units are ordered by their strongest "
-                   "input. A net can also mix its units: the bottom bars (each cell's weight in the linearised "
-                   "output) are then roughly equal for a sum rule.")
-        chart(plots.mlp_training(s), "mlp-h")
+        figure(plots.mlp_weights(s), "location-mlp-weights", downloads=final)
+        st.caption(content("location", "mlp"))
+        figure(plots.mlp_training(s), "location-mlp-training", downloads=final)
     if final:
-        for name in ("histograms", "accuracy-vs-shadows", "mlp-weights"):
-            if name in figs:
-                download_figure(figs[name], f"location-{name}")
         table = _table(s)
         with st.expander("Measured points (table)"):
             st.dataframe(table, width="stretch", height=240)
-            download_table(table, f"location-points-seed{result.config['seed']}")
+            download_table(table, f"location-points-seed{result.config['seed']}", label="measured points")
         download_result(result)
 
 

@@ -32,6 +32,18 @@ def test_reconstruction_page_default_and_change():
     assert len(charts) >= 3
     titles = [json.loads(c.proto.spec)["layout"]["title"]["text"] for c in charts]
     assert any("√n" in t for t in titles)
+    specs = {json.loads(c.proto.spec)["layout"]["title"]["text"]: json.loads(c.proto.spec) for c in charts}
+    # the chosen setting is marked: m/n = 2 on the ratio sweep, σ = 0 (no defence) on the noise sweep
+    ratio = specs["Bits recovered vs queries per person"]
+    star = [t for t in ratio["data"] if t.get("name", "").startswith("chosen")]
+    assert star and star[0]["x"] == [2.0] and star[0]["y"] == [1.0]
+    noise = next(v for k, v in specs.items() if k.startswith("Bits recovered vs noise"))
+    assert any(t.get("name", "").startswith("chosen: σ = 0") for t in noise["data"])
+    # whole trials only on the histogram's count axis
+    hist = specs["Accuracy of each trial at the chosen setting"]["layout"]["yaxis"]
+    assert hist["tickformat"] == "d" and float(hist["dtick"]).is_integer()
+    # the plain-language sentence reads the result
+    assert any("recovers 100% of the secret bits" in i.value for i in at.info)
     at.selectbox(key="reconstruction.defense").select("gaussian").run()
     at.number_input(key="reconstruction.defense_level").set_value(30.0).run()
     assert not at.exception
@@ -57,6 +69,9 @@ def test_reconstruction_heatmap_button():
     specs = [json.loads(c.proto.spec) for c in at.get("plotly_chart")]
     heat = [s for s in specs if s["data"][0]["type"] == "heatmap"]
     assert heat, "heatmap not drawn"
+    rects = [sh for sh in heat[0]["layout"].get("shapes", []) if sh["type"] == "rect"]
+    assert len(rects) == 1  # the sidebar's (m/n = 2, no noise) cell is outlined
+    assert rects[0]["x0"] == 2.5 and rects[0]["y0"] == -0.5
     z = heat[0]["data"][0]["z"]
     assert len(z) == 8 and len(z[0]) == 6
     assert z[0][-1] == 1.0  # no noise, m = 4n: everything recovered
@@ -70,9 +85,17 @@ def test_reconstruction_scaling_button():
     assert not at.exception, at.exception
     specs = [json.loads(c.proto.spec) for c in at.get("plotly_chart")]
     scaling = [s for s in specs if "σ/√n matters" in s["layout"]["title"]["text"]]
-    assert scaling and len(scaling[0]["data"]) == 3  # one curve per n
-    first_points = [trace["y"][0] for trace in scaling[0]["data"]]
+    curves = [t for t in scaling[0]["data"] if t.get("mode") == "lines+markers"]
+    assert len(curves) == 3  # one curve per n
+    first_points = [trace["y"][0] for trace in curves]
     assert first_points == [1.0, 1.0, 1.0]  # no noise: every n fully recovered
+    bands = [t for t in scaling[0]["data"] if t.get("fill") == "toself"]
+    assert len(bands) == 3  # a 95% band per n
+    for b, c in zip(bands, curves):  # the band encloses its curve
+        k = len(c["y"])
+        high, low = b["y"][:k], b["y"][k:][::-1]
+        assert all(lo - 1e-9 <= y <= hi + 1e-9 for lo, y, hi in zip(low, c["y"], high))
+        assert any(hi - lo > 0.01 for lo, hi in zip(low, high))
 
 
 def test_reconstruction_page_lp_engine_choice():

@@ -32,7 +32,7 @@ def test_condition_preset_flags_homogeneity(app):
 
 
 def test_synthetic_town_and_bad_system(app):
-    app.selectbox(key="reid.source").set_value("synthetic").run()
+    app.radio(key="reid.source").set_value("synthetic").run()
     assert not app.exception
     app.text_area[0].set_value("x1 + x2 = 1").run()
     assert not app.exception

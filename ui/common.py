@@ -6,13 +6,16 @@ by ``core.plots``. Everything here is presentation; no attack logic.
 """
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import math
 import queue
+import re
 import threading
 import time
 from collections import OrderedDict
+from pathlib import Path
 from typing import Any, Callable
 
 import pandas as pd
@@ -75,7 +78,143 @@ def show_error(exc: BaseException) -> None:
         st.error(f"Unexpected error ({type(exc).__name__}): {exc}", icon=":material/error:")
 
 
+# --------------------------------------------------------------- text
+CONTENT_DIR = Path(__file__).resolve().parent.parent / "content"
+_SECTION = re.compile(r"^<!-- section: ([\w-]+) -->\s*$", re.M)
+
+
+@functools.lru_cache(maxsize=32)
+def _content_sections(name: str) -> dict[str, str]:
+    text = (CONTENT_DIR / f"{name}.md").read_text(encoding="utf-8")
+    parts = _SECTION.split(text)
+    sections = {"main": parts[0].strip()}
+    for title, body in zip(parts[1::2], parts[2::2]):
+        sections[title] = body.strip()
+    return sections
+
+
+def content(name: str, section: str = "main") -> str:
+    """Explanatory text of a page, read from ``content/<name>.md``.
+
+    A file may hold several parts separated by ``<!-- section: NAME -->`` lines; the text before the first
+    marker is ``"main"``.
+    """
+    return _content_sections(name)[section]
+
+
+def plain(sentence: str) -> None:
+    """The page's one plain-language sentence: what the current result means for a release."""
+    if sentence:
+        st.info(sentence, icon=":material/record_voice_over:")
+
+
 # --------------------------------------------------------------- widgets
+MAX_SLIDER_STEPS = 400
+
+
+def _fmt_number(x: float) -> str:
+    return f"{int(x):,}" if float(x).is_integer() else f"{x:g}"
+
+
+def valid_range(kind: str, low, high, step=None, low_open: bool = False, high_open: bool = False) -> tuple:
+    """The first and last value a widget may offer for a (possibly open) range.
+
+    With a step the widget's values are ``low + i·step``: an open bound starts one step inside, and the top
+    is the last step that does not pass ``high`` (or reach it, when open). Without a step an open float
+    bound moves to the next representable number, an open int bound by 1.
+    """
+    lo, hi = low, high
+    if kind == "int":
+        step = int(step or 1)
+        if lo is not None:
+            lo = int(math.ceil(lo)) + (step if low_open and float(lo).is_integer() else 0)
+        if hi is not None:
+            top = int(math.floor(hi))
+            if lo is not None:
+                top = lo + (top - lo) // step * step
+            hi = top - (step if high_open and top == high else 0)
+        return lo, hi
+    if step:
+        if lo is not None and low_open:
+            lo = float(f"{lo + step:.12g}")
+        if hi is not None:
+            if lo is not None:
+                top = lo + math.floor((hi - lo) / step + 1e-9) * step
+                top = float(f"{top:.12g}")  # no 0.30000000000000004 on the slider
+            else:
+                top = hi
+            hi = top - step if (high_open and top >= high) else top
+        return lo, hi
+    if lo is not None and low_open:
+        lo = math.nextafter(float(lo), math.inf)
+    if hi is not None and high_open:
+        hi = math.nextafter(float(hi), -math.inf)
+    return lo, hi
+
+
+def number_field(container, label: str, *, key: str, kind: str, default, low=None, high=None, step=None,
+                 low_open: bool = False, high_open: bool = False, help: str | None = None, disabled: bool = False,
+                 fmt: str | None = None, bind: str | None = None):
+    """A number input whose out-of-range entries are corrected *and explained*.
+
+    Streamlit's own min/max make the browser silently keep the old value when a user types 99999999, so
+    the range is checked here: a value outside it is replaced by the nearest allowed one and a warning
+    under the field names the allowed range. The widget therefore never holds a value the engine refuses.
+    """
+    lo, hi = valid_range(kind, low, high, step, low_open, high_open)
+    cast = int if kind == "int" else float
+    fix_key = f"_fix.{key}"
+
+    def clamp(value):
+        if value is None:
+            return cast(default), "is empty"
+        if lo is not None and value < lo:
+            return cast(lo), f"is below the minimum {_fmt_number(lo)}"
+        if hi is not None and value > hi:
+            return cast(hi), f"is above the maximum {_fmt_number(hi)}"
+        return value, None
+
+    allowed = _range_words(lo, hi)
+    message = st.session_state.pop(fix_key, None)
+    if key in st.session_state:  # a typed value (or a link's) arrives here before the widget is drawn
+        value, why = clamp(st.session_state[key])
+        if why:
+            message = f"**{label}**: {_fmt_number(st.session_state[key])} {why}; allowed: {allowed}. " \
+                      f"Using {_fmt_number(value)}."
+            st.session_state[key] = value
+    else:
+        st.session_state[key] = cast(default)
+    kw = {"bind": bind} if bind else {}
+    value = container.number_input(label, step=cast(step) if step else (1 if kind == "int" else None),
+                                   format=fmt or ("%d" if kind == "int" else "%g"), key=key,
+                                   help=((help or "") + f"\n\nAllowed: {allowed}.").strip(), disabled=disabled, **kw)
+    fixed, why = clamp(value)
+    once_key = f"_fixed_once.{key}"
+    if why:  # e.g. a link's value, first seen by the widget itself: use the nearest allowed one
+        message = f"**{label}**: {_fmt_number(value) if value is not None else 'the value'} {why}; allowed: " \
+                  f"{allowed}. Using {_fmt_number(fixed)}."
+        st.session_state[fix_key] = message
+        if not st.session_state.get(once_key):  # rerun once so the field itself shows the corrected value
+            st.session_state[once_key] = True
+            st.rerun()
+        value = fixed
+    else:
+        st.session_state.pop(once_key, None)
+    if message:
+        container.warning(message, icon=":material/straighten:")
+    return value
+
+
+def _range_words(lo, hi) -> str:
+    if lo is not None and hi is not None:
+        return f"{_fmt_number(lo)} to {_fmt_number(hi)}"
+    if lo is not None:
+        return f"at least {_fmt_number(lo)}"
+    if hi is not None:
+        return f"at most {_fmt_number(hi)}"
+    return "any number"
+
+
 def _initial(p: Param, key: str) -> Any:
     if key in st.session_state:
         return st.session_state[key]
@@ -84,49 +223,65 @@ def _initial(p: Param, key: str) -> Any:
         try:
             return p.parse(text)
         except ParameterError:
-            st.toast(f"Ignored the link's value for {p.name}: {text!r}", icon=":material/warning:")
+            st.toast(f"Ignored the link's value for {p.name}: {text!r} (allowed: {p.range_text()})",
+                     icon=":material/warning:")
     return p.default
 
 
-def _widget(p: Param, key: str, container) -> Any:
+def _widget(p: Param, key: str, container, inactive: str | None = None) -> Any:
+    """The widget for one Param. It offers only values ``p.validate`` accepts (open bounds included);
+    ``inactive`` (a reason) disables it with a note saying why."""
     value = _initial(p, key)
     if key not in st.session_state:
         st.session_state[key] = value
+    help_text = p.help + (f"\n\n**Inactive:** {inactive}." if inactive else "")
+    disabled = inactive is not None
     if p.choices is not None:
-        return container.selectbox(p.title, p.choices, key=key, help=p.help,
+        return container.selectbox(p.title, p.choices, key=key, help=help_text, disabled=disabled,
                                    format_func=lambda c: p.choice_labels.get(c, str(c)))
     if p.kind == "bool":
-        return container.toggle(p.title, key=key, help=p.help)
+        return container.toggle(p.title, key=key, help=help_text, disabled=disabled)
     if p.kind == "str":
-        return container.text_input(p.title, key=key, help=p.help)
-    lo = p.low if p.low is not None else None
-    hi = p.high if p.high is not None else None
+        return container.text_input(p.title, key=key, help=help_text, disabled=disabled)
     if p.kind == "int":
         step = int(p.step or 1)
-        if lo is not None and hi is not None and (hi - lo) / step <= 400:
-            return container.slider(p.title, int(lo), int(hi), step=step, key=key, help=p.help)
-        return container.number_input(p.title, min_value=None if lo is None else int(lo),
-                                      max_value=None if hi is None else int(hi), step=step, key=key, help=p.help)
+        lo, hi = valid_range("int", p.low, p.high, step, p.low_open, p.high_open)
+        if lo is not None and hi is not None and (hi - lo) / step <= MAX_SLIDER_STEPS:
+            st.session_state[key] = min(max(int(st.session_state[key]), lo), hi)
+            return container.slider(p.title, lo, hi, step=step, key=key, help=help_text, disabled=disabled)
+        return number_field(container, p.title, key=key, kind="int", default=p.default, low=p.low, high=p.high,
+                            step=step, low_open=p.low_open, high_open=p.high_open, help=help_text,
+                            disabled=disabled)
     step = float(p.step) if p.step else None
-    if lo is not None and hi is not None and step and (hi - lo) / step <= 400:
-        return container.slider(p.title, float(lo), float(hi), step=step, key=key, help=p.help)
-    return container.number_input(p.title, min_value=None if lo is None else float(lo),
-                                  max_value=None if hi is None else float(hi),
-                                  step=step, format="%g", key=key, help=p.help)
+    lo, hi = valid_range("float", p.low, p.high, step, p.low_open, p.high_open)
+    if lo is not None and hi is not None and step and (hi - lo) / step <= MAX_SLIDER_STEPS:
+        st.session_state[key] = min(max(float(st.session_state[key]), lo), hi)
+        return container.slider(p.title, float(lo), float(hi), step=step, key=key, help=help_text,
+                                disabled=disabled)
+    return number_field(container, p.title, key=key, kind="float", default=p.default, low=p.low, high=p.high,
+                        step=step, low_open=p.low_open, high_open=p.high_open, help=help_text, disabled=disabled)
 
 
 def param_widgets(scenario: Scenario, container=None, only=None, exclude=(), seed: bool = True) -> dict:
     """Widgets generated from the scenario's Params; values mirrored into ``st.query_params``.
 
-    Returns the validated config (plus ``"seed"`` when ``seed``). On an invalid
+    Widgets of parameters that have no effect under the current choices (``Param.active_when``) are
+    disabled with a note. Returns the validated config (plus ``"seed"`` when ``seed``). On an invalid
     combination the page shows the engine's message and stops.
     """
     container = container if container is not None else st.sidebar
+    shown = [p for p in scenario.params
+             if p.ui and (only is None or p.name in only) and p.name not in exclude]
+    # Current values first (session state or the link), so a widget knows whether it is active.
+    for p in shown:
+        key = f"{scenario.name}.{p.name}"
+        if key not in st.session_state:
+            st.session_state[key] = _initial(p, key)
+    current = {**scenario.defaults(), **{p.name: st.session_state[f"{scenario.name}.{p.name}"] for p in shown}}
+    inactive = scenario.inactive(current)
     values = {}
-    for p in scenario.params:
-        if not p.ui or (only is not None and p.name not in only) or p.name in exclude:
-            continue
-        values[p.name] = _widget(p, f"{scenario.name}.{p.name}", container)
+    for p in shown:
+        values[p.name] = _widget(p, f"{scenario.name}.{p.name}", container, inactive.get(p.name))
     if seed:
         seed_param = Param("seed", "int", 0, "random seed: the same seed gives the same numbers",
                            label="Seed", low=0, high=2**31 - 1)
@@ -351,27 +506,41 @@ def _slug(name: str) -> str:
     return "".join(ch if ch.isalnum() or ch in "-_" else "_" for ch in name).strip("_") or "download"
 
 
-def download_figure(fig, name: str) -> None:
-    """HTML (interactive, self-contained) and JSON downloads of a plotly figure."""
+def figure_label(fig) -> str:
+    """What a figure shows, for its download buttons: its title without markup or subtitle."""
+    title = fig.layout.title.text or ""
+    title = re.split(r"<br\s*/?>", title)[0]
+    return re.sub(r"<[^>]+>", "", title).strip() or "figure"
+
+
+def download_figure(fig, name: str, label: str | None = None) -> None:
+    """HTML (interactive, self-contained) and JSON downloads of a plotly figure, in one row labelled with
+    what they download; call it right under the chart (``figure`` does)."""
     slug = _slug(name)
-    c1, c2 = st.columns(2)
-    c1.download_button("⬇ Figure (HTML)", data=lambda: fig.to_html(include_plotlyjs=True, full_html=True),
-                       file_name=f"{slug}.html", mime="text/html", key=f"dl-html-{slug}")
-    c2.download_button("⬇ Figure data (JSON)", data=lambda: fig.to_json(), file_name=f"{slug}.json",
-                       mime="application/json", key=f"dl-json-{slug}")
+    what = label or figure_label(fig)
+    row = st.container(horizontal=True, gap="small")
+    row.download_button(f"{what} · HTML", data=lambda: fig.to_html(include_plotlyjs=True, full_html=True),
+                        file_name=f"{slug}.html", mime="text/html", key=f"dl-html-{slug}", icon=":material/download:",
+                        help=f"Download “{what}” as an interactive, self-contained web page", type="tertiary")
+    row.download_button(f"{what} · data (JSON)", data=lambda: fig.to_json(), file_name=f"{slug}.json",
+                        mime="application/json", key=f"dl-json-{slug}", icon=":material/download:",
+                        help=f"Download the data and layout of “{what}” as Plotly JSON", type="tertiary")
 
 
-def figure(fig, name: str, downloads: bool = True) -> None:
-    """A chart followed by its HTML/JSON download buttons."""
+def figure(fig, name: str, downloads: bool = True, label: str | None = None) -> None:
+    """A chart with its HTML/JSON download buttons right under it, labelled with what they download."""
     chart(fig, name)
     if downloads:
-        download_figure(fig, name)
+        download_figure(fig, name, label)
 
 
-def download_table(df: pd.DataFrame, name: str) -> None:
+def download_table(df: pd.DataFrame, name: str, label: str | None = None) -> None:
     slug = _slug(name)
-    st.download_button("⬇ Table (CSV)", data=lambda: safe_csv.to_csv(df), file_name=f"{slug}.csv",
-                       mime="text/csv", key=f"dl-csv-{slug}")
+    what = label or name.replace("-", " ")
+    st.download_button(f"{what} · table (CSV)", data=lambda: safe_csv.to_csv(df), file_name=f"{slug}.csv",
+                       mime="text/csv", key=f"dl-csv-{slug}", icon=":material/download:", type="tertiary",
+                       help=f"Download {what}: {len(df):,} rows as CSV (cells that a spreadsheet would run as "
+                            "formulas are prefixed with ')")
 
 
 def download_result(result: Result, name: str | None = None) -> None:

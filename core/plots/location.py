@@ -5,6 +5,8 @@ import numpy as np
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
+from .common import band
+
 NAMES = {"one-threshold": "One-threshold", "two-threshold": "Two-threshold",
          "mlp": "MLP meta-classifier", "lrt": "Likelihood-ratio (optimal)"}
 COLORS = {"one-threshold": "#1f77b4", "two-threshold": "#d62728", "mlp": "#2ca02c", "lrt": "#9467bd"}
@@ -20,6 +22,13 @@ def _attacker_note(info: dict | None) -> str:
     if info.get("attacker") == "auxiliary":
         note += ", synthetic data" if info.get("synthetic", True) else ", uploaded data"
     return note
+
+
+def _band(fig: go.Figure, curve: dict, metric: str, name: str) -> None:
+    """The 95% band of a measured curve: Clopper–Pearson for accuracy, Hanley–McNeil for the AUC."""
+    lo, hi = ("ci_low", "ci_high") if metric == "accuracy" else ("auc_ci_low", "auc_ci_high")
+    if curve.get(lo) and len(curve[lo]) == len(curve["x"]):
+        band(fig, curve["x"], curve[lo], curve[hi], COLORS.get(name, "#7f7f7f"), f"95% CI {name}")
 
 
 def accuracy_vs_observations(theory: dict, series: dict | None = None, metric: str = "accuracy") -> go.Figure:
@@ -42,12 +51,8 @@ def accuracy_vs_observations(theory: dict, series: dict | None = None, metric: s
         fig.add_trace(go.Scatter(x=theory["k"], y=theory["optimal_auc"], name="Best possible AUC, informed",
                                  line=OPTIMUM))
     for name, c in ((series or {}).get("observations") or {}).items():
-        y = np.asarray(c[metric], dtype=float)
-        err = None
-        if metric == "accuracy":
-            err = dict(type="data", symmetric=False, array=np.asarray(c["ci_high"]) - y,
-                       arrayminus=y - np.asarray(c["ci_low"]), thickness=1, width=3)
-        fig.add_trace(go.Scatter(x=c["x"], y=y, mode="lines+markers", error_y=err,
+        _band(fig, c, metric, name)
+        fig.add_trace(go.Scatter(x=c["x"], y=c[metric], mode="lines+markers",
                                  name=f"{NAMES.get(name, name)} (measured)", line=dict(color=COLORS.get(name))))
     title = ("Membership accuracy vs number of observations" if metric == "accuracy"
              else "AUC vs number of observations")
@@ -107,6 +112,7 @@ def accuracy_vs_shadows(series: dict, metric: str = "accuracy") -> go.Figure:
     """Fig. 22: accuracy vs number of training shadow aggregates at the requested k."""
     fig = go.Figure()
     for name, c in series.get("shadows", {}).items():
+        _band(fig, c, metric, name)
         fig.add_trace(go.Scatter(x=c["x"], y=c[metric], mode="lines+markers", name=NAMES.get(name, name),
                                  line=dict(color=COLORS.get(name))))
     info = series.get("info", {})
@@ -129,9 +135,10 @@ def mlp_weights(series: dict) -> go.Figure:
     strongest input), hidden biases and output weights."""
     m = series["mlp"]
     W = np.asarray(m["W1"], float)
-    fig = make_subplots(rows=4, cols=1, row_heights=[0.55, 0.15, 0.15, 0.15], vertical_spacing=0.06,
-                        subplot_titles=["first-layer weights W1 (input cell × hidden unit)",
-                                        "hidden biases", "output weights",
+    # Axis names live in the subplot titles: an x-axis title between two rows would sit on the next title.
+    fig = make_subplots(rows=4, cols=1, row_heights=[0.55, 0.15, 0.15, 0.15], vertical_spacing=0.07,
+                        subplot_titles=["first-layer weights W1 (rows: input cell, columns: hidden unit)",
+                                        "hidden biases (per hidden unit)", "output weights (per hidden unit)",
                                         "effective weight of each input cell (linearised network)"])
     lim = float(np.abs(W).max()) or 1.0
     fig.add_trace(go.Heatmap(z=W, colorscale="RdBu", zmin=-lim, zmax=lim, zmid=0,
@@ -145,8 +152,7 @@ def mlp_weights(series: dict) -> go.Figure:
         fig.add_trace(go.Bar(x=np.arange(len(m["effective"])), y=m["effective"], marker_color="#1f77b4",
                              showlegend=False), row=4, col=1)
         fig.update_xaxes(title_text="input cell", row=4, col=1)
-    fig.update_xaxes(title_text="hidden unit", row=3, col=1)
-    fig.update_layout(height=900, title=(f"MLP weights — diagonal dominance {m['dominance']:.2f}<br><sup>"
+    fig.update_layout(height=900, margin=dict(t=110), title=(f"MLP weights — diagonal dominance {m['dominance']:.2f}<br><sup>"
                                          f"{m['uniform_dominance']:.2f} = every unit sums all cells (one-threshold "
                                          "rule); 1 = one cell per unit (two-threshold rule)</sup>"))
     return fig

@@ -1,14 +1,35 @@
 """Figures of the reconstruction scenario (CS208 lecture 2, Dinur–Nissim)."""
 from __future__ import annotations
 
+import math
+
+import numpy as np
 import plotly.graph_objects as go
 
 from .common import PALETTE, band, base_layout
 
+CHOSEN = "#ff7f0e"
+
 UNIT_LABEL = {"gaussian": "Gaussian noise σ", "rounding": "rounding base R", "subsample": "subsample size t"}
 
 
-def accuracy_vs_ratio(series: dict, metrics: dict) -> go.Figure:
+def _mark_chosen(fig: go.Figure, x: float, metrics: dict, text: str) -> None:
+    """The sidebar's setting: a dashed line at x and, once measured, its accuracy with the 95% interval."""
+    fig.add_vline(x=x, line=dict(color=CHOSEN, dash="dot", width=2))
+    acc = metrics.get("accuracy")
+    if acc is not None:
+        lo, hi = metrics.get("accuracy_ci_low", acc), metrics.get("accuracy_ci_high", acc)
+        fig.add_trace(go.Scatter(x=[x], y=[acc], mode="markers", name=text,
+                                 marker=dict(color=CHOSEN, size=13, symbol="star", line=dict(color="black", width=1)),
+                                 error_y=dict(type="data", symmetric=False, array=[hi - acc], arrayminus=[acc - lo],
+                                              color=CHOSEN),
+                                 hovertemplate=f"{text}<br>accuracy=%{{y:.3f}}<extra></extra>"))
+    else:
+        fig.add_annotation(x=x, y=1.0, text=text, showarrow=False, yanchor="bottom", font=dict(color=CHOSEN))
+
+
+def accuracy_vs_ratio(series: dict, metrics: dict, chosen: float | None = None) -> go.Figure:
+    """Bits recovered vs m/n with its 95% band; ``chosen`` marks the sidebar's m/n."""
     cur = series["accuracy_vs_query_ratio"]
     fig = go.Figure()
     if cur["x"]:
@@ -21,15 +42,19 @@ def accuracy_vs_ratio(series: dict, metrics: dict) -> go.Figure:
                                  line=dict(color="grey", dash="dot")))
     fig.add_vline(x=1.0, line=dict(color=PALETTE[1], dash="dash"),
                   annotation_text="m = n", annotation_position="bottom right")
+    if chosen is not None:
+        _mark_chosen(fig, chosen, metrics, f"chosen: m/n = {chosen:g}")
     base_layout(fig, "Bits recovered vs queries per person", "query ratio m/n",
                 "fraction of secret bits recovered")
-    fig.update_yaxes(range=[0.4, 1.02])
+    fig.update_yaxes(range=[0.4, 1.05])
     if cur["x"]:
-        fig.update_xaxes(range=[0, max(cur["x"]) * 1.05])
+        fig.update_xaxes(range=[0, max(max(cur["x"]), chosen or 0) * 1.05])
     return fig
 
 
-def accuracy_vs_level(series: dict, metrics: dict) -> go.Figure:
+def accuracy_vs_level(series: dict, metrics: dict, chosen: float | None = None) -> go.Figure:
+    """Bits recovered vs the defence level with its 95% band; ``chosen`` (absolute units) marks the sidebar's
+    level when the sweep is of the chosen defence."""
     cur = series["accuracy_vs_defense_level"]
     defense = series.get("sweep_defense", "gaussian")
     sqrt_n = series["theory"]["sqrt_n"]
@@ -50,8 +75,11 @@ def accuracy_vs_level(series: dict, metrics: dict) -> go.Figure:
                       annotation_text="noise std = √n" if defense == "gaussian" else "error std = √n",
                       annotation_position="top right")
         title = "Bits recovered vs noise (fails near √n)"
+    if chosen is not None:
+        sym = {"gaussian": "σ", "rounding": "R", "subsample": "t"}.get(defense, "level")
+        _mark_chosen(fig, chosen, metrics, f"chosen: {sym} = {chosen:.3g}")
     base_layout(fig, title, UNIT_LABEL.get(defense, "defence level"), "fraction of secret bits recovered")
-    fig.update_yaxes(range=[0.4, 1.02])
+    fig.update_yaxes(range=[0.4, 1.05])
     if defense == "subsample":
         fig.update_xaxes(autorange="reversed")
     return fig
@@ -73,11 +101,15 @@ def accuracy_vs_rmse(series: dict) -> go.Figure:
 
 
 def trials_histogram(series: dict) -> go.Figure:
+    """Accuracy of every trial at the chosen setting; the count axis has whole-number ticks only."""
     acc = [t["accuracy"] for t in series["trials"]]
     fig = go.Figure(go.Histogram(x=acc, xbins=dict(start=0.0, end=1.0001, size=0.02), marker_color=PALETTE[0],
                                  name="trials"))
     base_layout(fig, "Accuracy of each trial at the chosen setting", "fraction of bits recovered", "trials")
     fig.update_xaxes(range=[0.3, 1.02])
+    counts, _ = np.histogram(acc, bins=np.arange(0.0, 1.0201, 0.02)) if acc else (np.zeros(1), None)
+    top = int(counts.max()) if len(counts) else 1
+    fig.update_yaxes(tick0=0, dtick=max(1, math.ceil(top / 6)), tickformat="d", rangemode="tozero")
     return fig
 
 
@@ -90,8 +122,11 @@ def heatmap_grid(n: int) -> dict[str, list]:
     return {"query_ratio": list(HEATMAP_RATIOS), "defense_level": [round(c * n ** 0.5, 4) for c in HEATMAP_NOISE]}
 
 
-def accuracy_heatmap(sweep: dict) -> go.Figure:
-    """Fraction of bits recovered over (m/n, σ/√n) from a ``core.sweep`` result."""
+def accuracy_heatmap(sweep: dict, chosen: tuple | None = None) -> go.Figure:
+    """Fraction of bits recovered over (m/n, σ/√n) from a ``core.sweep`` result.
+
+    ``chosen = (m/n, σ)`` (σ absolute, None when the sidebar's defence is not Gaussian noise) outlines the
+    nearest cell (or column) of the sidebar's setting."""
     n = sweep["config"]["n"]
     ratios = sweep["grid"]["query_ratio"]
     levels = sweep["grid"]["defense_level"]
@@ -104,6 +139,17 @@ def accuracy_heatmap(sweep: dict) -> go.Figure:
                                "accuracy=%{z:.3f}<extra></extra>"))
     base_layout(fig, f"Where reconstruction works: m/n × noise (n = {n}, {sweep['config']['solver']})",
                 "query ratio m/n", "Gaussian noise σ / √n")
+    if chosen is not None:
+        ratio, sigma = chosen
+        i = min(range(len(ratios)), key=lambda j: abs(ratios[j] - ratio))
+        if sigma is None:
+            y0, y1, text = -0.5, len(levels) - 0.5, f"chosen m/n ≈ {ratios[i]:g}"
+        else:
+            j = min(range(len(levels)), key=lambda t: abs(levels[t] - sigma))
+            y0, y1, text = j - 0.5, j + 0.5, "chosen setting"
+        fig.add_shape(type="rect", x0=i - 0.5, x1=i + 0.5, y0=y0, y1=y1, line=dict(color=CHOSEN, width=4))
+        fig.add_annotation(x=i, y=y1, text=text, showarrow=False, yanchor="bottom",
+                           font=dict(color="black"), bgcolor="rgba(255,255,255,0.8)")
     return fig
 
 
@@ -120,6 +166,9 @@ def scaling_figure(sweep: dict) -> go.Figure:
     fig = go.Figure()
     for i, n in enumerate(sweep["grid"]["n"]):
         rows = sorted((r for r in sweep["rows"] if r["n"] == n), key=lambda r: r["defense_level"])
+        if rows and "accuracy_ci_low" in rows[0]:
+            band(fig, [r["defense_level"] for r in rows], [r["accuracy_ci_low"] for r in rows],
+                 [r["accuracy_ci_high"] for r in rows], PALETTE[i % 8], f"95% CI, n = {n}")
         fig.add_trace(go.Scatter(x=[r["defense_level"] for r in rows], y=[r["accuracy"] for r in rows],
                                  mode="lines+markers", name=f"n = {n}", line=dict(color=PALETTE[i % 8])))
     fig.add_vline(x=1.0, line=dict(color=PALETTE[1], dash="dash"), annotation_text="σ = √n",

@@ -47,24 +47,32 @@ def downcoding_cells(status: pd.DataFrame, y: pd.DataFrame, z: pd.DataFrame) -> 
 
 def composition_bars(summary: pd.DataFrame, k: int, paper: dict | None = None) -> go.Figure:
     """% unique and % not k-anonymous per table (raw QI sets, each release, the join). ``paper`` adds the
-    paper's edX figures as dashed reference lines (labelled as the paper's, not ours)."""
+    paper's edX figures as a separate, hatched group of bars (labelled as the paper's, not ours) — not as
+    reference lines, which would run through the bar labels."""
     fig = go.Figure()
     x = [t.replace(" ", "<br>") if len(t) > 12 else t for t in summary["table"]]
-    for col, name, color in (("pct_unique", "% unique", RED), ("pct_not_k_anonymous", f"% not {k}-anonymous", BLUE)):
-        fig.add_trace(go.Bar(x=x, y=summary[col], name=name, marker_color=color,
-                             text=[f"{v:.1f}%" for v in summary[col]], textposition="outside",
+    paper_x = "edX release<br>(paper, real data)"
+    for col, name, color, ref in (("pct_unique", "% unique", RED, "pct_unique"),
+                                  ("pct_not_k_anonymous", f"% not {k}-anonymous", BLUE, "pct_not_k")):
+        xs, ys = list(x), [float(v) for v in summary[col]]
+        fig.add_trace(go.Bar(x=xs, y=ys, name=name, marker_color=color, legendgroup=col,
+                             text=[f"{v:.1f}%" for v in ys], textposition="outside", cliponaxis=False,
                              hovertemplate="%{x}: %{y:.2f}%<extra>" + name + "</extra>"))
-    if paper:
-        for label, v, color in (("edX, paper: % unique", paper["pct_unique"], RED),
-                                (f"edX, paper: % not {paper['k']}-anonymous", paper["pct_not_k"], BLUE)):
-            fig.add_hline(y=v, line_dash="dot", line_color=color)
-            fig.add_trace(go.Scatter(x=[None], y=[None], mode="lines", name=f"{label} = {v}%",
-                                     line=dict(dash="dot", color=color)))
+        if paper:
+            label = name if ref == "pct_unique" else f"% not {paper['k']}-anonymous"
+            fig.add_trace(go.Bar(x=[paper_x], y=[paper[ref]], name=f"{label} (edX, paper)", legendgroup=col,
+                                 marker=dict(color="white", line=dict(color=color, width=2),
+                                             pattern=dict(shape="/", fgcolor=color)),
+                                 text=[f"{paper[ref]:.1f}%"], textposition="outside", cliponaxis=False,
+                                 hovertemplate="%{x}: %{y:.2f}% (Cohen ’21, not computed here)<extra></extra>"))
     base_layout(fig, "Each release is k-anonymous; their join is not", "", "% of learners", height=500)
     fig.update_layout(margin=dict(b=150), legend=dict(y=-0.35))
     fig.update_layout(barmode="group")
-    fig.update_xaxes(tickangle=0)
-    fig.update_yaxes(range=[0, min(110, float(summary[["pct_unique", "pct_not_k_anonymous"]].max().max()) * 1.2 + 5)])
+    fig.update_xaxes(tickangle=0, categoryorder="array", categoryarray=x + ([paper_x] if paper else []))
+    top = float(summary[["pct_unique", "pct_not_k_anonymous"]].max().max())
+    if paper:
+        top = max(top, float(paper["pct_unique"]), float(paper["pct_not_k"]))
+    fig.update_yaxes(range=[0, min(110, top * 1.2 + 5)])
     return fig
 
 

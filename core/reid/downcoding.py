@@ -41,7 +41,7 @@ from itertools import product
 import numpy as np
 import pandas as pd
 
-from ..errors import DataError, ParameterError
+from ..errors import DataError, LabError, ParameterError
 from .hierarchies import STAR, SuppressionHierarchy
 from .k_anonymity import check, mondrian
 
@@ -337,6 +337,18 @@ def downcode(table: pd.DataFrame, hierarchy: dict, k: int = 2, knowledge: str = 
         raise DataError("Y must have the same rows and attributes as X")
     if not check(y, coded.cols, k).passes:
         raise DataError(f"Y is not {k}-anonymous")
+    options, yh, ynode = _options(coded, y)
+    sizes = np.asarray([len(o) for o in options])
+    n_cand = int(np.prod(sizes.astype(float)))
+    if n_cand > MAX_CANDIDATES:
+        raise ParameterError("table", f"{n_cand:,} candidate tables X' to check (limit {MAX_CANDIDATES:,}); "
+                                      "use fewer records or less generalisation (smaller k)")
+    return _downcode(table, coded, y, k, knowledge, options, yh, ynode, sizes, n_cand)
+
+
+def _options(coded, y: pd.DataFrame):
+    """Per record and attribute, the leaves Y's cell covers (the candidate values of X')."""
+    n, A = coded.x.shape
     cover = [_cover(coded, a) for a in range(A)]
     yh = np.zeros((n, A), dtype=np.int64)
     ynode = np.zeros((n, A), dtype=np.int64)
@@ -357,11 +369,33 @@ def downcode(table: pd.DataFrame, hierarchy: dict, k: int = 2, knowledge: str = 
             if not cover[a][node, coded.x[i, a]]:
                 raise DataError(f"Y does not generalise X at record {i + 1}, {coded.cols[a]}")
             options.append(list(np.flatnonzero(cover[a][node])))
-    sizes = np.asarray([len(o) for o in options])
-    n_cand = int(np.prod(sizes.astype(float)))
-    if n_cand > MAX_CANDIDATES:
-        raise ParameterError("table", f"{n_cand:,} candidate tables X' to check (limit {MAX_CANDIDATES:,}); "
-                                      "use fewer records or less generalisation (smaller k)")
+    return options, yh, ynode
+
+
+def k_range(table: pd.DataFrame, hierarchy: dict, anonymiser: str = "optimal") -> tuple[int, int]:
+    """The k (from 2) for which :func:`downcode` can run on ``table``: the brute force stays within
+    ``MAX_CANDIDATES`` tables (more generalisation, i.e. larger k, means more candidates). A UI offers only
+    these. Returns ``(2, 2)`` when the table itself is unusable (the engine then says why)."""
+    try:
+        coded = _encode(table, hierarchy)
+    except LabError:
+        return 2, 2
+    n = len(coded.x)
+    hi = 2
+    for k in range(2, n + 1):
+        try:
+            options, _, _ = _options(coded, anonymise(table, hierarchy, k, anonymiser))
+        except LabError:
+            break
+        if float(np.prod([float(len(o)) for o in options])) > MAX_CANDIDATES:
+            break
+        hi = k
+    return 2, hi
+
+
+def _downcode(table, coded, y, k, knowledge, options, yh, ynode, sizes, n_cand) -> "Downcoding":
+    n, A = coded.x.shape
+    cover = [_cover(coded, a) for a in range(A)]
     idx = np.arange(n_cand)
     strides = np.concatenate([np.cumprod(sizes[::-1])[::-1][1:], [1]])
     digits = (idx[:, None] // strides[None, :]) % sizes[None, :]

@@ -345,10 +345,14 @@ class LocationMembership(Scenario):
             for n in names:
                 rs = [r for r in rows if n in r["attacks"]]
                 ci = [M.clopper_pearson(r["attacks"][n]["correct"], r["games"]) for r in rs]
+                # balanced test games: half members, half non-members
+                auc_ci = [M.auc_ci(r["attacks"][n]["auc"], r["games"] // 2, r["games"] - r["games"] // 2)
+                          for r in rs]
                 out[n] = {"x": [r["k"] if rows is by_k else r["shadows"] for r in rs],
                           "accuracy": [r["attacks"][n]["accuracy"] for r in rs],
                           "auc": [r["attacks"][n]["auc"] for r in rs],
-                          "ci_low": [c[0] for c in ci], "ci_high": [c[1] for c in ci]}
+                          "ci_low": [c[0] for c in ci], "ci_high": [c[1] for c in ci],
+                          "auc_ci_low": [c[0] for c in auc_ci], "auc_ci_high": [c[1] for c in auc_ci]}
             return out
 
         series = {"theory": {key: v for key, v in theory.items() if not key.startswith("roc")},

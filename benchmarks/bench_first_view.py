@@ -1,0 +1,127 @@
+"""Seconds from opening a page to its first plot, in headless Chromium, on a warm server.
+
+Starts ``streamlit run app.py``, opens every page once to warm the server (imports, caches), then opens each
+page again in a fresh browser context and prints the time until the first ``.js-plotly-plot`` is drawn. The
+goal for a classroom demo is ≤ 2 s per page. Timings depend on the machine's load: run it on a quiet machine.
+
+    python benchmarks/bench_first_view.py [--port 8604] [--repeat 2] [--shots /tmp/shots]
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import re
+import socket
+import statistics
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+CHROMIUM = "/usr/bin/chromium"
+ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+        "--disable-background-networking", "--disable-component-update", "--disable-sync",
+        "--disable-dev-shm-usage"]
+GOAL = 2.0
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def _pages() -> list[str]:
+    return [re.sub(r"^\d+_", "", p.stem) for p in sorted((ROOT / "pages").glob("[0-9]*_*.py"))
+            if not p.stem.startswith("9")]  # the glossary has no plot
+
+
+def _start(port: int) -> subprocess.Popen:
+    env = {**os.environ, "OPENBLAS_NUM_THREADS": "1"}
+    proc = subprocess.Popen([sys.executable, "-m", "streamlit", "run", str(ROOT / "app.py"), "--server.port",
+                             str(port), "--server.address", "127.0.0.1", "--server.headless", "true",
+                             "--browser.gatherUsageStats", "false"], cwd=ROOT, env=env,
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    deadline = time.time() + 60
+    while time.time() < deadline:
+        try:
+            if urllib.request.urlopen(f"http://127.0.0.1:{port}/_stcore/health", timeout=2).read() == b"ok":
+                return proc
+        except OSError:
+            time.sleep(0.3)
+    proc.kill()
+    raise SystemExit("streamlit did not start")
+
+
+def first_plot_seconds(browser, url: str, shot: Path | None = None, timeout_s: float = 120, ctx=None) -> float:
+    """Seconds to the first drawn plot. A fresh context (default) has an empty HTTP cache, like a first-time
+    visitor; pass ``ctx`` to reuse one (a returning visitor: Streamlit's and Plotly's JavaScript cached)."""
+    own = ctx is None
+    ctx = ctx or browser.new_context(viewport={"width": 1400, "height": 1600})
+    page = ctx.new_page()
+    start = time.perf_counter()
+    page.goto(url, wait_until="commit")
+    page.wait_for_selector(".js-plotly-plot .main-svg", timeout=timeout_s * 1000)
+    seconds = time.perf_counter() - start
+    if shot is not None:
+        page.wait_for_timeout(1500)
+        page.screenshot(path=str(shot))
+    # let the page's own run finish before the next visit (a warm server, not a busy one)
+    deadline = time.time() + 180
+    while time.time() < deadline and page.get_by_text(re.compile(r"^Running ")).count():
+        page.wait_for_timeout(300)
+    page.close()
+    if own:
+        ctx.close()
+    return seconds
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--port", type=int, default=0)
+    ap.add_argument("--repeat", type=int, default=2, help="warm visits per page (the median is printed)")
+    ap.add_argument("--shots", type=Path, default=None, help="directory for a screenshot of each warm visit")
+    ap.add_argument("--pages", nargs="*", default=None, help="page slugs (default: every page with a plot)")
+    args = ap.parse_args()
+    from playwright.sync_api import sync_playwright
+
+    port = args.port or _free_port()
+    proc = _start(port)
+    base = f"http://127.0.0.1:{port}"
+    try:
+        with sync_playwright() as p:
+            browser = p.chromium.launch(executable_path=CHROMIUM, headless=True, args=ARGS)
+            rows = []
+            print("seconds to the first plot; 'warm' = second visit to a warm server; 'new browser' = empty HTTP "
+                  "cache, 'returning' = the browser has the app's JavaScript cached", flush=True)
+            print(f"{'page':32s} {'first visit':>12s} {'warm, new browser':>18s} {'warm, returning':>16s} "
+                  f"{'returning / goal':>17s}", flush=True)
+            returning = browser.new_context(viewport={"width": 1400, "height": 1600})
+            for slug in args.pages or _pages():
+                cold = first_plot_seconds(browser, f"{base}/{slug}", ctx=returning)
+                fresh, back = [], []
+                for i in range(args.repeat):
+                    shot = args.shots / f"first-view-{slug}.png" if args.shots and i == 0 else None
+                    if shot:
+                        args.shots.mkdir(parents=True, exist_ok=True)
+                    fresh.append(first_plot_seconds(browser, f"{base}/{slug}", shot))
+                    back.append(first_plot_seconds(browser, f"{base}/{slug}", ctx=returning))
+                rows.append((slug, cold, statistics.median(fresh), statistics.median(back)))
+                print(f"{slug:32s} {cold:12.2f} {rows[-1][2]:18.2f} {rows[-1][3]:16.2f} "
+                      f"{rows[-1][3] / GOAL:17.2f}", flush=True)
+            returning.close()
+            browser.close()
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+    print(f"(goal: ≤ {GOAL:.0f} s to the first plot on a warm server; "
+          f"os.getloadavg() = {', '.join(f'{x:.1f}' for x in os.getloadavg())} — timings are noisy under load)")
+
+
+if __name__ == "__main__":
+    main()

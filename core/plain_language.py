@@ -1,0 +1,197 @@
+"""Plain-language reading of results, and the glossary, for readers who are not privacy researchers.
+
+Each lab page shows ONE sentence above its plots saying what the current result means for a release
+("with these settings an attacker recovers 98% of the secret bits, against 50% by guessing"). The
+sentences are built here, from the numbers of a result, so they are testable and every page phrases
+them alike. Technical words link to the glossary page: ``term("auc")`` gives ``[AUC](/Glossary#auc)``.
+The glossary itself is ``content/glossary.md`` (one ``## Term {#slug}`` section per term).
+"""
+from __future__ import annotations
+
+import functools
+import math
+import re
+from pathlib import Path
+
+GLOSSARY_FILE = Path(__file__).resolve().parent.parent / "content" / "glossary.md"
+GLOSSARY_PAGE = "/Glossary"
+_HEADING = re.compile(r"^## (?P<term>.+?)(?:\s*\{#(?P<slug>[a-z0-9-]+)\})?\s*$")
+
+
+# ------------------------------------------------------------------ glossary
+def slug(term: str) -> str:
+    """Anchor of a term: lower case, runs of other characters become one '-' (``"TPR @ FPR"`` → ``tpr-fpr``)."""
+    return re.sub(r"[^a-z0-9]+", "-", term.lower()).strip("-")
+
+
+@functools.lru_cache(maxsize=1)
+def glossary() -> tuple[tuple[str, str, str], ...]:
+    """``(term, slug, definition)`` for every ``## Term {#slug}`` section of content/glossary.md."""
+    entries, term, anchor, body = [], None, None, []
+    for line in GLOSSARY_FILE.read_text(encoding="utf-8").splitlines():
+        match = _HEADING.match(line)
+        if match:
+            if term:
+                entries.append((term, anchor, "\n".join(body).strip()))
+            term, body = match["term"].strip(), []
+            anchor = match["slug"] or slug(term)
+        elif term:
+            body.append(line)
+    if term:
+        entries.append((term, anchor, "\n".join(body).strip()))
+    return tuple(entries)
+
+
+def glossary_intro() -> str:
+    """The text before the first term."""
+    text = GLOSSARY_FILE.read_text(encoding="utf-8")
+    return text.split("\n## ", 1)[0].strip()
+
+
+def term(anchor: str, text: str | None = None) -> str:
+    """Markdown link to a glossary entry: ``term("auc")`` → ``[AUC](/Glossary#auc)``.
+
+    Raises ``KeyError`` for an unknown anchor, so a typo fails in tests, not silently on a page.
+    """
+    names = {a: t for t, a, _ in glossary()}
+    if anchor not in names:
+        raise KeyError(f"no glossary entry #{anchor}; known: {', '.join(sorted(names))}")
+    shown = text if text is not None else re.sub(r"\s*\(.*\)$", "", names[anchor])
+    return f"[{shown}]({GLOSSARY_PAGE}#{anchor})"
+
+
+# ------------------------------------------------------------------ numbers in words
+def pct(x: float) -> str:
+    """0.9812 → '98%'; keeps one decimal near 0 and 100% so 99.6% does not read as 100%."""
+    v = 100.0 * float(x)
+    if 99.0 < v < 100.0 or 0.0 < v < 1.0:
+        return f"{v:.1f}%"
+    return f"{v:.0f}%"
+
+
+def _ok(x) -> bool:
+    return x is not None and isinstance(x, (int, float)) and math.isfinite(x)
+
+
+def _verdict(acc: float, baseline: float, ci_low: float | None = None,
+             worst: str = "the release gives the secrets away") -> str:
+    """How far above guessing, in words."""
+    if ci_low is not None and ci_low <= baseline:
+        return "no better than guessing, within the margin of error: this release protected these people"
+    gain = acc - baseline
+    if gain < 0.05:
+        return "barely better than guessing"
+    if acc >= 0.95:
+        return worst
+    if gain < 0.2:
+        return "a real but partial leak"
+    return "a serious leak"
+
+
+# ------------------------------------------------------------------ one sentence per lab
+def epsilon_explorer(epsilon: float, k: int, accuracy_1: float, accuracy_k: float) -> str:
+    """ε explorer: what the chosen ε allows at most, for one release and for k releases."""
+    text = (f"At ε = {epsilon:g} per release, no attacker can tell whether a person is in the data right more "
+            f"than {pct(accuracy_1)} of the time from one release (a coin flip gets 50%)")
+    if k > 1:
+        text += f"; after {k} releases about the same person, up to {pct(accuracy_k)}"
+    worry = accuracy_k >= 0.9
+    return text + (" — little protection left." if worry else ".")
+
+
+def reconstruction(metrics: dict) -> str:
+    """Reconstruction: bits recovered against the majority guess."""
+    acc, base = metrics.get("accuracy"), metrics.get("majority_baseline")
+    if not (_ok(acc) and _ok(base)):
+        return ""
+    text = (f"With these settings an attacker recovers {pct(acc)} of the secret bits, against {pct(base)} by "
+            f"guessing the most common value — {_verdict(acc, base, metrics.get('accuracy_ci_low'))}.")
+    eps = metrics.get("release_epsilon")
+    if eps is None or (isinstance(eps, float) and math.isinf(eps)):
+        text += " The release has no differential-privacy guarantee."
+    return text
+
+
+def location(metrics: dict, k: int) -> str:
+    """Location membership: accuracy of the headline attack against chance and the DP bound."""
+    acc, bound = metrics.get("accuracy"), metrics.get("dp_bound_accuracy")
+    if not _ok(acc):
+        return ""
+    text = (f"With these settings an attacker who sees {k} of a person's check-ins guesses whether that person "
+            f"is in the released counts right {pct(acc)} of the time, against 50% by chance — "
+            f"{_verdict(acc, 0.5, metrics.get('accuracy_ci_low'), 'membership is all but revealed')}")
+    if _ok(bound):
+        text += f"; differential privacy guarantees that no attack exceeds {pct(bound)}"
+    return text + "."
+
+
+def linkage(metrics: dict) -> str:
+    """Linkage with a voter list: how many released records get a name, and how many names are right."""
+    n = metrics.get("n_reidentified")
+    correct, prec = metrics.get("pct_correct"), metrics.get("precision")
+    unique = metrics.get("pct_unique_release")
+    if not _ok(n):
+        return ""
+    text = f"{_num(unique)}% of the released records are unique on these columns; " if _ok(unique) else ""
+    text += f"joining with the voter list puts a name on {int(n):,} of them"
+    if _ok(correct):
+        text += f" ({_num(correct)}% of all released records named correctly"
+        text += f", {pct(prec)} of the names right)" if _ok(prec) else ")"
+    return text[0].upper() + text[1:] + "."
+
+
+def k_anonymity(k: int, min_class: int, passes: bool, n_homogeneous_records: int | None,
+                sensitive: str | None) -> str:
+    """k-anonymity: does the release pass, and who is still exposed by homogeneity."""
+    text = (f"The release is {k}-anonymous: every record hides among at least {min_class} look-alikes"
+            if passes else f"The release is NOT {k}-anonymous: some record hides among only {min_class}")
+    if sensitive and n_homogeneous_records:
+        text += (f"; yet the {sensitive} of {n_homogeneous_records:,} people is disclosed anyway, because everyone "
+                 "in their group shares it")
+    elif sensitive:
+        text += f", and no group shares a single {sensitive} value"
+    return text + "."
+
+
+def netflix(matched: bool, correct: bool, target_released: bool) -> str:
+    if not matched:
+        return ("The attacker's few known ratings do not single out one record here: no match is claimed"
+                + (", although the target is in the release." if target_released else "."))
+    if correct:
+        return "A handful of known ratings and approximate dates picks out the target's record among all users."
+    return "The attacker claims a match, but it is the wrong person: a false re-identification."
+
+
+def differencing(pct_recovered: float, smallest_query: int) -> str:
+    return (f"Although every query covers at least {smallest_query:,} people, subtracting two answers recovers "
+            f"{_num(pct_recovered)}% of the secret bits exactly.")
+
+
+def exact_reconstruction(n_solutions: int, n: int) -> str:
+    if n_solutions == 1:
+        return f"These exact answers leave a single possible dataset: all {n} secrets are recovered."
+    if n_solutions == 0:
+        return "No dataset fits every answer: the answers are inconsistent (or not exact)."
+    return f"{n_solutions} different datasets fit every answer: the secrets are not fully pinned down yet."
+
+
+def relational(passes: bool, guess, truth: bool) -> str:
+    if guess is None:
+        return "Both possible releases look alike here, so an observer learns nothing about Salil."
+    right = "correctly" if guess == truth else "wrongly"
+    return (f"The release is {'k-anonymous' if passes else 'not even k-anonymous'}, yet an observer who knows "
+            f"the anonymiser {right} reads off whether Salil has tuberculosis.")
+
+
+def downcoding(n_exact: int, pct_refined: float) -> str:
+    return (f"Knowing only that the anonymiser is minimal, the attacker recovers {n_exact} generalised cell(s) "
+            f"exactly and narrows down {_num(pct_refined)}% of the records.")
+
+
+def composition(pct_unique_joined: float, pct_not_k_joined: float, k: int) -> str:
+    return (f"Each release alone is {k}-anonymous, but joining the two makes {_num(pct_unique_joined)}% of "
+            f"learners unique and {_num(pct_not_k_joined)}% no longer {k}-anonymous.")
+
+
+def _num(x: float) -> str:
+    return f"{x:.1f}" if x < 10 else f"{x:.0f}"
