@@ -12,6 +12,7 @@ from core.scenario import get
 from core.scenarios.location import theory_curves
 from ui.common import chart, download_figure, download_result, download_table, metric_row, page_header, \
     param_widgets, run_scenario, show_error
+from ui.report import run_tools
 
 scenario = get("location")
 page_header(scenario)
@@ -143,6 +144,7 @@ def draw(result, final):
             st.dataframe(table, width="stretch", height=240)
             download_table(table, f"location-points-seed{result.config['seed']}")
         download_result(result)
+        run_tools(result)  # issue 11: audit banner, f-DP panel, pin, report
 
 
 is_mlp = config["attack"] == "mlp"

@@ -12,6 +12,7 @@ from core.plots import aggregates as plots
 from core.scenario import get
 from ui.common import (chart, download_figure, download_result, download_table, metric_row, page_header,
                        param_widgets, run_scenario, show_error)
+from ui.report import run_tools
 
 scenario = get("aggregates")
 page_header(scenario)
@@ -123,6 +124,7 @@ def draw(result, final):
             st.dataframe(df, width="stretch", height=240)
             download_table(df, f"aggregates-targets-seed{result.config['seed']}")
         download_result(result)
+        run_tools(result)  # issue 11: audit banner, f-DP panel, pin, report
 
 
 run_scenario(scenario, config, draw)
