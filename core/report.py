@@ -222,8 +222,8 @@ def html_report(results: list[Any], figures: list | None = None, title: str | No
     figs: list[go.Figure] = list(figures or [])
     if not figures:
         if len(results) > 1:
-            figs.append(fdp_plots.roc_overlay(results, labels))
-            figs.append(fdp_plots.privacy_utility_scatter(results, labels))
+            figs.append(fdp_plots.roc_overlay(results))
+            figs.append(fdp_plots.privacy_utility_scatter(results))
         for r in results:
             f = fdp_plots.tradeoff_figure(r)
             if f is not None:

@@ -15,7 +15,7 @@ from ui.pins import MAX_PINS, add_pin, clear_pins, decode_pins, encode_pins, pin
 from ui.report import report_downloads
 
 page_header("Compare runs",
-            f"Pin up to {MAX_PINS} runs on any lab page (📌 *Pin this run* under the plots) and weigh them here: what "
+            f"Pin up to {MAX_PINS} runs on any lab page (*Pin this run* under the plots) and weigh them here: what "
             "changed between them, how far each attack got, and which settings buy the most privacy for the least "
             "loss of utility.")
 
@@ -60,7 +60,7 @@ if token:
             st.rerun()
 
 if not pins:
-    st.info("No runs pinned yet. Open a lab, run it, and press **📌 Pin this run** under its plots; pins stay while "
+    st.info("No runs pinned yet. Open a lab, run it, and press **Pin this run** under its plots; pins stay while "
             "you move between pages.")
     for path, label in (("pages/20_Location_membership.py", "Location membership"),
                         ("pages/10_Reconstruction_attack.py", "Reconstruction attack"),
@@ -71,6 +71,14 @@ if not pins:
 
 st.query_params["pins"] = encode_pins(pins)  # the address bar now reproduces this comparison
 labels = [run_label(p, i + 1) for i, p in enumerate(pins)]
+short = [plots.short_label(p, i + 1) for i, p in enumerate(pins)]
+
+
+def _cell(v):
+    if v is None or (isinstance(v, float) and v != v):
+        return "—"
+    return f"{v:.4g}" if isinstance(v, float) else str(v)
+
 
 # ---- the pins, with remove buttons
 st.subheader(f"Pinned runs ({len(pins)} of {MAX_PINS})")
@@ -88,34 +96,34 @@ for label, p in zip(labels, pins):
         st.error(f"**{label}**: {v.message}", icon=":material/gpp_bad:")
 
 # ---- what the stakeholder reads first
-table = pd.DataFrame(comparison_table(pins, labels))
+table = pd.DataFrame(comparison_table(pins, short))
 best = table.dropna(subset=["attack"]) if "attack" in table else table.iloc[0:0]
 if len(best):
     low = best.loc[best["attack"].idxmin()]
-    st.markdown(f"Of the pinned runs, **{low['run']}** leaks least: its attack reaches {low['attack metric']} "
+    st.markdown(f"Of the pinned runs, **{labels[short.index(low['run'])]}** leaks least: its attack reaches {low['attack metric']} "
                 f"**{low['attack']:.3f}**" + (f" at a utility error of {low['utility error']:.3g} "
                                               f"({low['utility error metric']})" if pd.notna(low["utility error"])
                                               else "") + ".")
 
 st.subheader("Headline metrics")
-st.dataframe(table.set_index("run").T.astype(str), width="stretch")
+st.dataframe(table.set_index("run").T.map(_cell), width="stretch")
 
 st.subheader("What differs between the runs")
 diff = config_diff([p["config"] for p in pins])
 changed = [d for d in diff if d["differs"]]
 if changed:
-    st.dataframe(pd.DataFrame([{"parameter": d["param"], **{lab: str(v) for lab, v in zip(labels, d["values"])}}
+    st.dataframe(pd.DataFrame([{"parameter": d["param"], **{lab: _cell(v) for lab, v in zip(short, d["values"])}}
                                for d in changed]), hide_index=True, width="stretch")
 else:
     st.caption("The pinned runs have identical configurations.")
 with st.expander("Full configurations"):
-    st.dataframe(pd.DataFrame([{"parameter": d["param"], **{lab: str(v) for lab, v in zip(labels, d["values"])}}
+    st.dataframe(pd.DataFrame([{"parameter": d["param"], **{lab: _cell(v) for lab, v in zip(short, d["values"])}}
                                for d in diff]), hide_index=True, width="stretch")
 
 figs = []
 left, right = st.columns(2)
 with left:
-    roc = plots.roc_overlay(pins, labels)
+    roc = plots.roc_overlay(pins, short)
     if len(roc.data) > 1:
         figure(roc, "compare-roc")
         figs.append(roc)
@@ -124,11 +132,11 @@ with left:
 with right:
     y = st.radio("Leakage axis", ["attack metric", "empirical ε (95% lower bound)"], horizontal=True,
                  key="compare.y")
-    scatter = plots.privacy_utility_scatter(pins, labels, y="attack" if y == "attack metric" else "epsilon")
+    scatter = plots.privacy_utility_scatter(pins, short, y="attack" if y == "attack metric" else "epsilon")
     figure(scatter, "compare-privacy-utility")
     figs.append(scatter)
     st.caption("x: the utility error each scenario reports (noise scale per count, answer RMSE, MRE>10, "
-               "1 − model accuracy…); y: how far its strongest attack got. ★ marks runs no other pinned run beats "
+               "1 − model accuracy…; the legend names each run's pair); y: how far its strongest attack got. ★ marks runs no other pinned run beats "
                "on both axes. Runs from different scenarios share the axes but measure different things.")
 
 st.subheader("Hand it on")

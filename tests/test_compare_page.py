@@ -19,10 +19,10 @@ def _open(at, page, params):
 
 
 def _pin(at):
-    button = next(b for b in at.button if b.label == "📌 Pin this run")
+    button = next(b for b in at.button if b.label == "Pin this run")
     button.click().run()
     assert not at.exception, at.exception
-    assert any(b.label == "📌 Pinned" for b in at.button)
+    assert any(b.label == "Pinned" for b in at.button)
 
 
 def test_pin_from_two_labs_and_compare():
@@ -45,7 +45,7 @@ def test_pin_from_two_labs_and_compare():
     titles = [s["layout"]["title"]["text"] for s in specs]
     roc = specs[next(i for i, t in enumerate(titles) if t.startswith("ROC of the strongest"))]
     assert any(tr.get("name", "").startswith("#2 location") for tr in roc["data"])
-    scatter = specs[next(i for i, t in enumerate(titles) if t.startswith("Privacy–utility"))]
+    scatter = specs[next(i for i, t in enumerate(titles) if t.startswith("Privacy vs utility"))]
     names = [tr.get("name", "") for tr in scatter["data"]]
     assert any(n.startswith("#1 reconstruction") for n in names) and any(n.startswith("#2 location") for n in names)
     token = at.query_params["pins"]

@@ -61,12 +61,13 @@ def pin_button(result: Result | None) -> None:
     partial = isinstance(result, Result) and not result.completed
     cols = st.columns([1, 3])
     if done:
-        cols[0].button("📌 Pinned", key=f"pin-{pid}", disabled=True, help="This run is pinned")
+        cols[0].button("Pinned", key=f"pin-{pid}", disabled=True, help="This run is pinned", icon=":material/check:")
     else:
         help_text = ("Six runs are pinned: remove one on the Compare page first" if full else
                      "A stopped run cannot be pinned; run it to the end" if partial else
                      "Keep this run for the Compare page (up to six, across all labs)")
-        if cols[0].button("📌 Pin this run", key=f"pin-{pid}", disabled=full or partial, help=help_text):
+        if cols[0].button("Pin this run", key=f"pin-{pid}", disabled=full or partial, help=help_text,
+                          icon=":material/push_pin:"):
             add_pin(result)
             st.rerun()
     if pins:

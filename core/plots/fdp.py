@@ -92,8 +92,8 @@ def tradeoff_figure(result: Any, log: bool = False) -> go.Figure | None:
 
 
 def roc_overlay(results: list[Any], labels: list[str] | None = None) -> go.Figure:
-    """Strongest measured ROC of each run on one plot."""
-    labels = labels or [run_label(r, i + 1) for i, r in enumerate(results)]
+    """Strongest measured ROC of each run on one plot (legend: short labels ``#i scenario``)."""
+    labels = labels or [short_label(r, i + 1) for i, r in enumerate(results)]
     fig = go.Figure()
     for i, (r, label) in enumerate(zip(results, labels)):
         s = strongest_roc(r)
@@ -102,28 +102,33 @@ def roc_overlay(results: list[Any], labels: list[str] | None = None) -> go.Figur
         attack, c = s
         fig.add_trace(go.Scatter(x=c["fpr"], y=c["tpr"], mode="lines", line_shape="hv",
                                  name=f"{label}: {attack} (AUC {c['auc']:.3f})",
+                                 hovertemplate=f"{run_label(r, i + 1)}<br>FPR %{{x:.4f}}, TPR %{{y:.4f}}<extra></extra>",
                                  line=dict(color=PALETTE[i % len(PALETTE)], width=2)))
     fig.add_trace(go.Scatter(x=[0, 1], y=[0, 1], mode="lines", name="random guess",
                              line=dict(color="grey", dash="dot", width=1)))
-    base_layout(fig, "ROC of the strongest attack in each pinned run", "false-positive rate", "true-positive rate",
-                height=480)
-    fig.update_layout(legend=dict(orientation="v", y=-0.25))
+    base_layout(fig, "ROC of the strongest attack in each run", "false-positive rate", "true-positive rate",
+                height=460)
+    fig.update_xaxes(range=[0, 1])
+    fig.update_yaxes(range=[0, 1.01])
     return fig
+
+
+def short_label(result: Any, index: int) -> str:
+    name = result.get("scenario", "") if isinstance(result, dict) else result.scenario
+    return f"#{index} {name}"
 
 
 def privacy_utility_scatter(results: list[Any], labels: list[str] | None = None, y: str = "attack") -> go.Figure:
     """x = each run's utility error, y = its headline attack metric (or empirical ε); Pareto front joined."""
     pts = scatter_points(results, y=y)
-    if labels:
-        for p, label in zip(pts, labels):
-            p["label"] = label
+    labels = labels or [short_label(r, i + 1) for i, r in enumerate(results)]
     fig = go.Figure()
     for i, p in enumerate(pts):
         if p["x"] is None or p["y"] is None:
             continue
         fig.add_trace(go.Scatter(
             x=[p["x"]], y=[p["y"]], mode="markers+text", text=[f"#{p['index'] + 1}"], textposition="top center",
-            name=p["label"], marker=dict(size=16 if p["front"] else 11, color=PALETTE[i % len(PALETTE)],
+            name=f"{labels[i]}: {p['x_label']} vs {p['y_label']}", marker=dict(size=16 if p["front"] else 11, color=PALETTE[i % len(PALETTE)],
                                          symbol="star" if p["front"] else "circle",
                                          line=dict(width=1.5, color="black" if p["front"] else "white")),
             hovertemplate=f"{p['label']}<br>{p['x_label']}: %{{x:.4g}}<br>{p['y_label']}: %{{y:.4g}}<extra></extra>"))
@@ -132,12 +137,8 @@ def privacy_utility_scatter(results: list[Any], labels: list[str] | None = None,
         fig.add_trace(go.Scatter(x=[p["x"] for p in front], y=[p["y"] for p in front], mode="lines",
                                  name="Pareto front (no run is better in both)",
                                  line=dict(color="black", dash="dash", width=1.5)))
-    xl = sorted({p["x_label"] for p in pts if p["x"] is not None}) or ["utility error"]
-    yl = sorted({p["y_label"] for p in pts if p["y"] is not None}) or ["attack"]
-    base_layout(fig, "Privacy–utility trade-off of the pinned runs (bottom-left is best; ★ = Pareto-optimal)",
-                "utility error: " + " / ".join(xl) + " (lower = more useful)",
-                ("leakage: " + " / ".join(yl)) + " (lower = more private)", height=480)
-    fig.update_layout(legend=dict(orientation="v", y=-0.25))
+    base_layout(fig, "Privacy vs utility (★ = Pareto-optimal, bottom-left is best)",
+                "utility error (lower = more useful)", "leakage (lower = more private)", height=460)
     return fig
 
 
