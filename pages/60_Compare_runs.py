@@ -43,8 +43,8 @@ if token:
         st.info(f"This link holds {len(linked)} pinned run(s); {len(missing)} are not in this browser session. "
                 "Their configurations are below; rerun them (same seeds, same numbers) to compare.")
         st.dataframe(pd.DataFrame([{"scenario": c["scenario"], "seed": c["seed"],
-                                    **{k: str(v) for k, v in c["params"].items()}} for c in missing]),
-                     hide_index=True, width="stretch")
+                                    "parameters": ", ".join(f"{k}={v}" for k, v in c["params"].items())}
+                                   for c in missing]), hide_index=True, width="stretch")
         if st.button(f"Rerun the {len(missing)} linked run(s)", type="primary", key="compare.restore"):
             bar = st.progress(0.0, text="rerunning…")
             for i, c in enumerate(missing):

@@ -85,3 +85,32 @@ def test_cli_prints_the_flag_to_stderr(monkeypatch, capsys):
     err = capsys.readouterr().err
     assert code == 0
     assert BROKEN_MESSAGE in err
+
+
+RECON = {"n": 100, "trials": 4, "sweeps": False, "defense": "gaussian", "noise_unit": "sqrt_n"}
+
+
+def test_reconstruction_reports_a_per_bit_lower_bound_within_its_claim():
+    r = run("reconstruction", {**RECON, "defense_level": 0.3}, seed=0)
+    assert 0.5 < r.metrics["empirical_epsilon_low"] < r.metrics["release_epsilon"]
+    assert audit_result(r).status == "consistent"
+    exact = run("reconstruction", {**RECON, "defense": "none"}, seed=0)
+    assert exact.metrics["empirical_epsilon_low"] > 3 and audit_result(exact).status == "no-claim"
+
+
+def test_broken_accounting_is_flagged(monkeypatch):
+    """The noise is right but the claim forgets that a person is in ~m/2 queries (sensitivity 1 instead of √(m/2))."""
+    from core.releases.gaussian import Gaussian
+    from core.scenarios import reconstruction as rec
+
+    class ForgetfulGaussian(Gaussian):
+        @classmethod
+        def from_sigma(cls, sigma, delta=1e-5, sensitivity=1.0):
+            return Gaussian.from_sigma(sigma, delta, 1.0)
+
+    monkeypatch.setattr(rec, "Gaussian", ForgetfulGaussian)
+    # n = 400, m = 2n: the true L2 sensitivity is √(m/2) = 20, so σ = 0.1·√n = 2 is claimed as ε ≈ 2 instead of ≈ 92
+    r = run("reconstruction", {**RECON, "n": 400, "trials": 3, "solver": "lsq", "defense_level": 0.1}, seed=0)
+    v = audit_result(r)
+    assert r.metrics["release_epsilon"] < r.metrics["empirical_epsilon_low"]
+    assert v.broken and BROKEN_MESSAGE in v.message

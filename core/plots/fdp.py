@@ -167,9 +167,9 @@ def ladder_figure(ladder: dict) -> go.Figure:
                                  yaxis="y2", line=dict(color=PALETTE[4], width=2)))
         fig.update_layout(yaxis2=dict(title=f"{ladder['utility_label']} (lower = more useful)", overlaying="y",
                                       side="right", type="log" if ladder.get("utility_log") else "linear",
-                                      showgrid=False))
+                                      showgrid=False, tickformat=".2g"))
     base_layout(fig, f"ε ladder — {ladder['scenario']}: what the attack reaches and what the data lose",
                 "ε (log scale)", ladder["attack_label"], height=480)
-    fig.update_xaxes(type="log")
+    fig.update_xaxes(type="log", tickvals=eps, ticktext=[f"{e:g}" for e in eps])
     fig.update_layout(margin=dict(r=80))
     return fig
