@@ -224,9 +224,10 @@ def html_report(results: list[Any], figures: list | None = None, title: str | No
         if len(results) > 1:
             figs.append(fdp_plots.roc_overlay(results))
             figs.append(fdp_plots.privacy_utility_scatter(results))
-        for r in results:
+        for r, label in zip(results, labels):
             f = fdp_plots.tradeoff_figure(r)
             if f is not None:
+                f.update_layout(title_text=f"{label}: its guarantee as a trade-off curve (f-DP) and the measured ROC")
                 figs.append(f)
     now = _dt.datetime.now(_dt.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
     parts = [f"<!doctype html><html><head><meta charset='utf-8'><title>{html.escape(title)}</title>",

@@ -9,8 +9,12 @@ from core.audit import audit_result
 from core.games import Result
 from core.plots import fdp as fdp_plots
 from core.report import command_line, html_report, run_config
-from ui.common import _slug, chart
+from ui.common import chart
 from ui.pins import pin_button, pin_id
+
+
+def _slug(name: str) -> str:
+    return "".join(ch if ch.isalnum() or ch in "-_" else "_" for ch in name).strip("_") or "run"
 
 
 def audit_banner(result: Result | dict) -> None:
