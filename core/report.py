@@ -44,7 +44,8 @@ def run_config(result: Any) -> dict:
     return {"format": FORMAT, "scenario": name, "params": config, "seed": seed}
 
 
-def _non_default(name: str, params: dict) -> dict:
+def non_default_params(name: str, params: dict) -> dict:
+    """The parameters of a run that differ from the scenario's defaults."""
     from .scenario import get
 
     sc = get(name)
@@ -64,7 +65,7 @@ def command_line(result: Any) -> str:
     """``python -m core run SCENARIO --set KEY=VALUE … --seed N`` (parameters that differ from the defaults)."""
     cfg = run_config(result)
     parts = ["python", "-m", "core", "run", cfg["scenario"]]
-    for k, v in _non_default(cfg["scenario"], cfg["params"]).items():
+    for k, v in non_default_params(cfg["scenario"], cfg["params"]).items():
         parts += ["--set", f"{k}={_cli_value(v)}"]
     parts += ["--seed", str(cfg["seed"])]
     return " ".join(shlex.quote(p) for p in parts)

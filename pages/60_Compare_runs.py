@@ -9,6 +9,7 @@ from core.compare import comparison_table, config_diff, run_label
 from core.errors import LabError
 from core.games import run
 from core.plots import fdp as plots
+from core.report import non_default_params
 from core.scenario import all_scenarios
 from ui.common import figure, page_header, show_error
 from ui.pins import MAX_PINS, add_pin, clear_pins, decode_pins, encode_pins, pinned, remove_pin
@@ -42,9 +43,11 @@ if token:
         known = all_scenarios()
         st.info(f"This link holds {len(linked)} pinned run(s); {len(missing)} are not in this browser session. "
                 "Their configurations are below; rerun them (same seeds, same numbers) to compare.")
-        st.dataframe(pd.DataFrame([{"scenario": c["scenario"], "seed": c["seed"],
-                                    "parameters": ", ".join(f"{k}={v}" for k, v in c["params"].items())}
-                                   for c in missing]), hide_index=True, width="stretch")
+        for c in missing:
+            changed = (non_default_params(c["scenario"], c["params"]) if c["scenario"] in known
+                       else c["params"])
+            st.markdown(f"- **{c['scenario']}**, seed {c['seed']}: "
+                        + (", ".join(f"`{k}={v}`" for k, v in changed.items()) or "default parameters"))
         if st.button(f"Rerun the {len(missing)} linked run(s)", type="primary", key="compare.restore"):
             bar = st.progress(0.0, text="rerunning…")
             for i, c in enumerate(missing):
