@@ -29,10 +29,13 @@ def _parser() -> argparse.ArgumentParser:
     ls = sub.add_parser("list", help="list scenarios with their parameters")
     ls.add_argument("--json", action="store_true", help="print the list as JSON")
     r = sub.add_parser("run", help="run a scenario and print its result as JSON")
-    r.add_argument("scenario")
+    r.add_argument("scenario", nargs="?", help="scenario name (optional with --config or --preset)")
+    r.add_argument("--config", metavar="FILE", help="rerun a saved configuration (the JSON export of a run or "
+                   "a report); --set and --seed given explicitly override it")
+    r.add_argument("--preset", metavar="NAME", help="run a paper preset (see content/presets.toml)")
     r.add_argument("--set", dest="sets", action="append", default=[], metavar="KEY=VALUE",
                    help="override a parameter (repeatable)")
-    r.add_argument("--seed", type=int, default=0)
+    r.add_argument("--seed", type=int, default=None, help="random seed (default 0, or the saved one)")
     r.add_argument("--json", dest="json_path", metavar="PATH", help="also write the JSON to PATH")
     r.add_argument("--jobs", type=int, default=1, help="worker processes (default 1; at most the usable cores)")
     r.add_argument("--records", action="store_true", help="include per-game records in the output")
@@ -135,8 +138,12 @@ def main(argv: list[str] | None = None) -> int:
         if args.command == "list":
             _list(args.json)
             return 0
+        saved = {}
+        if args.command == "run":
+            from .report import resolve_saved_run
+            saved = resolve_saved_run(args)  # --config / --preset: fills args.scenario and args.seed
         scenario = get(args.scenario)
-        overrides = _overrides(scenario, args.sets)
+        overrides = {**saved, **_overrides(scenario, args.sets)}
         if args.seed < 0:
             raise ParameterError("seed", f"expected int >= 0, got {args.seed}")
         _check_output_path(args.json_path)
@@ -182,6 +189,10 @@ def main(argv: list[str] | None = None) -> int:
                      progress=report if args.progress else None)
         if args.progress:
             print(file=sys.stderr)
+        from .audit import audit_result
+        verdict = audit_result(result)
+        if verdict.broken:
+            print(f"WARNING: {verdict.message}", file=sys.stderr)
         out = result.to_dict(records=args.records)
         payload = {k: out[k] for k in ("scenario", "config", "metrics", "series", "seconds", "timings")}
         ignored = {k: v for k, v in scenario.inactive(config).items() if k in overrides}

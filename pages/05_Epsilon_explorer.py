@@ -74,3 +74,7 @@ with right:
                 f"people with total budget (ε = {epsilon:g}, δ = {rec['gaussian_delta']:g}) needs Gaussian noise "
                 f"σ ≈ {rec['gaussian_sigma']:.1f} per answer, i.e. **{rec['sigma_over_sqrt_n']:.2f}·√n**: "
                 f"{rec['verdict']}. Try it in the Reconstruction lab with defence = gaussian.")
+
+from ui.ladder import epsilon_ladder  # noqa: E402  (issue 11: a self-contained section)
+
+epsilon_ladder()

@@ -5,8 +5,9 @@ import streamlit as st
 from core import plain_language as say
 from core.plots import reconstruction as plots
 from core.scenario import get
-from ui.common import chart, content, download_result, download_table, figure, metric_row, page_header, \
+from ui.common import content, download_result, download_table, figure, metric_row, page_header, \
     param_widgets, plain, run_scenario, run_sweep
+from ui.report import run_tools
 
 scenario = get("reconstruction")
 page_header(scenario)
@@ -58,6 +59,7 @@ def draw(result, final):
             st.dataframe(table, width="stretch", height=240)
             download_table(table, f"reconstruction-games-seed{result.config['seed']}")
         download_result(result)
+        run_tools(result)  # issue 11: audit banner, pin, report
 
 
 run_scenario(scenario, config, draw)

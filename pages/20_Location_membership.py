@@ -1,7 +1,4 @@
 """Membership inference on DP location counts: threshold, MLP and optimal attacks against the DP accuracy bound."""
-import hashlib
-import tempfile
-from pathlib import Path
 
 import pandas as pd
 import streamlit as st
@@ -13,6 +10,7 @@ from core.scenario import get
 from core.scenarios.location import theory_curves
 from ui.common import chart, content, download_result, download_table, figure, metric_row, page_header, \
     param_widgets, plain, run_scenario, show_error
+from ui.report import run_tools
 
 scenario = get("location")
 page_header(scenario)
@@ -109,6 +107,7 @@ def draw(result, final):
             st.dataframe(table, width="stretch", height=240)
             download_table(table, f"location-points-seed{result.config['seed']}", label="measured points")
         download_result(result)
+        run_tools(result)  # issue 11: audit banner, f-DP panel, pin, report
 
 
 is_mlp = config["attack"] == "mlp"

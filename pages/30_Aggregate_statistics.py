@@ -1,7 +1,4 @@
 """DeSIA vs CIP and RAP: infer a census respondent's attribute from a few released block-level counts (m/s)."""
-import hashlib
-import tempfile
-from pathlib import Path
 
 import pandas as pd
 import streamlit as st
@@ -12,6 +9,7 @@ from core.plots import aggregates as plots
 from core.scenario import get
 from ui.common import (chart, download_figure, download_result, download_table, metric_row, page_header,
                        param_widgets, run_scenario, show_error)
+from ui.report import run_tools
 
 scenario = get("aggregates")
 page_header(scenario)
@@ -122,6 +120,7 @@ def draw(result, final):
             st.dataframe(df, width="stretch", height=240)
             download_table(df, f"aggregates-targets-seed{result.config['seed']}")
         download_result(result)
+        run_tools(result)  # issue 11: audit banner, f-DP panel, pin, report
 
 
 run_scenario(scenario, config, draw)

@@ -12,7 +12,7 @@ import pytest
 
 from core.attacks.ml_models.confidence_matrix import angular_difference, group_ad
 from core.attacks.ml_models.csmia import csmia, csmia_from_queries
-from core.attacks.ml_models.disparity import rank_agreement, risk_score
+from core.attacks.ml_models.disparity import rank_agreement
 from core.attacks.ml_models.targeted import nested_selection, single_selection
 from core.data import disparity_population as P
 from core.defenses.bcorr import asrd, bcorr_indices

@@ -27,6 +27,7 @@ import functools
 import numpy as np
 
 from .. import metrics as M
+from ..audit import epsilon_lower_bound_roc
 from ..attacks.likelihood_ratio import LikelihoodRatioAttack
 from ..attacks.location_common import CellPool, balanced_labels, noise, sample_counts
 from ..attacks.one_threshold import OneThresholdAttack
@@ -334,6 +335,14 @@ class LocationMembership(Scenario):
         for name, e in main["attacks"].items():
             metrics[f"{name}_accuracy"] = e["accuracy"]
         metrics["gap_to_bound"] = dp - chosen["accuracy"]
+        # Measured privacy (core.audit): 95% lower bound on ε from the strongest evaluated attack's best
+        # threshold, beside the claim for the target's k observations (basic composition: k·ε, k·δ).
+        metrics["claimed_epsilon"] = K * config["epsilon"]
+        metrics["claimed_delta"] = min(1.0, K * bound_delta(config))
+        n_pos = main["games"] // 2  # balanced_labels: the first ⌊n/2⌋ games are members
+        metrics["empirical_epsilon_low"] = max(
+            epsilon_lower_bound_roc(e["roc"]["fpr"], e["roc"]["tpr"], main["games"] - n_pos, n_pos,
+                                    metrics["claimed_delta"]) for e in main["attacks"].values())
         if not context["informed"]:
             metrics["mean_clean_count"] = float(np.mean(context["mean_clean_count"]))
         by_k = sorted((r for r in records if r["kind"] == "k"), key=lambda r: r["k"])

@@ -22,7 +22,7 @@ from ..attacks.dinur_nissim import DECODERS, ILP_MAX_N, DinurNissimAttack
 from ..attacks.dinur_nissim_lp import METHODS
 from ..data.healthcare import PUBLIC, healthcare_population
 from ..errors import ParameterError
-from ..metrics import proportion_ci_of_mean
+from ..metrics import empirical_epsilon, proportion_ci_of_mean
 from ..params import Param
 from ..releases.gaussian import Gaussian
 from ..releases.mechanism import Identity
@@ -154,7 +154,10 @@ class Reconstruction(Scenario):
         attack = DinurNissimAttack(c["solver"], lp_method=c["lp_method"]).fit(queries, answers)
         seconds = time.perf_counter() - start
         majority = max(secret.mean(), 1 - secret.mean())
+        guess = attack.predict()  # per-bit attribute game: confusion counts for the empirical ε (core.audit)
         return {"kind": kind, "query_ratio": ratio, "defense": defense, "level": level, "m": m,
+                "fp": int(((guess == 1) & (secret == 0)).sum()), "fn": int(((guess == 0) & (secret == 1)).sum()),
+                "positives": int(secret.sum()),
                 "accuracy": attack.score(secret), "majority": float(majority),
                 "rmse": float(np.sqrt(np.mean((answers - exact) ** 2))), "solver_seconds": seconds}
 
@@ -185,6 +188,13 @@ class Reconstruction(Scenario):
                 metrics["noise_over_sqrt_n"] = level / math.sqrt(n)
             metrics["release_epsilon"] = eps
             metrics["release_delta"] = delta if not math.isinf(eps) else 0.0
+            # Per-bit attribute game: guessing person i's bit is a test of x_i = 1 vs 0 that any (ε, δ)-DP release
+            # bounds; pooled over people and trials (bits of one trial share a release, so the interval is
+            # approximate). 95% lower bound on ε (core.metrics.empirical_epsilon).
+            pos = sum(r["positives"] for r in main)
+            metrics["empirical_epsilon_low"] = empirical_epsilon(
+                sum(r["fp"] for r in main), n * len(main) - pos, sum(r["fn"] for r in main), pos,
+                metrics["release_delta"]) if 0 < pos < n * len(main) else float("nan")
         series = {
             "accuracy_vs_query_ratio": _curve(records, "ratio", "query_ratio", n),
             "accuracy_vs_defense_level": _curve(records, "level", "level", n),

@@ -1,0 +1,221 @@
+"""Comparing runs: headline numbers per scenario, configuration diffs, ROC curves, the privacy–utility Pareto front.
+
+Scenario-generic: every :class:`~core.games.Result` (or its dict) is read through a small table of which metric is
+the scenario's *headline attack metric* (y of the privacy–utility scatter: higher = more leakage) and which is its
+*utility error* (x: higher = less useful data), each with fallbacks, so new scenarios plug in by reporting one of
+the usual names (``accuracy``/``auc``; ``answer_rmse``/``mre_gt10``/``tvd3``/``1 − model_accuracy``…).
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Any, Iterable
+
+import numpy as np
+
+# (metric, label, transform) — transform "error" turns an accuracy-like utility into an error (1 − value).
+ATTACK_METRICS: dict[str, list[tuple[str, str]]] = {
+    "location": [("accuracy", "membership accuracy"), ("auc", "AUC")],
+    "reconstruction": [("accuracy", "bits recovered")],
+    "aggregates": [("accuracy", "attack accuracy"), ("auc", "AUC")],
+    "synthetic": [("accuracy", "attribute-inference accuracy"), ("auc", "AUC")],
+    "ml-models": [("accuracy", "attribute-inference accuracy"), ("auc", "AUC")],
+}
+UTILITY_METRICS: dict[str, list[tuple[str, str, str]]] = {
+    "location": [("utility_error", "utility error", ""), ("noise_scale", "noise scale per count", "")],
+    "reconstruction": [("utility_error", "utility error", ""), ("answer_rmse", "answer RMSE", "")],
+    "aggregates": [("utility_error", "utility error", ""), ("answer_rmse", "answer RMSE", ""),
+                   ("noise_rmse", "noise RMSE per cell", ""), ("noise_scale", "noise scale per cell", "")],
+    "synthetic": [("utility_error", "utility error", ""), ("mre_gt10", "MRE (counts > 10)", ""),
+                  ("tvd3", "3-way TVD", "")],
+    "ml-models": [("utility_error", "utility error", ""), ("model_accuracy", "model error (1 − accuracy)", "error")],
+}
+DEFAULT_ATTACK = [("accuracy", "attack accuracy"), ("auc", "AUC"), ("advantage", "advantage")]
+DEFAULT_UTILITY = [("utility_error", "utility error", ""), ("answer_rmse", "answer RMSE", ""),
+                   ("mre_gt10", "MRE (counts > 10)", ""), ("tvd3", "3-way TVD", ""),
+                   ("rmse", "RMSE", ""), ("noise_scale", "noise scale", ""),
+                   ("model_accuracy", "model error (1 − accuracy)", "error")]
+# The "strongest attack" headline metrics shown side by side on the Compare page.
+SIDE_BY_SIDE = ("accuracy", "accuracy_ci_low", "accuracy_ci_high", "auc", "advantage", "tpr_at_fpr_0.01",
+                "tpr_at_fpr_0.001", "dp_bound_accuracy", "claimed_epsilon", "claimed_delta",
+                "empirical_epsilon_low", "release_epsilon", "answer_rmse", "noise_scale", "mre_gt10", "tvd3",
+                "model_accuracy", "eod", "dpd")
+
+
+def _parts(result: Any) -> tuple[str, dict, dict, dict]:
+    if isinstance(result, dict):
+        return (result.get("scenario", ""), result.get("config") or {}, result.get("metrics") or {},
+                result.get("series") or {})
+    return result.scenario, result.config or {}, result.metrics or {}, result.series or {}
+
+
+def _value(metrics: dict, name: str) -> float | None:
+    v = metrics.get(name)
+    if v is None or isinstance(v, bool):
+        return None
+    try:
+        v = float(v)
+    except (TypeError, ValueError):
+        return None
+    return None if math.isnan(v) else v
+
+
+@dataclass
+class Headline:
+    scenario: str
+    attack_metric: str | None
+    attack_label: str
+    attack: float | None
+    utility_metric: str | None
+    utility_label: str
+    utility_error: float | None
+    empirical_epsilon_low: float | None
+    claimed_epsilon: float | None
+
+
+def headline(result: Any) -> Headline:
+    """The scenario's headline attack metric and utility error (first available name in the table)."""
+    from .audit import claim_of
+
+    name, _, metrics, _ = _parts(result)
+    attack = (None, "attack metric", None)
+    for key, label in ATTACK_METRICS.get(name, []) + DEFAULT_ATTACK:
+        v = _value(metrics, key)
+        if v is not None:
+            attack = (key, label, v)
+            break
+    utility = (None, "utility error", None)
+    for key, label, transform in UTILITY_METRICS.get(name, []) + DEFAULT_UTILITY:
+        v = _value(metrics, key)
+        if v is not None:
+            utility = (key, label, 1.0 - v if transform == "error" else v)
+            break
+    eps, _ = claim_of(result)
+    return Headline(name, attack[0], attack[1], attack[2], utility[0], utility[1], utility[2],
+                    _value(metrics, "empirical_epsilon_low"), eps)
+
+
+def config_diff(configs: list[dict], names: list[str] | None = None) -> list[dict]:
+    """One row per parameter across runs: ``{"param", "values": [...], "differs": bool}``.
+
+    A parameter a run does not have (another scenario) shows as None. Rows that differ come first, in the order
+    the parameters first appear.
+    """
+    order: list[str] = []
+    for c in configs:
+        for k in c:
+            if k not in order:
+                order.append(k)
+    rows = []
+    for k in order:
+        values = [c.get(k) for c in configs]
+        differs = any(_norm(v) != _norm(values[0]) for v in values[1:])
+        rows.append({"param": k, "values": values, "differs": differs})
+    rows.sort(key=lambda r: not r["differs"])  # stable: keeps first-appearance order inside each group
+    return rows
+
+
+def _norm(v: Any) -> Any:
+    if isinstance(v, float) and v.is_integer():
+        return int(v)
+    return v
+
+
+def pareto_front(points: Iterable[tuple[float | None, float | None]]) -> list[bool]:
+    """Which points are Pareto-optimal when *both* coordinates are to be minimised (utility error, leakage).
+
+    A point is on the front unless another point is at least as good in both and strictly better in one.
+    Points with a missing or NaN coordinate are never on the front.
+    """
+    pts = [(None if x is None else float(x), None if y is None else float(y)) for x, y in points]
+    ok = [x is not None and y is not None and not (math.isnan(x) or math.isnan(y)) for x, y in pts]
+    out = []
+    for i, (x, y) in enumerate(pts):
+        if not ok[i]:
+            out.append(False)
+            continue
+        dominated = any(ok[j] and j != i and pts[j][0] <= x and pts[j][1] <= y and (pts[j][0] < x or pts[j][1] < y)
+                        for j in range(len(pts)))
+        out.append(not dominated)
+    return out
+
+
+def roc_curves(result: Any) -> dict[str, dict]:
+    """The run's measured ROC curves ``{attack: {"fpr", "tpr", "auc"}}`` (empty if it has none)."""
+    _, _, metrics, series = _parts(result)
+    roc = series.get("roc")
+    if not isinstance(roc, dict):
+        return {}
+    if "fpr" in roc and "tpr" in roc:  # a single curve
+        roc = {"attack": roc}
+    out = {}
+    for name, c in roc.items():
+        if not isinstance(c, dict) or "fpr" not in c or "tpr" not in c or len(c["fpr"]) < 2:
+            continue
+        fpr, tpr = np.asarray(c["fpr"], float), np.asarray(c["tpr"], float)
+        auc = c.get("auc")
+        if auc is None:
+            order = np.argsort(fpr, kind="stable")
+            # step ROC (empirical thresholds): trapezoids on the staircase's corners
+            auc = float(np.trapezoid(tpr[order], fpr[order]))
+        out[str(name)] = {"fpr": fpr.tolist(), "tpr": tpr.tolist(), "auc": float(auc)}
+    return out
+
+
+def strongest_roc(result: Any) -> tuple[str, dict] | None:
+    """The measured ROC with the largest AUC, leaving out random-guess references."""
+    curves = {k: v for k, v in roc_curves(result).items() if "random" not in k.lower()}
+    if not curves:
+        return None
+    name = max(curves, key=lambda k: (curves[k]["auc"] if curves[k]["auc"] == curves[k]["auc"] else -1))
+    return name, curves[name]
+
+
+def run_label(result: Any, index: int | None = None) -> str:
+    """A short name for a pinned run: scenario, seed and the parameters that usually matter."""
+    name, config, _, _ = _parts(result)
+    keys = [k for k in ("epsilon", "mechanism", "observations", "attacker", "attack", "n", "query_ratio",
+                        "defense", "defense_level", "generator", "model", "defence", "task") if k in config]
+    bits = ", ".join(f"{k}={_short(config[k])}" for k in keys[:4])
+    prefix = f"#{index} " if index is not None else ""
+    return f"{prefix}{name} ({bits}; seed {config.get('seed', 0)})" if bits else f"{prefix}{name} (seed {config.get('seed', 0)})"
+
+
+def _short(v: Any) -> str:
+    if isinstance(v, float):
+        return f"{v:g}"
+    return str(v)
+
+
+def comparison_table(results: list[Any], labels: list[str] | None = None) -> list[dict]:
+    """Rows of headline metrics, one per run (for the side-by-side table and the report)."""
+    labels = labels or [run_label(r, i + 1) for i, r in enumerate(results)]
+    rows = []
+    for label, r in zip(labels, results):
+        name, config, metrics, _ = _parts(r)
+        h = headline(r)
+        row = {"run": label, "scenario": name, "seed": config.get("seed"),
+               "attack metric": h.attack_label, "attack": h.attack,
+               "utility error metric": h.utility_label, "utility error": h.utility_error,
+               "claimed ε": h.claimed_epsilon, "empirical ε (95% low)": h.empirical_epsilon_low}
+        for k in SIDE_BY_SIDE:
+            if k in metrics and k not in ("claimed_epsilon", "empirical_epsilon_low"):
+                row[k] = _value(metrics, k)
+        rows.append(row)
+    return rows
+
+
+def scatter_points(results: list[Any], y: str = "attack") -> list[dict]:
+    """Points of the privacy–utility scatter: x = utility error, y = headline attack metric (``y="attack"``)
+    or the empirical ε lower bound (``y="epsilon"``); ``front`` marks the Pareto-optimal runs."""
+    pts = []
+    for i, r in enumerate(results):
+        h = headline(r)
+        yv = h.attack if y == "attack" else h.empirical_epsilon_low
+        pts.append({"index": i, "label": run_label(r, i + 1), "scenario": h.scenario, "x": h.utility_error,
+                    "y": yv, "x_label": h.utility_label, "y_label": h.attack_label if y == "attack" else
+                    "empirical ε (95% lower bound)"})
+    front = pareto_front([(p["x"], p["y"]) for p in pts])
+    for p, f in zip(pts, front):
+        p["front"] = f
+    return pts

@@ -1,0 +1,92 @@
+"""The ε ladder: one scenario at a list of ε values — measured attack, the DP bound and the utility error against ε.
+
+The stakeholder's question "if we release this with ε = x, how well can the best known attack do, and what does
+the data lose?" in one picture. Each rung is an ordinary run (``core.sweep.sweep`` over ``epsilon``, common seed);
+this module picks the light base settings per scenario, parses the ε list and turns the sweep rows into the
+chart's rows: the headline attack metric (:mod:`core.compare`) with its 95% Clopper–Pearson band when the
+scenario reports one, the bound DP puts on that metric at the rung's claimed ε, and the utility error.
+"""
+from __future__ import annotations
+
+import math
+import re
+
+from .compare import headline
+from .errors import ParameterError
+from .scenario import Scenario, all_scenarios, get
+from .theory.fdp import accuracy_bound
+
+DEFAULT_EPSILONS = (0.1, 0.5, 1.0, 2.0, 5.0, 10.0)
+MAX_RUNGS = 12
+# Lighter settings so a ladder of six rungs finishes in about a minute on a laptop (shown on the page).
+LADDER_BASE: dict[str, dict] = {
+    "location": {"games": 5000, "shadow_sweep_max": 0, "observations": 10},
+    "aggregates": {"blocks": 1, "shadows": 1000, "targets": 100},
+    "synthetic": {},
+    "ml-models": {},
+}
+
+
+def ladder_scenarios() -> list[str]:
+    """Registered scenarios with an ``epsilon`` parameter (the ladder varies it)."""
+    return [name for name, sc in all_scenarios().items() if any(p.name == "epsilon" for p in sc.params)]
+
+
+def parse_epsilons(text: str, scenario: Scenario | str) -> list[float]:
+    """"0.1, 0.5, 1" → sorted distinct values, each validated by the scenario's ε parameter."""
+    sc = get(scenario) if isinstance(scenario, str) else scenario
+    items = [t for t in re.split(r"[,\s;]+", text.strip()) if t]
+    if not items:
+        raise ParameterError("epsilon", "give at least one ε value, e.g. 0.1, 0.5, 1, 2, 5, 10")
+    param = sc.param("epsilon")
+    values = sorted({param.parse(t) for t in items})
+    if any(v <= 0 for v in values):
+        raise ParameterError("epsilon", "the ladder needs ε > 0 (ε = 0 means no noise in some labs)")
+    if len(values) > MAX_RUNGS:
+        raise ParameterError("epsilon", f"at most {MAX_RUNGS} values, got {len(values)}")
+    return values
+
+
+def ladder_base(scenario: Scenario | str) -> dict:
+    """The fixed (non-ε) parameters of the ladder: defaults plus :data:`LADDER_BASE`, validated."""
+    sc = get(scenario) if isinstance(scenario, str) else scenario
+    known = {p.name for p in sc.params}
+    base = {k: v for k, v in LADDER_BASE.get(sc.name, {}).items() if k in known}
+    sc.resolve(base)
+    return base
+
+
+def ladder_rows(scenario: str, sweep_out: dict) -> dict:
+    """Chart rows from a sweep over ``epsilon``: ``{"scenario", "attack_label", "utility_label", "rows"}``."""
+    base = dict(sweep_out.get("config") or {})
+    out_rows = []
+    attack_label, utility_label = "attack metric", "utility error"
+    for row in sorted(sweep_out["rows"], key=lambda r: r["epsilon"]):
+        metrics = {k: v for k, v in row.items() if k != "epsilon"}
+        h = headline({"scenario": scenario, "config": {**base, "epsilon": row["epsilon"]}, "metrics": metrics})
+        attack_label = h.attack_label if h.attack is not None else attack_label
+        utility_label = h.utility_label if h.utility_error is not None else utility_label
+        bound = None
+        if h.attack_metric == "accuracy":
+            if metrics.get("dp_bound_accuracy") is not None:
+                bound = float(metrics["dp_bound_accuracy"])
+            elif h.claimed_epsilon is not None:
+                bound = accuracy_bound(h.claimed_epsilon, min(1.0, float(metrics.get("claimed_delta") or 0.0)))
+        elif h.attack_metric == "auc" and metrics.get("dp_bound_auc") is not None:
+            bound = float(metrics["dp_bound_auc"])
+        ci = (metrics.get("accuracy_ci_low"), metrics.get("accuracy_ci_high")) if h.attack_metric == "accuracy" \
+            else (None, None)
+        bound = None if bound is None else min(1.0, bound)
+        out_rows.append({"epsilon": float(row["epsilon"]), "attack": h.attack, "attack_ci_low": ci[0],
+                         "attack_ci_high": ci[1], "bound": bound, "utility": h.utility_error,
+                         "empirical_epsilon_low": h.empirical_epsilon_low, "claimed_epsilon": h.claimed_epsilon})
+    utils = [r["utility"] for r in out_rows if r["utility"]]
+    return {"scenario": scenario, "attack_label": attack_label, "utility_label": utility_label, "rows": out_rows,
+            "utility_log": bool(utils) and min(utils) > 0 and max(utils) / min(utils) > 20}
+
+
+def crossing(ladder: dict, margin: float = 0.05) -> float | None:
+    """Largest ε at which the measured accuracy stays within ``margin`` of a coin flip (None if none does)."""
+    ok = [r["epsilon"] for r in ladder["rows"] if r["attack"] is not None and r["attack"] <= 0.5 + margin
+          and not math.isnan(r["attack"])]
+    return max(ok) if ok else None

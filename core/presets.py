@@ -1,0 +1,61 @@
+"""Paper presets (``content/presets.toml``): one configuration per headline figure of each source paper.
+
+Each preset names a scenario, its parameters and seed, the metric to read, the paper's value for it, the source,
+and one sentence on the remaining difference. Presets of scenarios that this build does not register are reported
+as unavailable instead of failing (they plug in when the scenario lands).
+"""
+from __future__ import annotations
+
+import tomllib
+from pathlib import Path
+
+from .errors import DataError, ParameterError
+from .scenario import all_scenarios
+
+PATH = Path(__file__).resolve().parent.parent / "content" / "presets.toml"
+REQUIRED = ("title", "scenario", "params", "metric", "paper_value", "source", "explanation")
+
+
+def load_presets(path: str | Path = PATH) -> dict[str, dict]:
+    """All presets by name, each with ``available`` (scenario registered and parameters valid) and ``problem``."""
+    try:
+        data = tomllib.loads(Path(path).read_text(encoding="utf-8"))
+    except (OSError, tomllib.TOMLDecodeError) as exc:
+        raise DataError(f"cannot read presets from {path}: {exc}") from None
+    scenarios = all_scenarios()
+    out = {}
+    for name, p in data.items():
+        missing = [k for k in REQUIRED if k not in p]
+        if missing:
+            raise DataError(f"preset {name!r} lacks {', '.join(missing)}")
+        preset = {"name": name, "seed": 0, "page": "", "figure": "", "paper": "", "metric_label": p["metric"],
+                  "paper_value_note": "", **p}
+        sc = scenarios.get(p["scenario"])
+        if sc is None:
+            preset.update(available=False, problem=f"scenario {p['scenario']!r} is not part of this build yet")
+        else:
+            try:
+                sc.resolve(p["params"])
+                preset.update(available=True, problem="")
+            except ParameterError as exc:
+                preset.update(available=False, problem=f"out of date: {exc}")
+        out[name] = preset
+    return out
+
+
+def get_preset(name: str) -> dict:
+    presets = load_presets()
+    if name not in presets:
+        raise ParameterError("preset", f"unknown preset {name!r}; known: {', '.join(presets)}")
+    preset = presets[name]
+    if not preset["available"]:
+        raise ParameterError("preset", f"{name}: {preset['problem']}")
+    return preset
+
+
+def compare_with_paper(preset: dict, metrics: dict) -> dict:
+    """Ours vs the paper's value for the preset's metric: ``{"ours", "paper", "difference"}``."""
+    ours = metrics.get(preset["metric"])
+    ours = None if ours is None else float(ours)
+    paper = float(preset["paper_value"])
+    return {"ours": ours, "paper": paper, "difference": None if ours is None else ours - paper}

@@ -1,0 +1,106 @@
+"""Paper presets: one click per headline figure of each source paper, with the paper's number beside ours."""
+import json
+from pathlib import Path
+from urllib.parse import urlencode
+
+import streamlit as st
+
+from core.errors import LabError
+from core.games import run
+from core.presets import compare_with_paper, load_presets
+from core.scenario import get
+from ui.common import page_header, show_error
+from ui.pins import pin_button
+from ui.report import audit_banner
+
+ROOT = Path(__file__).resolve().parent.parent
+
+page_header("Paper presets",
+            "Each preset loads the configuration behind a headline figure of one of the source papers. Open it in "
+            "its lab to see every plot, or run it here to put our number beside the paper's. Each card says in "
+            "one sentence why the two may differ.")
+
+
+def _page_file(slug: str) -> str | None:
+    hits = sorted((ROOT / "pages").glob(f"[0-9]*_{slug}.py"))
+    return f"pages/{hits[0].name}" if hits else None
+
+
+def _link_params(preset: dict) -> dict:
+    sc = get(preset["scenario"])
+    params = {k: v for k, v in preset["params"].items() if v != sc.param(k).default}
+    if preset.get("seed"):
+        params["seed"] = preset["seed"]
+    return {k: str(v).lower() if isinstance(v, bool) else str(v) for k, v in params.items()}
+
+
+def _open_in_lab(preset: dict, page: str) -> None:
+    """Put the preset into the lab's widgets (this session) and into its address (shareable), then go there."""
+    sc = get(preset["scenario"])
+    config = sc.resolve(preset["params"])
+    for name, value in config.items():
+        if sc.param(name).ui:
+            st.session_state[f"{sc.name}.{name}"] = value
+    st.session_state[f"{sc.name}.seed"] = int(preset.get("seed", 0))
+    st.switch_page(page, query_params=_link_params(preset))
+
+
+@st.cache_data(max_entries=16, show_spinner=False)
+def _run_preset(scenario: str, params_json: str, seed: int) -> dict:
+    return run(scenario, json.loads(params_json), seed=seed).to_dict(records=False)
+
+
+try:
+    presets = load_presets()
+except LabError as exc:
+    show_error(exc)
+    st.stop()
+
+chosen = st.query_params.get("preset")
+if chosen and chosen not in presets:
+    st.warning(f"The link names an unknown preset {chosen!r}; showing all presets.")
+    chosen = None
+order = sorted(presets, key=lambda n: (n != chosen, not presets[n]["available"]))
+results = st.session_state.setdefault("_preset_results", {})
+
+for name in order:
+    p = presets[name]
+    with st.container(border=True):
+        st.markdown(f"#### {p['title']}")
+        st.caption(f"{p['paper']} · {p['figure']}")
+        if not p["available"]:
+            st.info(f"Not available in this build: {p['problem']}.", icon=":material/hourglass_empty:")
+            st.markdown(f"Paper: **{p['metric_label']} = {p['paper_value']:g}** — {p['paper_value_note']}")
+            continue
+        page = _page_file(p["page"])
+        left, mid, right = st.columns([2, 2, 3])
+        left.metric(f"Paper: {p['metric_label']}", f"{p['paper_value']:g}")
+        result = results.get(name)
+        if result is not None:
+            cmp = compare_with_paper(p, result["metrics"])
+            mid.metric("Ours (same setting, seed {})".format(p.get("seed", 0)),
+                       "—" if cmp["ours"] is None else f"{cmp['ours']:.3f}",
+                       None if cmp["difference"] is None else f"{cmp['difference']:+.3f} vs paper",
+                       delta_color="off")
+        else:
+            if mid.button("Run here", key=f"preset.run.{name}", type="primary",
+                          help=f"python -m core run --preset {name}"):
+                with st.spinner(f"Running {p['scenario']} with the paper's settings…"):
+                    try:
+                        results[name] = _run_preset(p["scenario"], json.dumps(p["params"], sort_keys=True),
+                                                    int(p.get("seed", 0)))
+                    except LabError as exc:
+                        show_error(exc)
+                st.rerun()
+        with right:
+            st.markdown(f"**Why ours may differ:** {p['explanation']}")
+            st.caption(f"{p['paper_value_note']} · source: `{p['source']}`")
+        c1, c2, c3 = st.columns([1, 1, 2])
+        if page is not None and c1.button("Open in the lab", key=f"preset.open.{name}"):
+            _open_in_lab(p, page)
+        query = urlencode(_link_params(p))
+        c2.markdown(f"[Shareable link](/{p['page']}{'?' + query if query else ''})")
+        c3.code(f"python -m core run --preset {name}", language="bash")
+        if result is not None:
+            audit_banner(result)
+            pin_button(result)

@@ -1,0 +1,50 @@
+"""The ε ladder: parsing, rows against the bound, and the explorer section in AppTest."""
+import json
+from pathlib import Path
+
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from core.errors import ParameterError
+from core.ladder import crossing, ladder_base, ladder_rows, ladder_scenarios, parse_epsilons
+from core.sweep import sweep
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def test_parse_and_scenarios():
+    assert "location" in ladder_scenarios() and "reconstruction" not in ladder_scenarios()
+    assert parse_epsilons("2, 0.5 1;0.5", "location") == [0.5, 1.0, 2.0]
+    for bad in ("", "0", "abc", "11"):
+        with pytest.raises(ParameterError):
+            parse_epsilons(bad, "location")
+
+
+def test_location_ladder_rows_rise_with_epsilon_and_respect_the_bound():
+    base = {**ladder_base("location"), "games": 2000}
+    out = sweep("location", base, {"epsilon": [0.1, 1.0, 5.0]}, seed=1)
+    lad = ladder_rows("location", out)
+    rows = lad["rows"]
+    assert [r["epsilon"] for r in rows] == [0.1, 1.0, 5.0]
+    acc = [r["attack"] for r in rows]
+    assert acc[0] < acc[1] < acc[2] + 1e-9
+    for r in rows:
+        assert r["attack_ci_low"] <= r["bound"] + 1e-9  # never significantly above what DP allows
+        assert r["empirical_epsilon_low"] <= r["claimed_epsilon"]
+    assert rows[0]["utility"] == pytest.approx(10.0)  # Laplace scale 1/ε per count
+    assert crossing(lad, margin=0.1) == 0.1 and crossing(lad, margin=0.01) is None
+
+
+def test_ladder_section_on_the_explorer_page():
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=180).run()
+    at.query_params["ladder_eps"] = "0.2, 3"
+    at.switch_page("pages/05_Epsilon_explorer.py").run()
+    assert not at.exception, at.exception
+    assert at.text_input(key="ladder.eps").value == "0.2, 3"  # restored from the link
+    next(b for b in at.button if b.label.startswith("Run the ladder")).click().run()
+    assert not at.exception, at.exception
+    specs = [json.loads(c.proto.spec) for c in at.get("plotly_chart")]
+    ladder = next(s for s in specs if s["layout"]["title"]["text"].startswith("ε ladder"))
+    names = [tr.get("name", "") for tr in ladder["data"]]
+    assert any(n.startswith("measured") for n in names) and any(n.startswith("DP bound") for n in names)
+    assert any(n.startswith("utility error") for n in names)

@@ -1,0 +1,44 @@
+"""AppTest: the presets page lists every preset, runs one beside the paper's value, and opens one in its lab."""
+from pathlib import Path
+
+from streamlit.testing.v1 import AppTest
+
+from core.scenario import all_scenarios
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def _presets(**params):
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=180).run()
+    for k, v in params.items():
+        at.query_params[k] = v
+    at.switch_page("pages/70_Paper_presets.py").run()
+    assert not at.exception, at.exception
+    return at
+
+
+def test_presets_page_lists_presets_and_marks_missing_scenarios():
+    at = _presets(preset="dinur-nissim-sqrt-n")
+    heads = [m.value for m in at.markdown if m.value.startswith("#### ")]
+    assert heads[0].startswith("#### Dinur–Nissim: reconstruction breaks down")  # the linked preset comes first
+    assert any("Location membership" in h for h in heads) and any("DeSIA" in h for h in heads)
+    missing = {"synthetic", "ml-models"} - set(all_scenarios())
+    assert any("not part of this build" in i.value for i in at.info) == bool(missing)
+    assert any("Synthetic data" in h for h in heads) and any("51 groups" in h for h in heads)
+    # run the first card here: ours beside the paper's 0.59
+    at.button(key="preset.run.dinur-nissim-sqrt-n").click().run()
+    assert not at.exception, at.exception
+    ours = next(m for m in at.metric if m.label.startswith("Ours"))
+    assert abs(float(ours.value) - 0.59) < 0.06
+    assert "vs paper" in ours.delta
+
+
+def test_open_in_lab_carries_the_configuration():
+    at = _presets()
+    at.button(key="preset.open.dinur-nissim-sqrt-n").click().run()
+    assert not at.exception, at.exception
+    assert at.selectbox(key="reconstruction.defense").value == "gaussian"
+    assert at.selectbox(key="reconstruction.noise_unit").value == "sqrt_n"
+    assert at.selectbox(key="reconstruction.solver").value == "lsq"
+    assert at.number_input(key="reconstruction.defense_level").value == 1.0
+    assert at.query_params["defense"] == ["gaussian"] or at.query_params["defense"] == "gaussian"

@@ -1,0 +1,65 @@
+"""The ε ladder section of the ε explorer: measured attacks at a list of ε values, beside the bound."""
+from __future__ import annotations
+
+import pandas as pd
+import streamlit as st
+
+from core.errors import LabError
+from core.ladder import DEFAULT_EPSILONS, crossing, ladder_base, ladder_rows, ladder_scenarios, parse_epsilons
+from core.plots.fdp import ladder_figure
+from core.scenario import get
+from ui.common import download_table, figure, run_sweep, show_error
+
+
+def epsilon_ladder() -> None:
+    """Pick a scenario and ε values; run them (progress, cached); one chart: attack, bound, utility vs ε."""
+    st.divider()
+    st.subheader("ε ladder: what real attacks reach at each ε")
+    st.markdown("The curves above are what *any* attack could reach. The ladder runs a lab's attacks at several "
+                "values of ε and draws what they *actually* reach (with a 95% band), the bound, and what the data "
+                "lose — the picture to decide on an ε with.")
+    names = ladder_scenarios()
+    if not names:
+        st.info("No lab with an ε parameter is available.")
+        return
+    url_name = st.query_params.get("ladder_scenario")
+    if "ladder.scenario" not in st.session_state:
+        st.session_state["ladder.scenario"] = url_name if url_name in names else names[names.index("location")
+                                                                                         if "location" in names else 0]
+    if "ladder.eps" not in st.session_state:
+        st.session_state["ladder.eps"] = st.query_params.get("ladder_eps") or ", ".join(f"{e:g}" for e in
+                                                                                         DEFAULT_EPSILONS)
+    c1, c2, c3 = st.columns([2, 3, 1])
+    name = c1.selectbox("Lab", names, key="ladder.scenario", format_func=lambda n: get(n).title)
+    text = c2.text_input("ε values (comma-separated)", key="ladder.eps",
+                         help="Each value is one full run of the lab with the same seed")
+    seed = c3.number_input("Seed", 0, 2**31 - 1, 0, key="ladder.seed")
+    st.query_params["ladder_scenario"] = name
+    st.query_params["ladder_eps"] = text
+    sc = get(name)
+    try:
+        epsilons = parse_epsilons(text, sc)
+        base = ladder_base(sc)
+    except LabError as exc:
+        show_error(exc)
+        return
+    st.caption("Settings: the lab's defaults" + (", with " + ", ".join(f"{k} = {v}" for k, v in base.items()) +
+                                                 " to keep each rung short" if base else "") +
+               f". {len(epsilons)} runs.")
+    out = run_sweep(sc, base, {"epsilon": epsilons}, int(seed), label=f"Run the ladder ({len(epsilons)} runs)",
+                    key=f"ladder-{name}")
+    if out is None:
+        return
+    ladder = ladder_rows(name, out)
+    rows = [r for r in ladder["rows"] if r["attack"] is not None]
+    if rows:
+        top = rows[-1]
+        safe = crossing(ladder)
+        st.markdown(f"At ε = {top['epsilon']:g} the attack reaches {ladder['attack_label']} **{top['attack']:.3f}**"
+                    + (f" (bound {top['bound']:.3f})" if top["bound"] is not None else "") + "; "
+                    + (f"up to ε = {safe:g} it stays within 5 points of a coin flip." if safe is not None else
+                       "at every ε tried it does better than a coin flip by more than 5 points."))
+    figure(ladder_figure(ladder), f"epsilon-ladder-{name}")
+    table = pd.DataFrame(ladder["rows"])
+    st.dataframe(table, hide_index=True, width="stretch")
+    download_table(table, f"epsilon-ladder-{name}")
