@@ -1,6 +1,4 @@
 """ML models: which groups can an attacker single out as most exposed, and does rebalancing (BCorr) fix it?"""
-import hashlib
-import tempfile
 from pathlib import Path
 
 import pandas as pd
@@ -10,8 +8,10 @@ from core.errors import LabError
 from core.plots import ml_models as plots
 from core.scenario import get
 from core.scenarios.ml_models import column_choices, columns, population_preview
-from ui.common import chart, download_figure, download_result, download_table, metric_row, page_header, \
-    param_widgets, run_scenario, show_error
+from ui.common import chart, download_result, download_table, figure, metric_row, page_header, param_widgets, \
+    run_scenario, show_error
+from ui.report import run_tools
+from ui.uploads import save_upload
 
 CONTENT = Path(__file__).resolve().parent.parent / "content" / "ml_models.md"
 
@@ -31,11 +31,7 @@ if config["dataset"] == "csv":
     if upload is None:
         st.info("Upload a CSV in the sidebar to use your own data.")
         st.stop()
-    data = upload.getvalue()
-    path = Path(tempfile.gettempdir()) / f"ml-models-{hashlib.sha1(data).hexdigest()[:16]}.csv"
-    if not path.exists():
-        path.write_bytes(data)
-    overrides["data_path"] = str(path)
+    overrides["data_path"] = save_upload(upload.getvalue(), "ml-models")  # private 0600, removed when unused
 try:
     choices = column_choices(config["dataset"], overrides.get("data_path", ""))
 except LabError as exc:
@@ -114,18 +110,18 @@ def draw(result, final):
                f"{' (cached model)' if s['info'].get('cache_hit') else ''}")
     figs = {"groups-ranked": plots.group_bars(s), "ad-vs-accuracy": plots.ad_scatter(s),
             "targeted-vs-kappa": plots.kappa_curve(s)}
-    chart(figs["groups-ranked"], "bars")
+    figure(figs["groups-ranked"], "ml-models-groups-ranked", downloads=final)
     st.caption("Bars: the attack's real accuracy in each group (needs everyone's true secret; 95% intervals). Red "
                "line: the risk score the attacker computes from the model's answers alone. Groups are sorted by "
                "that score, so a falling bar height from left to right means the attacker's ranking is right.")
     left, right = st.columns(2)
     with left:
-        chart(figs["ad-vs-accuracy"], "ad")
+        figure(figs["ad-vs-accuracy"], "ml-models-ad-vs-accuracy", downloads=final)
     with right:
-        chart(figs["targeted-vs-kappa"], "kappa")
+        figure(figs["targeted-vs-kappa"], "ml-models-targeted-vs-kappa", downloads=final)
     if "bcorr" in s:
         figs["bcorr"] = plots.bcorr_bars(s)
-        chart(figs["bcorr"], "bcorr")
+        figure(figs["bcorr"], "ml-models-bcorr", downloads=final)
         st.caption(f"BCorr resampled every group to ρ* = {s['bcorr']['rho_star']:.2f} (the least-correlated "
                    f"group) and kept {100 * s['bcorr']['kept_fraction']:.0f}% of the records. With groups this "
                    f"small, identical groups would still differ by ≈ {100 * m['asrd_noise_floor_bcorr']:.0f} points "
@@ -139,20 +135,17 @@ def draw(result, final):
     pick = st.selectbox("Group", [names[i] for i in order], key="ml-models.scatter_group",
                         help="Groups in the attacker's predicted order, most exposed first.")
     figs["confidence-scatter"] = plots.confidence_scatter(s, names.index(pick))
-    chart(figs["confidence-scatter"], "scatter")
+    figure(figs["confidence-scatter"], "ml-models-confidence-scatter")
     st.caption("Each dot is a record the model classifies right with either sensitive value. When the two "
                "classes' lines point in different directions (large angle), the model's confidence moves with the "
                "sensitive value differently for each class — and that is what the attack reads. Compare the most "
                "exposed group with one from the bottom of the list.")
-    with st.expander("Download the figures"):
-        for name, fig in figs.items():
-            st.caption(name.replace("-", " "))
-            download_figure(fig, f"ml-models-{name}")
     table = _group_table(s)
     with st.expander("Per-group numbers (table)"):
         st.dataframe(table, width="stretch", height=280)
         download_table(table, f"ml-models-groups-seed{result.config['seed']}")
     download_result(result)
+    run_tools(result)  # issue 11: audit banner, f-DP panel, pin, report
 
 
 run_scenario(scenario, config, draw)
