@@ -141,9 +141,11 @@ st.divider()
 st.subheader("How do the attacks change with more counts, or with noise?")
 st.markdown("Each point is a fresh release of the same blocks (heavier: one full run per point of the grid). "
             "**m/s** = released cells per person (the grid goes beyond the paper's m < s while the tables have "
-            "cells); **ε** = [Laplace noise](/Glossary#differential-privacy) per cell, rounded to an integer "
+            "cells); **ε** = [Laplace noise](/Glossary#laplace-mechanism) per cell, rounded to an integer "
             "(smaller ε = more noise; DeSIA trains its shadows with the same noise). The shaded bands are 95% "
-            "confidence intervals of each AUC: where bands overlap, the run cannot tell the points apart.")
+            "[confidence intervals](/Glossary#confidence-band) of each AUC: where bands overlap, the run cannot "
+            "tell the points apart. The dashed line on the ε plot is the highest AUC the release's own "
+            "[DP guarantee](/Glossary#dp-bound) (ε per person) still allows.")
 c1, c2 = st.columns([2, 1])
 sweep = c1.radio("Experiment", ["AUC vs m/s", "AUC vs ε"], horizontal=True, key="aggregates.sweep_choice")
 sweep_blocks = c2.select_slider("Blocks per point", SWEEP_BLOCKS, value=SWEEP_BLOCKS_DEFAULT,

@@ -62,7 +62,9 @@ def plain_summary(metrics: dict, series: dict) -> str | None:
     lo = metrics.get("auc_ci_low")
     settled = metrics.get("deterministic_count") or 0
     if settled:
-        text += f", and is **certain** (and right) about {settled} of the {n} people attacked"
+        wrong = metrics.get("deterministic_errors") or 0
+        text += (f", and is **certain** about {settled} of the {n} people attacked"
+                 + (" (rightly so)" if not wrong else f" ({wrong} of them wrongly: noisy counts fooled the solver)"))
     if lo is not None and not math.isnan(lo) and lo <= 0.5:
         text += " — a difference this run cannot tell apart from luck"
     return text + "."
