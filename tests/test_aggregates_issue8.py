@@ -174,3 +174,14 @@ def test_plain_summary_sentence():
     text = plain_summary({**m, "auc_ci_low": 0.45, "deterministic_count": 0}, {"sensitive": "smoker"})
     assert "a person's smoker" in text and "luck" in text
     assert plain_summary({}, {}) is None
+
+
+def test_stop_is_seen_inside_a_unit_of_work_not_only_between_chunks():
+    polls = []
+
+    def cancel():  # the 4th poll is inside the first DeSIA unit (2 in prepare, 1 before the first chunk)
+        polls.append(1)
+        return len(polls) >= 4
+
+    res = run("aggregates", {**TINY, "batch": 1000}, seed=0, cancel=cancel)
+    assert res.cancelled and res.games_done == 0 and len(polls) >= 4
