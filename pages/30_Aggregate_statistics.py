@@ -33,6 +33,7 @@ source = st.sidebar.radio("Data", ["Synthetic census blocks", "PPMF-format CSV",
                                "needs a yes/no (two-valued) sensitive column.")
 extra = {"data": "synthetic"}
 missing = None  # why the run cannot start yet (shown after the widgets, which always render)
+problem = None  # an unreadable upload, shown after the widgets too
 if source != "Synthetic census blocks":
     upload = st.sidebar.file_uploader("CSV file", type=["csv"], key="aggregates.upload")
     if upload is None:
@@ -47,9 +48,10 @@ if source != "Synthetic census blocks":
             try:
                 candidates = binary_columns(path)
             except LabError as exc:
-                show_error(exc)
-                st.stop()
-            if not candidates:
+                problem, candidates = exc, None
+            if candidates is None:
+                pass
+            elif not candidates:
                 missing = (f"**{upload.name}** has no column with exactly two values. The attacks infer a yes/no "
                            "secret: add such a column (e.g. smoker = yes/no) or switch back to the census blocks.")
             else:
@@ -61,6 +63,14 @@ if source != "Synthetic census blocks":
                          "Every other column is what the attacker knows about the target.")
 
 config = param_widgets(scenario, exclude=("data", "sweep"))
+# param_widgets leaves a value out of the link when it equals the *scenario's* default; this page starts
+# from other defaults, so such a value must stay in the link or a shared link would reopen with the page's.
+for _name, _value in PAGE_DEFAULTS.items():
+    if config.get(_name) != _value and config.get(_name) == scenario.param(_name).default:
+        st.query_params[_name] = str(config[_name])
+if problem is not None:
+    show_error(problem)
+    st.stop()
 if missing:
     st.info(missing)
     st.stop()

@@ -93,3 +93,9 @@ def test_few_targets_get_a_warning_with_the_confidence_interval():
     assert not at.exception
     warn = [w.value for w in at.warning if "targets" in w.value]
     assert warn and "confidence interval" in warn[0], [w.value for w in at.warning]
+
+
+def test_a_link_keeps_a_value_that_differs_from_the_page_default():
+    at = _page(block_size=100, shadows=200, attack="desia", query_ratio=0.5, blocks=1)
+    assert not at.exception
+    assert at.query_params["attack"] == ["desia"] or at.query_params["attack"] == "desia"
