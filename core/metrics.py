@@ -143,12 +143,12 @@ def mia_metrics(labels, scores, fpr_levels=FPR_LEVELS) -> dict:
     return out
 
 
-def auc_ci(auc: float, n_pos: int, n_neg: int, confidence: float = 0.95) -> tuple[float, float]:
+def auc_ci_from_counts(auc: float, n_pos: int, n_neg: int, confidence: float = 0.95) -> tuple[float, float]:
     """Normal-approximation confidence interval for an AUC (Hanley & McNeil 1982, standard error eq. 2).
 
     ``SE² = (A(1−A) + (n₊−1)(Q₁−A²) + (n₋−1)(Q₂−A²)) / (n₊n₋)`` with ``Q₁ = A/(2−A)``, ``Q₂ = 2A²/(1+A)``;
     the interval is ``A ± z·SE`` clipped to [0, 1]. Used for the bands of AUC sweeps, where only the AUC and
-    the class sizes of each point are kept.
+    the class sizes of each point are kept (with the scores, prefer :func:`auc_ci`).
     """
     from scipy.stats import norm
 
@@ -157,4 +157,36 @@ def auc_ci(auc: float, n_pos: int, n_neg: int, confidence: float = 0.95) -> tupl
     q1, q2 = auc / (2 - auc), 2 * auc * auc / (1 + auc)
     var = (auc * (1 - auc) + (n_pos - 1) * (q1 - auc * auc) + (n_neg - 1) * (q2 - auc * auc)) / (n_pos * n_neg)
     half = float(norm.ppf(0.5 + confidence / 2)) * math.sqrt(max(var, 0.0))
+    return (max(0.0, auc - half), min(1.0, auc + half))
+
+
+def auc_ci(labels, scores, confidence: float = 0.95) -> tuple[float, float]:
+    """Two-sided confidence interval for the ROC AUC.
+
+    DeLong et al. (1988): with the placement values ``V10_i = P̂(s_neg < s_pos_i)`` (ties count ½) of the
+    ``m`` positives and ``V01_j = P̂(s_neg_j < s_pos)`` of the ``n`` negatives,
+    ``Var(AUC) ≈ Var(V10)/m + Var(V01)/n`` and the interval is ``AUC ± z·SE`` (clipped to [0, 1]).
+
+    With few targets (``min(m, n) < 20``) or a degenerate variance (e.g. AUC = 1 on 4 targets) the normal
+    approximation is meaningless, so the conservative Birnbaum–McCarty bound ``Var ≤ AUC(1−AUC)/min(m, n)``
+    is used instead, as an exact Clopper–Pearson interval on ``round(AUC·min(m, n))`` of ``min(m, n)``.
+    NaN bounds when one class is missing.
+    """
+    from scipy.stats import norm, rankdata
+
+    y, s = _check(labels, scores)
+    if not has_both_classes(y):
+        return (float("nan"), float("nan"))
+    pos, neg = s[y == 1], s[y == 0]
+    m, n = pos.size, neg.size
+    ranks_all = rankdata(np.concatenate([pos, neg]))
+    v10 = (ranks_all[:m] - rankdata(pos)) / n          # share of negatives below each positive
+    v01 = 1.0 - (ranks_all[m:] - rankdata(neg)) / m    # share of positives above each negative
+    auc = float(v10.mean())
+    k = min(m, n)
+    var = (v10.var(ddof=1) / m if m > 1 else 0.0) + (v01.var(ddof=1) / n if n > 1 else 0.0)
+    if k < 20 or var <= 0:
+        return clopper_pearson(int(round(auc * k)), k, confidence)
+    z = float(norm.ppf(0.5 + confidence / 2))
+    half = z * math.sqrt(var)
     return (max(0.0, auc - half), min(1.0, auc + half))

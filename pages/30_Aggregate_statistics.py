@@ -3,12 +3,12 @@
 import pandas as pd
 import streamlit as st
 
-from core.data.census import csv_columns
+from core.data.census import binary_columns
 from core.errors import LabError
 from core.plots import aggregates as plots
 from core.scenario import get
-from ui.common import (chart, download_figure, download_result, download_table, metric_row, page_header,
-                       param_widgets, run_scenario, show_error)
+from ui.common import (chart, content, download_figure, download_result, download_table, metric_row, page_header,
+                       param_widgets, plain, run_scenario, show_error)
 from ui.report import run_tools
 
 scenario = get("aggregates")
@@ -22,53 +22,55 @@ for _name, _value in PAGE_DEFAULTS.items():
         st.session_state.setdefault(f"{scenario.name}.{_name}", _value)
 
 with st.expander("What is happening here? (read me first)", expanded=False):
-    st.markdown(
-        "A statistical agency publishes **counts** about a small area (a census *block*): *how many Hispanic "
-        "women aged 22–24?*, *how many people are Asian alone?* … — cells of the 2010 census tables P1, P6, P7, "
-        "P9, P11 and P12A–I. Only **m** cells are published, fewer than the **s** people of the block "
-        "(m/s < 1), so the counts cannot pin down everyone's record. Is that safe?\n\n"
-        "**The game.** The defender re-draws everyone's *Hispanic* value by a fair coin (so guessing gives "
-        "AUC 0.5), publishes the counts, and the attacker — who knows a target's sex, age and race and that "
-        "nobody else in the block shares them — must guess the target's Hispanic value.\n\n"
-        "**DeSIA** has two modules. The *deterministic* one writes the counts as an integer program (one "
-        "unknown per possible record: how many people have it) with a *uniqueness* constraint for the "
-        "target, finds one solution, then asks the solver: *is there any solution where the target has the "
-        "other value?* If not, the answer is **certain** (the target is *deterministically vulnerable*). "
-        "Otherwise the *stochastic* module simulates thousands of *shadow* blocks from auxiliary data, with "
-        "the target Hispanic or not, and trains a logistic regression to recognise the published counts.\n\n"
-        "**Baselines.** CIP (integer programming) and RAP (gradient-based synthetic data) *reconstruct* K "
-        "plausible blocks and vote among the records closest to the target.\n\n"
-        "**Reading the ROC.** Each point is a threshold on the attack's score. The inset zooms into very low "
-        "false-positive rates (log-log): an attack that is *certain* about a few people shows up there even "
-        "if its overall AUC is modest.\n\n"
-        ":material/warning: The default data are **synthetic** census blocks drawn from published 2010 national distributions "
-        "(the real PPMF file is 15 GB and not available offline). Numbers here are **not** a reproduction of "
-        "the paper's figures; upload a PPMF extract or any CSV to attack real data.")
+    st.markdown(content("aggregates"))
 
 st.sidebar.header("Census-block game")
 source = st.sidebar.radio("Data", ["Synthetic census blocks", "PPMF-format CSV", "Generic CSV"],
                           key="aggregates.source_choice",
                           help="PPMF columns: QSEX, QAGE, CENRACE, CENHISP (+ block-id columns). A generic CSV "
-                               "needs a categorical sensitive column.")
+                               "needs a yes/no (two-valued) sensitive column.")
 extra = {"data": "synthetic"}
+missing = None  # why the run cannot start yet (shown after the widgets, which always render)
+problem = None  # an unreadable upload, shown after the widgets too
 if source != "Synthetic census blocks":
     upload = st.sidebar.file_uploader("CSV file", type=["csv"], key="aggregates.upload")
     if upload is None:
-        st.info("Upload a CSV in the sidebar, or switch back to the synthetic census blocks.")
-        st.stop()
-    from ui.uploads import save_upload  # private 0600 file, deleted when no session needs it
+        missing = "Upload a CSV in the sidebar, or switch back to the synthetic census blocks."
+    else:
+        from ui.uploads import save_upload  # private 0600 file, deleted when no session needs it
 
-    path = save_upload(upload.getvalue(), kind="aggregates")
-    extra = {"data": "ppmf" if source.startswith("PPMF") else "csv", "data_path": str(path)}
-    if extra["data"] == "csv":
-        try:
-            header = csv_columns(path)
-        except LabError as exc:
-            show_error(exc)
-            st.stop()
-        extra["sensitive_column"] = st.sidebar.selectbox("Sensitive column", header, key="aggregates.sensitive")
+        path = save_upload(upload.getvalue(), kind="aggregates")
+        extra = {"data": "ppmf" if source.startswith("PPMF") else "csv", "data_path": str(path)}
+        if extra["data"] == "csv":
+            try:
+                candidates = binary_columns(path)
+            except LabError as exc:
+                problem, candidates = exc, None
+            if candidates is None:
+                pass
+            elif not candidates:
+                missing = (f"**{upload.name}** has no column with exactly two values. The attacks infer a yes/no "
+                           "secret: add such a column (e.g. smoker = yes/no) or switch back to the census blocks.")
+            else:
+                if st.session_state.get("aggregates.sensitive") not in candidates:
+                    st.session_state["aggregates.sensitive"] = candidates[0]
+                extra["sensitive_column"] = st.sidebar.selectbox(
+                    "Sensitive column (yes/no)", candidates, key="aggregates.sensitive",
+                    help="The secret the attacker infers; only columns with exactly two values are offered. "
+                         "Every other column is what the attacker knows about the target.")
 
 config = param_widgets(scenario, exclude=("data", "sweep"))
+# param_widgets leaves a value out of the link when it equals the *scenario's* default; this page starts
+# from other defaults, so such a value must stay in the link or a shared link would reopen with the page's.
+for _name, _value in PAGE_DEFAULTS.items():
+    if config.get(_name) != _value and config.get(_name) == scenario.param(_name).default:
+        st.query_params[_name] = str(config[_name])
+if problem is not None:
+    show_error(problem)
+    st.stop()
+if missing:
+    st.info(missing)
+    st.stop()
 try:
     seed = config.pop("seed")
     config = scenario.resolve({**config, **extra})
@@ -76,6 +78,8 @@ try:
 except LabError as exc:
     show_error(exc)
     st.stop()
+
+SWEEP_BLOCKS, SWEEP_BLOCKS_DEFAULT = (1, 2, 3, 4, 6, 10), 3
 
 NAMES = {"auc": "AUC", "tpr_at_fpr_0.001": "TPR @ 0.1% FPR", "tpr_at_fpr_0.01": "TPR @ 1% FPR",
          "deterministic_fraction": "Settled by the solver"}
@@ -87,9 +91,24 @@ COUNTS = {"targets": "Targets", "deterministic_count": "Settled targets",
 
 def draw(result, final):
     m, s = result.metrics, result.series
+    sentence = plots.plain_summary(m, s)
+    plain(sentence)
     if s.get("synthetic", True):
         st.caption(":material/science: Synthetic census blocks: illustrative numbers, not the paper's figures.")
+    if final and m.get("targets") is not None and "auc_ci_low" in m:
+        lo, hi = m["auc_ci_low"], m["auc_ci_high"]
+        if m["targets"] < s.get("min_targets", 50) or hi - lo > 0.2:
+            st.warning(f"Only **{m['targets']} targets** were attacked: the AUC of {m['auc']:.3f} has a 95% "
+                       f"confidence interval of **{lo:.2f} – {hi:.2f}**, too wide to say how well the attack "
+                       "works. Use more blocks, a larger block or more targets per block.",
+                       icon=":material/warning:")
     metric_row(m, NAMES)
+    if "auc_ci_low" in m:
+        st.caption(f"[AUC](/Glossary#auc) 95% CI {m.get('auc_ci_low', float('nan')):.3f} – "
+                   f"{m.get('auc_ci_high', float('nan')):.3f} (DeLong) · "
+                   f"[empirical ε](/Glossary#empirical-epsilon) ≥ {m.get('empirical_epsilon_low', float('nan')):.2f} "
+                   "(95% confidence, best threshold) · claimed ε per person: "
+                   + ("none (exact counts)" if m.get("claimed_epsilon") is None else f"{m['claimed_epsilon']:.3g}"))
     metric_row(m, COUNTS, fmt="{:.0f}")
     if "auc_not_deterministic" in m:
         st.caption(f"DeSIA on the targets the solver did not settle: AUC {m['auc_not_deterministic']:.3f}; "
@@ -127,11 +146,22 @@ run_scenario(scenario, config, draw)
 
 st.divider()
 st.subheader("How do the attacks change with more counts, or with noise?")
-st.markdown("Each point is a fresh release of the same blocks (heavier: one full run per point of the paper's "
-            "grid). **m/s** = released cells per person; **ε** = Laplace noise per cell, rounded to an integer "
-            "(smaller ε = more noise; DeSIA trains its shadows with the same noise).")
-sweep = st.radio("Experiment", ["AUC vs m/s", "AUC vs ε"], horizontal=True, key="aggregates.sweep_choice")
-sweep_config = {**config, "sweep": "query_ratio" if sweep == "AUC vs m/s" else "epsilon"}
+st.markdown("Each point is a fresh release of the same blocks (heavier: one full run per point of the grid). "
+            "**m/s** = released cells per person (the grid goes beyond the paper's m < s while the tables have "
+            "cells); **ε** = [Laplace noise](/Glossary#laplace-mechanism) per cell, rounded to an integer "
+            "(smaller ε = more noise; DeSIA trains its shadows with the same noise). The shaded bands are 95% "
+            "[confidence intervals](/Glossary#confidence-band) of each AUC: where bands overlap, the run cannot "
+            "tell the points apart. The dashed line on the ε plot is the highest AUC the release's own "
+            "[DP guarantee](/Glossary#dp-bound) (ε per person) still allows.")
+c1, c2 = st.columns([2, 1])
+sweep = c1.radio("Experiment", ["AUC vs m/s", "AUC vs ε"], horizontal=True, key="aggregates.sweep_choice")
+sweep_blocks = c2.select_slider("Blocks per point", SWEEP_BLOCKS, value=SWEEP_BLOCKS_DEFAULT,
+                                key="aggregates.sweep_blocks",
+                                help="Each block adds its unique people as targets (≈100–150 at s = 200). "
+                                     "One block per point gives AUC intervals of about ±0.1 — too wide to "
+                                     "see the curve's shape; three or more narrow them to ±0.05.")
+sweep_config = {**config, "blocks": int(sweep_blocks), "ablation": False,
+                "sweep": "query_ratio" if sweep == "AUC vs m/s" else "epsilon"}
 
 
 def draw_sweep(result, final):

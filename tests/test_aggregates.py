@@ -140,7 +140,7 @@ def test_mia_task_deterministic_answers_are_right():
 
 def test_bad_parameters_are_rejected():
     sc = get("aggregates")
-    for bad in ({"query_ratio": 1.0}, {"attack": "gurobi"}, {"block_size": 5}, {"shadows": 1},
+    for bad in ({"query_ratio": 2.0}, {"query_ratio": 0.0}, {"attack": "gurobi"}, {"block_size": 5}, {"shadows": 1},
                 {"data": "csv"}, {"data": "csv", "data_path": "/x.csv"}, {"task": "mia", "ablation": True},
                 {"epsilon": -1}, {"nonsense": 1}):
         with pytest.raises(ParameterError):
@@ -157,11 +157,15 @@ def test_unique_targets_helper():
 def test_epsilon_sweep_and_rap_ablation_rows():
     from core.plots import aggregates as plots
     from core.scenarios.aggregates import EPS_GRID
-    res = run("aggregates", {"block_size": 60, "blocks": 1, "shadows": 60, "query_ratio": 0.5, "sweep": "epsilon",
+    res = run("aggregates", {"block_size": 60, "blocks": 1, "shadows": 100, "query_ratio": 0.5, "sweep": "epsilon",
                              "ablation": True, "rap_steps": 20}, seed=3)
     sw = res.series["sweep"]
     assert sw["x"] == list(EPS_GRID) and len(sw["DeSIA"]) == len(EPS_GRID)
-    assert plots.sweep_figure(res.series) is not None
+    fig = plots.sweep_figure(res.series)
+    assert fig is not None and any(t.fill == "toself" for t in fig.data)  # 95% bands
+    assert len(sw["ci"]["DeSIA"]) == len(EPS_GRID)
+    # the highest AUC each point's per-person DP claim allows (none without noise)
+    assert sw["claimed_epsilon"][0] is None and all(e > 0 for e in sw["claimed_epsilon"][1:])
     finds = [r["find feasible value"] for r in res.series["ablation"]]
     assert finds == ["solver"] * 3 + ["synthetic data (RAP)"] * 2
     # noisy releases never make the run fail; noiseless settled answers stay right

@@ -38,3 +38,64 @@ def test_page_rejects_bad_combination_with_a_message():
     at.toggle(key="aggregates.ablation").set_value(True).run()
     assert not at.exception
     assert any("ablation" in e.value for e in at.error)
+
+
+# ----------------------------------------------------------------- issue 8, item 1: the generic-CSV path
+def _csv(n=400, seed=0):
+    import numpy as np
+    import pandas as pd
+
+    rng = np.random.default_rng(seed)
+    df = pd.DataFrame({"zip": rng.integers(0, 7, n), "age": rng.integers(18, 80, n),
+                       "sex": rng.choice(["F", "M"], n), "smoker": rng.choice(["yes", "no"], n)})
+    return df.to_csv(index=False).encode()
+
+
+def _sliders(at):
+    return {s.key: s.value for s in at.slider}
+
+
+def test_choosing_generic_csv_keeps_every_parameter_and_the_link():
+    at = _page(block_size=100, shadows=200, attack="desia", query_ratio=0.5)
+    before = _sliders(at)
+    link = dict(at.query_params)
+    at.radio(key="aggregates.source_choice").set_value("Generic CSV").run()
+    assert not at.exception
+    assert any("Upload a CSV" in i.value for i in at.info)
+    assert _sliders(at) == before  # the widgets stay, with their values (they used to vanish and reset)
+    at.radio(key="aggregates.source_choice").set_value("Synthetic census blocks").run()
+    assert _sliders(at) == before and at.slider(key="aggregates.query_ratio").value == 0.5
+    assert dict(at.query_params) == link
+
+
+def test_generic_csv_defaults_to_a_yes_no_column_and_titles_the_roc_with_it():
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=240).run()
+    at.switch_page(PAGE)
+    at.session_state["aggregates.source_choice"] = "Generic CSV"  # no synthetic run first
+    for key, value in dict(block_size=60, shadows=100, attack="desia", query_ratio=0.5, blocks=1).items():
+        at.query_params[key] = str(value)
+    at.run()
+    assert any("Upload a CSV" in i.value for i in at.info)
+    at.file_uploader[0].set_value(("people.csv", _csv(), "text/csv")).run()
+    assert not at.exception
+    sel = at.selectbox(key="aggregates.sensitive")
+    assert list(sel.options) == ["sex", "smoker"] and sel.value == "sex"  # two-valued columns only, not "zip"
+    assert not at.error, [e.value for e in at.error]
+    titles = _titles(at)
+    assert any(t.startswith("ROC") and "(sex)" in t for t in titles), titles
+    assert not any("Hispanic" in t for t in titles)
+    sentence = [m.value for m in at.markdown if "against 50% by chance" in m.value]
+    assert sentence and "a person's sex" in sentence[0]
+
+
+def test_few_targets_get_a_warning_with_the_confidence_interval():
+    at = _page(block_size=40, shadows=200, attack="desia", query_ratio=0.5, blocks=1, targets=4)
+    assert not at.exception
+    warn = [w.value for w in at.warning if "targets" in w.value]
+    assert warn and "confidence interval" in warn[0], [w.value for w in at.warning]
+
+
+def test_a_link_keeps_a_value_that_differs_from_the_page_default():
+    at = _page(block_size=100, shadows=200, attack="desia", query_ratio=0.5, blocks=1)
+    assert not at.exception
+    assert at.query_params["attack"] == ["desia"] or at.query_params["attack"] == "desia"

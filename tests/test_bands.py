@@ -1,18 +1,18 @@
 """95% bands: the AUC interval in core.metrics and the bands drawn on the location sweep plots."""
 import pytest
 
-from core.metrics import auc_ci
+from core.metrics import auc_ci_from_counts
 from core.plots import location as plots
 
 
 def test_auc_ci_hanley_mcneil_known_value():
-    lo, hi = auc_ci(0.75, 100, 100)  # SE = 0.03443 (Hanley & McNeil eq. 2)
+    lo, hi = auc_ci_from_counts(0.75, 100, 100)  # SE = 0.03443 (Hanley & McNeil eq. 2)
     assert lo == pytest.approx(0.75 - 1.959964 * 0.034432, abs=2e-5)
     assert hi == pytest.approx(0.75 + 1.959964 * 0.034432, abs=2e-5)
-    narrow = auc_ci(0.75, 10_000, 10_000)
+    narrow = auc_ci_from_counts(0.75, 10_000, 10_000)
     assert narrow[1] - narrow[0] < (hi - lo) / 5  # shrinks like 1/√n
-    assert auc_ci(1.0, 50, 50) == (1.0, 1.0)
-    assert auc_ci(0.5, 0, 10) != auc_ci(0.5, 0, 10)  # nan without both classes
+    assert auc_ci_from_counts(1.0, 50, 50) == (1.0, 1.0)
+    assert auc_ci_from_counts(0.5, 0, 10) != auc_ci_from_counts(0.5, 0, 10)  # nan without both classes
 
 
 def _series():

@@ -44,6 +44,7 @@ from dataclasses import dataclass
 import highspy
 import numpy as np
 
+from ..cancel import checkpoint
 from ..errors import DataError, ParameterError, SolverError
 from ..releases.aggregate_release import AggregateRelease
 
@@ -361,6 +362,7 @@ class CIP:
         out = np.empty((self.reconstructions, s, len(release.cardinalities)), dtype=np.int64)
         self.stats_ = []
         for k, seed in enumerate(seeds):
+            checkpoint("CIP reconstruction")
             start = None
             if self.init == "init":
                 srng = np.random.default_rng([int(seed), 1])

@@ -36,22 +36,36 @@ since a constant shift is absorbed by standardisation, the fitted model depends
 on the target only through ``Δ = Mem[(r*,1)] − Mem[(r*,0)]``, so targets with the
 same ``Δ`` share one fit (exactly the same model each would get on its own).
 
+**Noisy releases** (§5.6; spec §7). The paper does not say how M_D handles noise. The default
+(``md_noise="exact"``, the spec's choice) keeps exact equalities on ``q̃``: the program is infeasible as soon
+as one rounded noisy answer contradicts every dataset — at ε = 10 about 63 % of releases of 150 cells have a
+count off by one (``1 − (1 − e^{−5})^{150}``) — so M_D falls silent and DeSIA is left with M_S: a step down
+from "no noise" to "a little noise" that is the solver's brittleness, not protection. When the noisy program
+stays feasible, a "verified" value can be wrong (reported as ``deterministic_errors``).
+``md_noise="bounded"`` uses what the attacker knows about the mechanism instead: with probability ≥ 1 − α
+(α = 10⁻³) every true count lies within ``b = ⌈ln(m/α)/ε − ½⌉`` of its noisy answer (:func:`noise_slack`),
+so the equalities become ``q̃ − b ≤ Σ x ≤ q̃ + b``: the true dataset always stays feasible and a verified value
+is right with probability ≥ 1 − α — but with b ≥ 1 on every cell the solver rarely settles anyone.
+
 Scores: a settled target scores 1.0 / 0.0; others get ``P(positive)`` clipped to
 ``[1e-9, 1 − 1e-9]`` so settled targets always rank first/last (spec §2.4).
 """
 from __future__ import annotations
 
+import math
 import time
 from dataclasses import dataclass
 
 import numpy as np
 import scipy.sparse as sp
 
+from ..cancel import checkpoint
 from ..errors import DataError, ParameterError, SolverError
 from ..releases.aggregate_release import AggregateRelease
 
 _EPS_SCORE = 1e-9
 MAX_GRID_CELLS = 4_000_000
+NOISE_ALPHA = 1e-3  # noise-bounded M_D: all true counts lie within ± slack with probability ≥ 1 − α
 
 
 # =============================================================================== grid
@@ -167,18 +181,37 @@ def solve_feasibility(A: sp.csc_matrix, rhs_lo: np.ndarray, rhs_hi: np.ndarray, 
     return SolveResult("error", None, secs)
 
 
-class _Program:
-    """The constraint program of one release, ready to add per-target singleton columns."""
+def noise_slack(epsilon: float, m: int, alpha: float = NOISE_ALPHA) -> int:
+    """Per-cell bound ``b`` on ``|q̃ − q(D)|`` that holds for all ``m`` cells with probability ≥ 1 − α.
 
-    def __init__(self, grid: QueryGrid, answers: np.ndarray, size: int, total_constraint: bool):
+    ``q̃ = round(q + n)``, ``n ~ Lap(1/ε)``: ``|q̃ − q| ≤ b`` whenever ``|n| < b + ½``, and
+    ``P(|n| ≥ b + ½) = e^{−ε(b+½)}``; a union bound over the m cells gives
+    ``b = ⌈ln(m/α)/ε − ½⌉`` (0 without noise).
+    """
+    if epsilon <= 0 or m <= 0:
+        return 0
+    return max(0, math.ceil(math.log(m / alpha) / epsilon - 0.5))
+
+
+class _Program:
+    """The constraint program of one release, ready to add per-target singleton columns.
+
+    ``slack`` = b widens every released-count equality to ``q̃ − b ≤ Σ x ≤ q̃ + b`` (noise-bounded M_D);
+    the total and the uniqueness constraint stay exact.
+    """
+
+    def __init__(self, grid: QueryGrid, answers: np.ndarray, size: int, total_constraint: bool,
+                 slack: int = 0):
         answers = np.asarray(answers, dtype=float)
         self.grid, self.size = grid, int(size)
         self.total_constraint = total_constraint
-        # noisy answers may be negative or fractional: equalities then make it infeasible,
+        self.slack = int(slack)
+        # exact program: noisy answers may be negative or fractional, equalities then make it infeasible,
         # bounds use the clipped answers (spec §7)
-        self.trivially_infeasible = bool(np.any(answers < 0) or np.any(answers != np.round(answers))
+        self.trivially_infeasible = bool(slack == 0 and (np.any(answers < 0)
+                                                         or np.any(answers != np.round(answers)))
                                          or (total_constraint and size < 0))
-        clipped = np.clip(answers, 0, None)
+        clipped = np.clip(answers + self.slack, 0, None)
         big = np.where(grid.group_mem, clipped[None, :], np.inf).min(axis=1)
         self.group_ub = np.minimum(float(size), big)
         rows = [grid.group_mem.T.astype(float)]
@@ -188,6 +221,15 @@ class _Program:
             rhs.append(np.array([float(size)]))
         self.A_groups = np.vstack(rows)  # (rows, G) dense; G is small after aggregation
         self.rhs = np.concatenate(rhs)
+        self.n_answers = len(answers)
+
+    def bounds(self, rhs: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Row bounds (lo, hi) for ``rhs`` from :meth:`build`: ± slack on the released counts only."""
+        lo, hi = np.array(rhs, dtype=float), np.array(rhs, dtype=float)
+        if self.slack:
+            lo[:self.n_answers] = np.maximum(lo[:self.n_answers] - self.slack, 0.0)
+            hi[:self.n_answers] += self.slack
+        return lo, hi
 
     def build(self, target_records: np.ndarray, uniqueness: bool):
         """Matrix with the target records as singleton columns (last ``T`` columns)."""
@@ -222,9 +264,13 @@ class DeterministicModule:
     """M_D of DeSIA (Algorithm 1) on HiGHS; see the module docstring for the math."""
 
     def __init__(self, time_limit: float = 60.0, total_constraint: bool = True,
-                 uniqueness: bool = True, verification: bool = True):
+                 uniqueness: bool = True, verification: bool = True, noise: str = "exact",
+                 alpha: float = NOISE_ALPHA):
         if not time_limit > 0:
             raise ParameterError("time_limit", f"must be > 0 s, got {time_limit}")
+        if noise not in ("bounded", "exact"):
+            raise ParameterError("md_noise", f"expected bounded|exact, got {noise!r}")
+        self.noise, self.alpha = noise, float(alpha)
         self.time_limit = float(time_limit)
         self.total_constraint = total_constraint
         self.uniqueness = uniqueness
@@ -233,7 +279,10 @@ class DeterministicModule:
     def fit(self, release: AggregateRelease, grid: QueryGrid | None = None) -> "DeterministicModule":
         self.release_ = release
         self.grid_ = grid if grid is not None else QueryGrid(release.masks, release.cardinalities)
-        self.program_ = _Program(self.grid_, release.answers, release.size, self.total_constraint)
+        self.slack_ = (noise_slack(release.epsilon, release.n_queries, self.alpha)
+                       if self.noise == "bounded" else 0)
+        self.program_ = _Program(self.grid_, release.answers, release.size, self.total_constraint,
+                                 self.slack_)
         return self
 
     def infer(self, target_nonsensitive, rng: np.random.Generator) -> DeterministicResult:
@@ -247,8 +296,9 @@ class DeterministicModule:
         if prog.trivially_infeasible:
             return DeterministicResult(None, None, "infeasible", "skipped", time.perf_counter() - t0)
         A, rhs, lb, ub = prog.build(cells, self.uniqueness)
+        rhs = prog.bounds(rhs)
         seed = int(rng.integers(2**31 - 1))
-        first = solve_feasibility(A, rhs, rhs, lb, ub, True, self.time_limit, seed)
+        first = solve_feasibility(A, *rhs, lb, ub, True, self.time_limit, seed)
         if first.status != "feasible":
             return DeterministicResult(None, None, first.status, "skipped", time.perf_counter() - t0)
         xt = first.x[-k:]
@@ -264,12 +314,12 @@ class DeterministicModule:
 
     def _verify(self, A, rhs, lb, ub, v_hat, first, t0, seed):
         remaining = self.time_limit
-        lp = solve_feasibility(A, rhs, rhs, lb, ub, False, remaining, seed)
+        lp = solve_feasibility(A, *rhs, lb, ub, False, remaining, seed)
         if lp.status == "infeasible":
             return DeterministicResult(v_hat, v_hat, "feasible", "verified", time.perf_counter() - t0)
         if lp.status == "timeout":
             return DeterministicResult(None, v_hat, "feasible", "timeout", time.perf_counter() - t0)
-        mip = solve_feasibility(A, rhs, rhs, lb, ub, True, self.time_limit, seed + 1)
+        mip = solve_feasibility(A, *rhs, lb, ub, True, self.time_limit, seed + 1)
         if mip.status == "infeasible":
             return DeterministicResult(v_hat, v_hat, "feasible", "verified", time.perf_counter() - t0)
         return DeterministicResult(None, v_hat, "feasible", mip.status, time.perf_counter() - t0)
@@ -322,6 +372,7 @@ def sample_backgrounds(aux_records: np.ndarray, n_shadows: int, n_rows: int, mas
     E = np.empty((n_shadows, len(masks)), dtype=np.int8) if extra else None
     chunk = max(1, min(n_shadows, 4_000_000 // max(n_aux, 1)))
     for a in range(0, n_shadows, chunk):
+        checkpoint("sampling shadow datasets")
         b = min(n_shadows, a + chunk)
         c = b - a
         pick = np.argpartition(rng.random((c, n_aux)), need - 1, axis=1)[:, :need]
@@ -333,6 +384,15 @@ def sample_backgrounds(aux_records: np.ndarray, n_shadows: int, n_rows: int, mas
         if extra:
             E[a:b] = mem[cols[:, n_rows]].toarray().astype(np.int8)
     return B, E
+
+
+def check_shadow_labels(labels: np.ndarray, cv: int) -> None:
+    """The meta-classifier's ``cv``-fold cross-validation needs ≥ ``cv`` training shadows of every label."""
+    counts = np.bincount(np.asarray(labels, dtype=np.int64))
+    if len(counts) < 2 or counts.min() < cv:
+        raise ParameterError("shadows", f"too few shadow datasets: the {len(labels)} training shadows have "
+                             f"{counts.min() if len(counts) >= 2 else 0} of one label, but the meta-classifier's "
+                             f"{cv}-fold cross-validation needs at least {cv} of each; use more shadows")
 
 
 class StochasticModule:
@@ -383,8 +443,7 @@ class StochasticModule:
         y = self.labels_
         model = make_classifier(self.classifier, self.cv, self.seed_)
         tr = self.train_
-        if len(np.unique(y[tr])) < 2:
-            raise DataError("too few shadows: the training labels have a single class")
+        check_shadow_labels(y[tr], self.cv)
         # one BLAS thread: targets run in parallel processes, and OpenBLAS threads
         # competing for 2 cores slow the fit down by an order of magnitude
         from threadpoolctl import threadpool_limits
@@ -432,8 +491,9 @@ class DeSIA:
 
     def __init__(self, shadows: int = 20000, time_limit: float = 60.0, total_constraint: bool = True,
                  uniqueness: bool = True, verification: bool = True, stochastic: bool = True,
-                 classifier: str = "lr", cv: int = 5):
-        self.deterministic = DeterministicModule(time_limit, total_constraint, uniqueness, verification)
+                 classifier: str = "lr", cv: int = 5, md_noise: str = "exact"):
+        self.deterministic = DeterministicModule(time_limit, total_constraint, uniqueness, verification,
+                                                 noise=md_noise)
         self.stochastic = StochasticModule(shadows, classifier=classifier, cv=cv) if stochastic else None
         self.verification = verification
 

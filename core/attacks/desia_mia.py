@@ -25,7 +25,7 @@ import numpy as np
 
 from ..errors import DataError, ParameterError
 from ..releases.aggregate_release import AggregateRelease
-from .desia import (DeSIAOutput, QueryGrid, _Program, make_classifier, sample_backgrounds,
+from .desia import (DeSIAOutput, QueryGrid, _Program, check_shadow_labels, make_classifier, sample_backgrounds,
                     solve_feasibility)
 
 _EPS_SCORE = 1e-9
@@ -72,6 +72,7 @@ class DeSIAMIA:
         if key not in self.cache_:
             X = self.base_ + self.labels_[:, None].astype(np.float32) * t[None, :]
             y = self.labels_
+            check_shadow_labels(y[self.train_], self.cv)
             model = make_classifier(self.classifier, self.cv, self.seed_)
             from threadpoolctl import threadpool_limits
             with threadpool_limits(1):

@@ -36,6 +36,7 @@ from __future__ import annotations
 import numpy as np
 from threadpoolctl import threadpool_limits
 
+from ..cancel import checkpoint
 from ..errors import DataError, ParameterError
 from ..releases.aggregate_release import AggregateRelease
 
@@ -244,6 +245,8 @@ class RAP:
         hist = np.empty(self.steps + 1)
         counts = np.empty((b, m), dtype=np.float32)
         for t in range(self.steps + 1):
+            if t % 25 == 0:
+                checkpoint("RAP reconstruction")
             ps = [self._softmax(z) for z in blocks]
             factors, prefix, ans = self._forward(ps, struct, b, m)
             err = ans - target[None, :]

@@ -191,6 +191,19 @@ def csv_columns(path: str | Path) -> list[str]:
     return _read_csv_header(Path(path))
 
 
+def binary_columns(path: str | Path) -> list[str]:
+    """Columns of a CSV with exactly two distinct values (missing values count as a value, as in
+    :func:`load_csv`): the candidates for the sensitive attribute of the yes/no inference game."""
+    import pandas as pd
+
+    path = Path(path)
+    try:
+        df = pd.read_csv(path)
+    except Exception as exc:
+        raise DataError(f"cannot read {path.name} as CSV: {exc}") from None
+    return [str(c) for c in df.columns if df[c].nunique(dropna=False) == 2]
+
+
 def _read_csv_header(path: Path) -> list[str]:
     from .dataset import read_bytes
 

@@ -1,10 +1,13 @@
 """Figures of the aggregate-statistics scenario (DeSIA paper Figs. 1, 6, 8 and Table 3)."""
 from __future__ import annotations
 
+import math
+
+import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 
-from .common import PALETTE, base_layout, roc_figure
+from .common import PALETTE, band, base_layout, roc_figure
 
 ORDER = ("DeSIA", "CIP-rand", "CIP-init", "RAP-rand", "RAP-init")
 
@@ -14,13 +17,63 @@ def _tag(series: dict) -> str:
 
 
 def roc_all(series: dict) -> go.Figure:
-    """All attacks' ROC curves on one plot, with the log-log low-FPR inset (paper Fig. 1)."""
+    """All attacks' ROC curves on one plot, with the log-log low-FPR inset (paper Fig. 1).
+
+    With noise (ε > 0) the release's own DP claim is drawn too: no attack's ROC can rise above the
+    (ε, δ) region of :func:`core.theory.dp_roc.roc_bound` for the per-person ε.
+    """
     roc = series.get("roc", {})
     names = [n for n in ORDER if n in roc] + [n for n in roc if n not in ORDER and n != "Random guess"]
     curves = {n: (roc[n]["fpr"], roc[n]["tpr"], roc[n]["auc"]) for n in names}
-    task = "membership" if series.get("task") == "mia" else "attribute (Hispanic) inference"
+    sensitive = series.get("sensitive") or "Hispanic"
+    task = "membership" if series.get("task") == "mia" else f"attribute ({sensitive}) inference"
     fig = roc_figure(curves, title=f"ROC, {task}{_tag(series)}", inset=True)
+    bound = series.get("dp_bound")
+    if bound and math.isfinite(bound.get("epsilon", math.inf)):
+        from ..theory.dp_roc import roc_bound_curve
+        f, t = roc_bound_curve(bound["epsilon"], bound.get("delta", 0.0))
+        label = (f"DP bound, ε = {bound['epsilon']:.3g} per person "
+                 f"({bound['epsilon_per_aggregate']:g} × {bound['cells_per_person']} cells)")
+        style = dict(color="black", dash="dash", width=1.5)
+        fig.add_trace(go.Scatter(x=f, y=t, mode="lines", name=label, line=style))
+        keep = f > 0
+        fig.add_trace(go.Scatter(x=f[keep], y=np.maximum(t[keep], 1e-6), mode="lines", line=style,
+                                 xaxis="x2", yaxis="y2", showlegend=False, hoverinfo="skip"))
     return fig
+
+
+def plain_summary(metrics: dict, series: dict) -> str | None:
+    """One plain-language sentence saying what the current result means for the release (None: nothing yet).
+
+    Uses the main attack's accuracy (share of targets whose value it guesses right) against the 50 % of a
+    coin flip, and says whether the difference is within the statistical uncertainty of the AUC.
+    """
+    acc = metrics.get("accuracy")
+    n = metrics.get("targets")
+    if acc is None or not n or (isinstance(acc, float) and math.isnan(acc)):
+        return None
+    if series.get("task") == "mia":
+        secret = "whether a person's record is in the block"
+    else:
+        sensitive = series.get("sensitive") or "Hispanic"
+        secret = "a person's Hispanic origin" if sensitive == "Hispanic" else f"a person's {sensitive}"
+    text = (f"With these settings an attacker who sees the published counts guesses {secret} right "
+            f"**{acc:.0%}** of the time, against 50% by chance")
+    lo = metrics.get("auc_ci_low")
+    settled = metrics.get("deterministic_count") or 0
+    if settled:
+        wrong = metrics.get("deterministic_errors") or 0
+        text += (f", and is **certain** about {settled} of the {n} people attacked"
+                 + (" (rightly so)" if not wrong else f" ({wrong} of them wrongly: noisy counts fooled the solver)"))
+    if lo is not None and not math.isnan(lo) and lo <= 0.5:
+        text += " — a difference this run cannot tell apart from luck"
+    return text + "."
+
+
+def _band(fig, xs, cis, color):
+    pts = [(x, c) for x, c in zip(xs, cis) if c is not None and c[0] is not None and not math.isnan(c[0])]
+    if len(pts) >= 2:
+        band(fig, [p[0] for p in pts], [p[1][0] for p in pts], [p[1][1] for p in pts], color, "95% CI")
 
 
 def sweep_figure(series: dict) -> go.Figure | None:
@@ -32,17 +85,36 @@ def sweep_figure(series: dict) -> go.Figure | None:
     xs = sw["x"]
     is_eps = sw["param"] == "epsilon"
     labels = [("no noise" if x == 0 else f"{x:g}") for x in xs] if is_eps else xs
-    names = [n for n in ORDER if n in sw] + [n for n in sw if n not in ORDER and n not in ("x", "param")]
+    names = [n for n in ORDER if n in sw] + [n for n in sw if n not in ORDER and isinstance(sw[n], list)
+                                              and n not in ("x", "claimed_epsilon")]
+    cis = sw.get("ci", {})
     for i, name in enumerate(names):
-        fig.add_trace(go.Scatter(x=labels, y=sw[name], mode="lines+markers", name=name,
-                                 line=dict(color=PALETTE[i % len(PALETTE)])))
-    fig.add_hline(y=0.5, line=dict(color="grey", dash="dot"), annotation_text="random guess")
+        color = PALETTE[i % len(PALETTE)]
+        _band(fig, labels, cis.get(name, []), color)
+        ns = sw.get("n", {}).get(name, [None] * len(xs))
+        custom = [[c[0], c[1], k] if c else [None, None, k] for c, k in zip(cis.get(name, [None] * len(xs)), ns)]
+        fig.add_trace(go.Scatter(x=labels, y=sw[name], mode="lines+markers", name=name, customdata=custom,
+                                 line=dict(color=color),
+                                 hovertemplate=f"{name}: AUC %{{y:.3f}} (95% CI %{{customdata[0]:.3f}}–"
+                                               "%{customdata[1]:.3f}, %{customdata[2]} targets)<extra></extra>"))
+    fig.add_hline(y=0.5, line=dict(color="grey", dash="dot"), annotation_text="random guess",
+                  annotation_position="bottom right")
+    if is_eps and sw.get("claimed_epsilon"):
+        from ..theory.dp_roc import max_auc
+        caps = [None if e is None else max_auc(e) for e in sw["claimed_epsilon"]]
+        fig.add_trace(go.Scatter(x=labels, y=caps, mode="lines", name="highest AUC the DP claim allows",
+                                 line=dict(color="black", dash="dash", width=1)))
+    if not is_eps and sw.get("paper_max") is not None and max(xs) >= sw["paper_max"]:
+        fig.add_vrect(x0=min(xs), x1=sw["paper_max"], fillcolor="rgba(0,0,0,0.05)", line_width=0,
+                      annotation_text="paper's regime (m < s)", annotation_position="top left")
+        fig.add_vline(x=sw["paper_max"], line=dict(color="grey", dash="dash", width=1),
+                      annotation_text="m = s: beyond the paper →", annotation_position="top right")
     title = ("AUC vs ε per aggregate" if is_eps else "AUC vs query ratio m/s") + _tag(series)
-    base_layout(fig, title, "ε per aggregate (Laplace, rounded)" if is_eps else "m/s (released cells per person)",
-                "AUC")
+    base_layout(fig, title + " · bands: 95% CI", "ε per aggregate (Laplace, rounded)" if is_eps
+                else "m/s (released cells per person)", "AUC")
     if is_eps:
         fig.update_xaxes(type="category")
-    fig.update_yaxes(range=[0.3, 1.0])
+    fig.update_yaxes(range=[0.25, 1.0])
     return fig
 
 

@@ -14,6 +14,9 @@ union of the 2010 SF1 block tables P1, P6, P7, P9, P11, P12 and P12A–I:
   23 female age groups) filtered on race alone (A–F), two+ races (G),
   Hispanic (H) and White alone not Hispanic (I).
 
+The paper keeps ``m < s``; ``ratio ≥ 1`` (more cells than people, "what if twice as many aggregates were
+released?") is allowed up to the size of the pool.
+
 ``pool="sf1"`` deduplicates cells by predicate (≈ 650 distinct cells);
 ``pool="rap_reference"`` reproduces the 421-query list of the RAP reference code
 (spec §3.1). For generic CSVs :func:`marginal_pool` gives all k-way marginal cells.
@@ -179,8 +182,8 @@ def make_release(records: np.ndarray, pool: QueryPool, ratio: float, rng: np.ran
     if s < 2:
         raise DataError("the private dataset needs at least 2 records")
     if indices is None:
-        if not 0 < ratio < 1:
-            raise ParameterError("query_ratio", f"m/s must lie in (0, 1), got {ratio}")
+        if not ratio > 0:
+            raise ParameterError("query_ratio", f"m/s must be > 0, got {ratio}")
         m = max(1, int(round(ratio * s)))
         if m > len(pool):
             raise ParameterError("query_ratio", f"m = round({ratio}·{s}) = {m} exceeds the "

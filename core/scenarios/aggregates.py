@@ -6,6 +6,13 @@ uniformly, ``m = round(ratio·s)`` Table-1 cells are released (optionally with
 Laplace noise), and every user unique on the non-sensitive attributes is
 attacked with the same release. One ROC pools all targets of all blocks.
 
+Beyond the paper: ``query_ratio`` may exceed 1 (more released cells than people) up to what the query pool
+offers (≈650 SF1 cells: m/s ≤ 650/s); the m/s sweep adds 1.0 and 1.25 where the pool allows and the plots mark
+the paper's regime m < s. Metrics add the AUC's 95 % CI (DeLong, :func:`core.metrics.auc_ci`), the empirical
+ε lower bound of the main attack's scores (``empirical_epsilon_low``, δ = 0) and the release's per-person
+``claimed_epsilon`` = ε per aggregate × the most cells one person's record can move
+(:mod:`core.theory.dp_roc`; None without noise).
+
 Units of work: per (sweep value, block, release) a few *target batches* for
 DeSIA (contiguous slices of the targets sorted by shadow-model pattern, so
 targets sharing a model land in the same batch) and
@@ -19,20 +26,25 @@ from __future__ import annotations
 import hashlib
 import math
 from collections import OrderedDict
+from functools import lru_cache
 from typing import Any
 
 import numpy as np
 
-from ..data.census import (load_csv, load_ppmf, randomize_sensitive, split_block, synthetic_block,
+from ..cancel import checkpoint
+from ..data.census import (binary_columns, load_csv, load_ppmf, randomize_sensitive, split_block, synthetic_block,
                            unique_on_nonsensitive)
 from ..errors import DataError, ParameterError
-from ..metrics import roc, tpr_at_fpr
+from ..metrics import auc_ci, best_threshold_epsilon, roc, tpr_at_fpr
 from ..params import Param
 from ..releases.census_tables import make_release, marginal_pool, sf1_pool
 from ..scenario import Scenario, register
 
 ATTACKS = ("desia", "cip-rand", "cip-init", "rap-rand", "rap-init")
-RATIO_GRID = (0.05, 0.1, 0.25, 0.5, 0.75)
+RATIO_GRID = (0.05, 0.1, 0.25, 0.5, 0.75, 1.0, 1.25)  # ≥ 1: beyond the paper (m ≥ s), kept while the pool allows
+RATIO_MIN, RATIO_MAX = 0.05, 4.0
+MIN_SHADOWS = 100  # the meta-classifier's 5-fold CV needs ≥ 5 shadows of each label in the 2/3 training part
+MIN_TARGETS_FOR_AUC = 50  # below this (or a CI wider than 0.2) the page warns that the AUC means little
 EPS_GRID = (0.0, 0.1, 0.25, 0.5, 1.0, 2.0, 5.0, 10.0)
 FPRS = (0.1, 0.01, 0.001)
 ABLATION_ROWS = (
@@ -66,8 +78,9 @@ class AggregatesScenario(Scenario):
         Param("block_size", "int", 454, "s = |D|, the private block (paper: ≈454, the top 1% of blocks); "
               "the auxiliary data has 9·s people", low=20, high=2000, label="Block size s"),
         Param("blocks", "int", 10, "independent census blocks (paper: 10)", low=1, high=50, label="Blocks"),
-        Param("query_ratio", "float", 0.25, "m/s, released cells per person (paper default 0.25)",
-              low=0.0, high=1.0, low_open=True, high_open=True, step=0.05, label="Query ratio m/s"),
+        Param("query_ratio", "float", 0.25, "m/s, released cells per person (paper: 0.25, and m < s "
+              "throughout); above 1 = more cells than people, up to what the query pool offers (≈650 SF1 "
+              "cells: m/s ≤ 650/s)", low=RATIO_MIN, high=RATIO_MAX, step=0.05, label="Query ratio m/s"),
         Param("query_pool", "str", "sf1", "Table-1 cells: SF1 (≈650 distinct) or the RAP code's 421",
               choices=("sf1", "rap_reference"), ui=False, active_when=("data", ("synthetic", "ppmf"))),
         Param("marginal_ways", "int", 2, "CSV only: release all ≤k-way marginal cells", low=1, high=3, ui=False,
@@ -82,7 +95,7 @@ class AggregatesScenario(Scenario):
               low=0.0, high=100.0, label="ε per aggregate (0 = no noise)"),
         Param("releases", "int", 1, "independent releases per block (paper: 3 when noisy)", low=1, high=10,
               label="Releases per block"),
-        Param("shadows", "int", 20000, "DeSIA shadow datasets per target (paper: 20,000)", low=20,
+        Param("shadows", "int", 20000, "DeSIA shadow datasets per target (paper: 20,000)", low=MIN_SHADOWS,
               high=100000, label="Shadow datasets", active_when=("attack", ("desia", "all"))),
         Param("reconstructions", "int", 100, "K reconstructions per release for CIP/RAP (paper: 100)",
               low=1, high=500, label="Reconstructions K", active_when=("attack", ATTACKS[1:] + ("all",))),
@@ -91,6 +104,10 @@ class AggregatesScenario(Scenario):
         Param("time_limit", "float", 60.0, "solver time limit per integer program, seconds", low=0.0,
               high=3600.0, low_open=True, ui=False),
         Param("rap_steps", "int", 1000, "RAP Adam steps (paper: 1000)", low=1, high=5000, label="RAP steps"),
+        Param("md_noise", "str", "exact", "DeSIA's solver on noisy counts: exact = exact equalities (spec §7; "
+              "infeasible on most noisy releases, and a 'certain' answer can be wrong), bounded = each count "
+              "within the noise's 99.9% bound (certain answers right with prob. ≥ 0.999, but rarely any)",
+              choices=("exact", "bounded"), ui=False),
         Param("classifier", "str", "lr", "DeSIA meta-classifier (paper: logistic regression; §7: MLP, RF)",
               choices=("lr", "mlp", "rf"), ui=False, active_when=("attack", ("desia", "all"))),
         Param("ablation", "bool", False, "also run Table 3's RAP rows (one RAP reconstruction per release)",
@@ -112,9 +129,17 @@ class AggregatesScenario(Scenario):
             raise ParameterError("sensitive_column", "a generic CSV needs the sensitive column's name")
         if config["task"] == "mia" and config["ablation"]:
             raise ParameterError("ablation", "the Table-3 ablation is defined for attribute inference only")
-        m = round(config["query_ratio"] * config["block_size"])
+        s = config["block_size"]
+        m = round(config["query_ratio"] * s)
         if config["sweep"] != "query_ratio" and m < 1:
             raise ParameterError("query_ratio", f"m = round(m/s · s) = {m}: no aggregate would be released")
+        if config["data"] != "csv" and config["sweep"] != "query_ratio":
+            n_pool = pool_size(config["query_pool"])
+            if m > n_pool:
+                raise ParameterError(
+                    "query_ratio", f"m/s = {config['query_ratio']:g} asks for m = {m} cells of a block of "
+                    f"s = {s}, but the query pool has only {n_pool} distinct cells: with s = {s} the largest "
+                    f"m/s is {max_ratio(s, config['query_pool']):.2f} (or make the block smaller)")
 
     def _attacks(self, config) -> tuple[str, ...]:
         return ATTACKS if config["attack"] == "all" else (config["attack"],)
@@ -122,7 +147,9 @@ class AggregatesScenario(Scenario):
     def _settings(self, config) -> list[tuple[float, float]]:
         """(query_ratio, epsilon) per sweep value."""
         if config["sweep"] == "query_ratio":
-            return [(r, config["epsilon"]) for r in RATIO_GRID]
+            # the paper's grid plus the what-if points m ≥ s that the pool can answer (generic CSVs: paper grid)
+            top = 0.75 if config["data"] == "csv" else max_ratio(config["block_size"], config["query_pool"])
+            return [(r, config["epsilon"]) for r in RATIO_GRID if r <= 0.75 or r <= top + 1e-9]
         if config["sweep"] == "epsilon":
             return [(config["query_ratio"], e) for e in EPS_GRID]
         return [(config["query_ratio"], config["epsilon"])]
@@ -159,6 +186,13 @@ class AggregatesScenario(Scenario):
             base_pop, block_id = load_ppmf(config["data_path"], min_size=10 * s)
         elif source == "csv":
             base_pop = load_csv(config["data_path"], config["sensitive_column"])
+            if base_pop.cardinalities[-1] != 2:
+                binary = binary_columns(config["data_path"])
+                raise DataError(
+                    f"the sensitive column {config['sensitive_column']!r} has {base_pop.cardinalities[-1]} "
+                    "values; the attacks infer a yes/no attribute, so choose a column with exactly two values"
+                    + (f" ({', '.join(map(repr, binary))} in this file)" if binary else
+                       " (this file has none)"))
         if base_pop is not None and len(base_pop) < 2 * s:
             raise DataError(f"the file has {len(base_pop)} records; block_size = {s} needs at least {2 * s} "
                             "(D plus auxiliary data)")
@@ -170,6 +204,7 @@ class AggregatesScenario(Scenario):
             pool = sf1_pool(config["query_pool"])
         blocks = []
         for b in range(config["blocks"]):
+            checkpoint("preparing the blocks")
             brng = np.random.default_rng(rng.integers(2**63))
             if base_pop is None:
                 pop = synthetic_block(10 * s, brng)
@@ -186,6 +221,7 @@ class AggregatesScenario(Scenario):
         for v, (ratio, eps) in enumerate(settings):
             for b, blk in enumerate(blocks):
                 for r in range(config["releases"]):
+                    checkpoint("preparing the releases")
                     crng = np.random.default_rng([blk["seed"], v, r])
                     D = randomize_sensitive(blk["D_raw"], k, crng)
                     aux = randomize_sensitive(blk["aux_raw"], k, crng)
@@ -201,7 +237,7 @@ class AggregatesScenario(Scenario):
                     digest = hashlib.sha1(b"".join([D.tobytes(), aux.tobytes(), idx.tobytes(),
                                                     repr((ratio, eps, config["query_pool"],
                                                           config["data"])).encode()])).hexdigest()
-                    entry = {"D": D, "aux": aux, "queries": idx, "targets": uniq, "ratio": ratio,
+                    entry = {"D": D, "aux": aux, "queries": idx, "targets": uniq, "ratio": ratio, "setting": v,
                              "digest": digest,
                              "epsilon": eps, "seed": int(crng.integers(2**63)),
                              "release_seed": int(crng.integers(2**63))}
@@ -212,10 +248,15 @@ class AggregatesScenario(Scenario):
                                           for t in uniq], dtype=np.int64)
                         entry["mia_bits"], entry["mia_other"] = bits, other
                     cells.append(entry)
+        if not any(len(c["targets"]) for c in cells):
+            raise DataError(f"no person of the {'block' if config['blocks'] == 1 else 'blocks'} is unique on the "
+                            "non-sensitive columns, so there is nobody to attack: use a larger block, or "
+                            "(generic CSV) columns that single people out")
         return {"pool_masks": pool.masks, "pool_names": pool.names, "cardinalities": pool.cardinalities,
                 "attributes": (base_pop.attributes if base_pop is not None else
                                ("sex", "age", "race", "hispanic")),
-                "synthetic": base_pop is None, "cells": cells, "units": self._units(config),
+                "synthetic": base_pop is None, "cells": cells,
+                "sensitive": "Hispanic" if source != "csv" else config["sensitive_column"], "units": self._units(config),
                 "n_settings": len(settings)}
 
     # ------------------------------------------------------------------ play
@@ -264,6 +305,9 @@ class AggregatesScenario(Scenario):
                 metrics["targets"] = len(rows)
                 if res is not None:
                     metrics.update(res["metrics"])
+                    lo, hi = auc_ci(y, sc)
+                    metrics["auc_ci_low"], metrics["auc_ci_high"] = lo, hi
+                    metrics["empirical_epsilon_low"] = float(best_threshold_epsilon(y, sc, delta=EMPIRICAL_DELTA))
                 settled = np.array([bool(r.get("settled")) for r in rows])
                 if att == "desia":
                     pred = np.array([r["prediction"] for r in rows])
@@ -292,6 +336,13 @@ class AggregatesScenario(Scenario):
                 curves["random"] = res["curve"]
                 metrics["auc_random"] = res["metrics"]["auc"]
         series["roc"] = {_LABELS.get(a, a): c for a, c in curves.items()}
+        # the release's own claim: per-person ε from ε per aggregate and the cells one person can move
+        claimed = _claimed_epsilon(context, config, 0, config["epsilon"]) if config["sweep"] == "none" else None
+        metrics["claimed_epsilon"] = claimed["epsilon"] if claimed else None
+        if claimed and math.isfinite(claimed["epsilon"]):
+            series["dp_bound"] = claimed
+        series["sensitive"] = context.get("sensitive", "Hispanic")
+        series["min_targets"] = MIN_TARGETS_FOR_AUC
         # ablation (Table 3) from DeSIA's records (+ the RAP rows when run)
         table = []
         des = rows_by_attack.get("desia", [])
@@ -321,21 +372,79 @@ class AggregatesScenario(Scenario):
         # sweeps: AUC per setting value and attack
         if config["sweep"] != "none":
             xs = [s[0] if config["sweep"] == "query_ratio" else s[1] for s in self._settings(config)]
-            sweep: dict[str, list] = {"x": xs, "param": config["sweep"]}
+            sweep: dict[str, Any] = {"x": xs, "param": config["sweep"], "ci": {}, "n": {}}
+            if config["sweep"] == "query_ratio":
+                sweep["paper_max"] = 1.0  # the paper's regime: m < s
             for att, rows in rows_by_attack.items():
                 if att.startswith("ablation"):
                     continue
-                aucs = []
+                aucs, cis, ns = [], [], []
                 for v in range(len(xs)):
                     sub = [r for r in rows if r["setting"] == v]
-                    res = _roc_metrics(np.array([r["label"] for r in sub]), np.array([r["score"] for r in sub]))
+                    yy = np.array([r["label"] for r in sub])
+                    ss = np.array([r["score"] for r in sub])
+                    res = _roc_metrics(yy, ss)
                     aucs.append(None if res is None else res["metrics"]["auc"])
-                sweep[_LABELS.get(att, att)] = aucs
+                    cis.append(None if res is None else list(auc_ci(yy, ss)))
+                    ns.append(len(sub))
+                name = _LABELS.get(att, att)
+                sweep[name], sweep["ci"][name], sweep["n"][name] = aucs, cis, ns
+            if config["sweep"] == "epsilon":
+                sweep["claimed_epsilon"] = [
+                    None if e == 0 else _claimed_epsilon(context, config, v, e)["epsilon"]
+                    for v, e in enumerate(xs)]
             series["sweep"] = sweep
         return metrics, series
 
 
 # =============================================================================== helpers
+EMPIRICAL_DELTA = 0.0  # Laplace counts claim pure ε-DP, so the empirical bound is computed with δ = 0
+
+
+def _claimed_epsilon(context, config, setting: int, eps: float) -> dict | None:
+    """Per-person (ε, δ) of the releases of one setting (max over its blocks/releases), or None without noise."""
+    if not eps > 0:
+        return None
+    from ..theory.dp_roc import per_person_epsilon
+
+    sens = 0
+    for c in context["cells"]:
+        if c.get("setting", 0) != setting:
+            continue
+        masks = [context["pool_masks"][j] for j in c["queries"]]
+        sens = max(sens, _sensitivity_cached(tuple(int(j) for j in c["queries"]), masks,
+                                             tuple(context["cardinalities"]), config["task"], c["D"]))
+    return {"epsilon": per_person_epsilon(eps, sens), "delta": 0.0, "epsilon_per_aggregate": float(eps),
+            "cells_per_person": int(sens)}
+
+
+_SENS_CACHE: "OrderedDict[tuple, int]" = OrderedDict()
+
+
+def _sensitivity_cached(key, masks, cardinalities, task, records) -> int:
+    from ..theory.dp_roc import release_sensitivity
+
+    full = (key, cardinalities, task)
+    if full not in _SENS_CACHE:
+        _SENS_CACHE[full] = release_sensitivity(masks, cardinalities, task, records)
+        while len(_SENS_CACHE) > 64:
+            _SENS_CACHE.popitem(last=False)
+    return _SENS_CACHE[full]
+
+
+@lru_cache(maxsize=4)
+def pool_size(variant: str = "sf1") -> int:
+    """Number of distinct cells the Table-1 query pool offers (SF1: ≈650; the RAP code's list: 421)."""
+    return len(sf1_pool(variant))
+
+
+def max_ratio(block_size: int, variant: str = "sf1") -> float:
+    """Largest m/s the pool can answer for a block of ``block_size`` people (rounded down to 0.01)."""
+    n = pool_size(variant)
+    # largest r with round(r·s) ≤ n
+    return math.floor((n + 0.5) / block_size * 100 - 1e-9) / 100
+
+
 def _roc_metrics(y: np.ndarray, scores: np.ndarray, max_points: int = 400):
     if len(y) < 2 or y.min() == y.max():
         return None
@@ -381,10 +490,11 @@ def _desia_fitted(config, context, cell, key):
         rel = _release(context, cell)
         grid = QueryGrid(rel.masks, rel.cardinalities)
         att = DeSIA(shadows=config["shadows"], time_limit=config["time_limit"],
-                    classifier=config["classifier"])
+                    classifier=config["classifier"], md_noise=config["md_noise"])
         att.fit(rel, cell["aux"], np.random.default_rng(cell["seed"]), grid=grid)
         return att
-    return _cached(("desia", config["shadows"], config["classifier"], config["time_limit"]) + (cell["digest"], cell["seed"]), build)
+    return _cached(("desia", config["shadows"], config["classifier"], config["time_limit"], config["md_noise"])
+                   + (cell["digest"], cell["seed"]), build)
 
 
 def _desia_mia_fitted(config, context, cell, key):
@@ -447,11 +557,13 @@ def _play_desia(config, context, cell, key, j, n_batches, rng):
     if config["task"] == "aia":
         att = _desia_fitted(config, context, cell, key)
         for t in targets:
+            checkpoint("DeSIA per-target solve")
             out = att.attack(cell["D"][t, :-1], rng)
             rows.append(_row("desia", int(cell["D"][t, -1]), out, rng))
     else:
         att = _desia_mia_fitted(config, context, cell, key)
         for pos, t in zip(positions, targets):
+            checkpoint("DeSIA per-target solve")
             recs, b = _mia_game(cell, pos, None)
             rel = _release(context, cell, recs, np.random.default_rng([cell["release_seed"], int(pos)]))
             out = att.attack(rel, cell["D"][t], rng)
@@ -496,6 +608,7 @@ def _play_baseline_mia(config, context, cell, key, kind, j, n_batches, rng):
     positions = _batch(len(cell["targets"]), j, n_batches)
     rows = []
     for pos in positions:
+        checkpoint("reconstruction per target")
         t = cell["targets"][pos]
         recs, b = _mia_game(cell, pos, None)
         rel = _release(context, cell, recs, np.random.default_rng([cell["release_seed"], int(pos)]))

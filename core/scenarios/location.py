@@ -355,7 +355,7 @@ class LocationMembership(Scenario):
                 rs = [r for r in rows if n in r["attacks"]]
                 ci = [M.clopper_pearson(r["attacks"][n]["correct"], r["games"]) for r in rs]
                 # balanced test games: half members, half non-members
-                auc_ci = [M.auc_ci(r["attacks"][n]["auc"], r["games"] // 2, r["games"] - r["games"] // 2)
+                auc_ci = [M.auc_ci_from_counts(r["attacks"][n]["auc"], r["games"] // 2, r["games"] - r["games"] // 2)
                           for r in rs]
                 out[n] = {"x": [r["k"] if rows is by_k else r["shadows"] for r in rs],
                           "accuracy": [r["attacks"][n]["accuracy"] for r in rs],
