@@ -16,6 +16,9 @@ Contract (scikit-learn style, numpy arrays for speed):
 * ``privacy`` is the ``(ε, δ)`` the generator claims: ``(inf, 0.0)`` when it gives no differential-privacy
   guarantee.
 * ``sample_dataset(m, rng)`` wraps :meth:`sample` into a :class:`Dataset` for display.
+* ``params()`` returns the constructor parameters as a plain dict (``epsilon``/``delta`` for DP
+  generators plus each generator's own, e.g. ``k``, ``steps``, ``epochs``), so a run can record its full
+  configuration; ``get_synthesizer(name, **gen.params())`` rebuilds the same generator.
 
 Class attributes: ``name`` (registry key, the paper's name in lower case), ``title`` (for the UI),
 ``dp`` (whether ``epsilon`` is a parameter), ``in_paper`` (False for generators the paper did not test,
@@ -92,6 +95,11 @@ class Synthesizer:
     def sample_dataset(self, m: int, rng: np.random.Generator) -> Dataset:
         return Dataset.from_codes(self.sample(m, rng), self._domain, name=f"{self.name} synthetic data")
 
+    def params(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"epsilon": self.epsilon, "delta": self.delta} if self.dp else {}
+        out.update(self._params())
+        return out
+
     def describe(self) -> str:
         eps, delta = self.privacy
         if math.isinf(eps):
@@ -99,6 +107,10 @@ class Synthesizer:
         return f"{self.title or self.name}: ({eps:g}, {delta:g})-DP"
 
     # ------------------------------------------------------- for subclasses
+    def _params(self) -> dict[str, Any]:
+        """The generator's own constructor parameters (besides ε, δ)."""
+        return {}
+
     def _fit(self, codes: np.ndarray, rng: np.random.Generator) -> None:
         raise NotImplementedError
 
@@ -128,4 +140,21 @@ def _probability(name: str, value) -> float:
         raise ParameterError(name, f"expected a number in [0, 1), got {value!r}") from None
     if not 0 <= value < 1:
         raise ParameterError(name, f"expected a number in [0, 1), got {value!r}")
+    return value
+
+
+def _integer(name: str, value, low: int, high: int | None = None) -> int:
+    """Validate an integer parameter in ``[low, high]`` (``high=None``: no upper bound)."""
+    if isinstance(value, bool):
+        raise ParameterError(name, f"expected an integer, got {value!r}")
+    try:
+        as_float = float(value)
+    except (TypeError, ValueError):
+        raise ParameterError(name, f"expected an integer, got {value!r}") from None
+    if not math.isfinite(as_float) or as_float != int(as_float):
+        raise ParameterError(name, f"expected an integer, got {value!r}")
+    value = int(as_float)
+    if value < low or (high is not None and value > high):
+        bound = f"between {low} and {high}" if high is not None else f"at least {low}"
+        raise ParameterError(name, f"expected an integer {bound}, got {value}")
     return value
