@@ -16,8 +16,8 @@ Contract (scikit-learn style, numpy arrays for speed):
 * ``privacy`` is the ``(ε, δ)`` the generator claims: ``(inf, 0.0)`` when it gives no differential-privacy
   guarantee.
 * ``sample_dataset(m, rng)`` wraps :meth:`sample` into a :class:`Dataset` for display.
-* ``params()`` returns the constructor parameters as a plain dict (``epsilon``/``delta`` for DP
-  generators plus each generator's own, e.g. ``k``, ``steps``, ``epochs``), so a run can record its full
+* ``params()`` returns the constructor parameters as a plain dict (``epsilon`` for DP generators, ``delta``
+  where it is a parameter, plus each generator's own, e.g. ``k``, ``steps``, ``epochs``), so a run can record its full
   configuration; ``get_synthesizer(name, **gen.params())`` rebuilds the same generator.
 
 Class attributes: ``name`` (registry key, the paper's name in lower case), ``title`` (for the UI),
@@ -96,7 +96,7 @@ class Synthesizer:
         return Dataset.from_codes(self.sample(m, rng), self._domain, name=f"{self.name} synthetic data")
 
     def params(self) -> dict[str, Any]:
-        out: dict[str, Any] = {"epsilon": self.epsilon, "delta": self.delta} if self.dp else {}
+        out: dict[str, Any] = {"epsilon": self.epsilon} if self.dp else {}   # δ: in _params() if settable
         out.update(self._params())
         return out
 

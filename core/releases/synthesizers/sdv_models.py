@@ -70,8 +70,8 @@ class _SDVSynthesizer(Synthesizer):
     _sdv_class = ""
     _has_epochs = True
 
-    def __init__(self, epochs: int = 30):
-        super().__init__()
+    def __init__(self, epochs: int = 30, **privacy):
+        super().__init__(**privacy)   # refuses an ε: these models give no DP guarantee
         self.epochs = _integer("epochs", epochs, 1, 5000) if self._has_epochs else None
 
     def _params(self):
@@ -146,5 +146,5 @@ class GaussianCopula(_SDVSynthesizer):
     _sdv_class = "GaussianCopulaSynthesizer"
     _has_epochs = False
 
-    def __init__(self):
-        super().__init__()
+    def __init__(self, **privacy):
+        super().__init__(**privacy)
