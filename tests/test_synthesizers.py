@@ -269,3 +269,18 @@ def test_categorical_draws_follow_their_rows():
         freq = np.bincount(v[rows == r], minlength=3) / 100_000
         assert np.abs(freq - probs[r]).max() < 0.006
     assert (v[rows == 0] != 1).all()                     # zero-probability values never drawn
+
+
+def test_long_fits_report_progress_and_honour_stop(data):
+    from core.cancel import stop_check
+    from core.errors import Cancelled
+
+    seen: list[float] = []
+    gen = get_synthesizer("rap", steps=60)
+    gen.on_progress = seen.append
+    gen.fit(data, np.random.default_rng(0))
+    assert seen[0] == 0.0 and seen[-1] == 1.0 and seen == sorted(seen) and len(seen) >= 3
+    with stop_check(lambda: True), pytest.raises(Cancelled):
+        get_synthesizer("rap_softmax", steps=60).fit(data, np.random.default_rng(0))
+    with stop_check(lambda: True), pytest.raises(Cancelled):
+        get_synthesizer("baynet").fit(data, np.random.default_rng(0))

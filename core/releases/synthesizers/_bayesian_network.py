@@ -45,6 +45,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ...cancel import checkpoint
+from ...errors import DataError
 from ._categorical import cumulative, draw_from_rows, normalise_rows
 
 
@@ -92,6 +93,8 @@ def greedy_bayes(codes: np.ndarray, cards: tuple[int, ...], k: int, rng: np.rand
     """Learn a degree-``k`` network; ``epsilon_structure=None`` picks the best pair (BayNet), else the
     exponential mechanism with that budget (PrivBayes). Returns ``(root, nodes)`` in sampling order."""
     n, d = codes.shape
+    if epsilon_structure is not None and n < 2:
+        raise DataError("PrivBayes needs at least 2 records (its sensitivities divide by n − 1)")
     root = int(rng.integers(d))
     placed = [root]
     rest = [j for j in range(d) if j != root]

@@ -13,6 +13,8 @@ Contract (scikit-learn style, numpy arrays for speed):
 * ``sample(m, rng)`` returns an ``(m, d)`` ``int64`` array of codes, column ``j`` in
   ``range(cardinalities_[j])``. It must cope with ``m`` up to 10⁶ in seconds (generate in batches,
   never a Python loop over rows).
+* ``on_progress``: optional callable ``f(fraction_done)``; long fits (RAP, RAP^softmax) call it every few
+  dozen steps so a page can show progress (``core.cancel.checkpoint()`` is called at the same points).
 * ``privacy`` is the ``(ε, δ)`` the generator claims: ``(inf, 0.0)`` when it gives no differential-privacy
   guarantee.
 * ``sample_dataset(m, rng)`` wraps :meth:`sample` into a :class:`Dataset` for display.
@@ -27,10 +29,11 @@ so the UI can label them), ``slow`` (neural generators that need progress and ca
 from __future__ import annotations
 
 import math
-from typing import Any
+from typing import Any, Callable
 
 import numpy as np
 
+from ...cancel import checkpoint
 from ...data.dataset import Dataset
 from ...errors import ParameterError
 
@@ -68,6 +71,7 @@ class Synthesizer:
                 raise ParameterError("epsilon", f"generator {self.name!r} is not differentially private and "
                                                 "takes no ε; choose a DP generator to set ε")
             self.epsilon, self.delta = math.inf, 0.0
+        self.on_progress: Callable[[float], None] | None = None
         self.columns_: list[str] = []
         self.cardinalities_: tuple[int, ...] = ()
         self._domain: dict[str, tuple] = {}
@@ -80,6 +84,8 @@ class Synthesizer:
     def fit(self, data: Dataset, rng: np.random.Generator) -> "Synthesizer":
         self._remember(data)
         self._fit(data.codes(), rng)
+        if self.on_progress is not None:
+            self.on_progress(1.0)
         return self
 
     def sample(self, m: int, rng: np.random.Generator) -> np.ndarray:
@@ -107,6 +113,12 @@ class Synthesizer:
         return f"{self.title or self.name}: ({eps:g}, {delta:g})-DP"
 
     # ------------------------------------------------------- for subclasses
+    def _progress(self, fraction: float, what: str) -> None:
+        """Report progress of a long fit and honour a Stop request (``core.cancel.checkpoint``)."""
+        checkpoint(what)
+        if self.on_progress is not None:
+            self.on_progress(min(1.0, max(0.0, float(fraction))))
+
     def _params(self) -> dict[str, Any]:
         """The generator's own constructor parameters (besides ε, δ)."""
         return {}

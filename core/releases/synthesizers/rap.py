@@ -23,7 +23,6 @@ from __future__ import annotations
 import numpy as np
 from threadpoolctl import threadpool_limits
 
-from ...cancel import checkpoint
 from ._relaxed_marginals import DTYPE, Adam, ThreeWayMarginals
 from .base import Synthesizer, _integer, register_synthesizer
 
@@ -75,7 +74,7 @@ class RAP(Synthesizer):
         qm = self.queries_
         for t in range(self.steps):
             if t % 25 == 0:
-                checkpoint("fitting RAP")
+                self._progress(t / self.steps, "fitting RAP")
             xt = qm.softmax(self._z)
             err = qm.answers(xt) - self._true
             abs_err = np.abs(err)

@@ -33,7 +33,6 @@ import math
 
 import numpy as np
 
-from ...cancel import checkpoint
 from ...errors import ParameterError
 from ._zcdp import cdp_rho
 from .base import _probability, register_synthesizer
@@ -88,7 +87,7 @@ class RAPSoftmax(RAP):
         past_val = np.empty(0)
         for t in range(self.steps):
             if t % 25 == 0:
-                checkpoint("fitting RAP^softmax")
+                self._progress(t / self.steps, "fitting RAP^softmax")
             xt = qm.softmax(self._z)
             syn = qm.answers(xt)
             err = syn - self._true
