@@ -1,5 +1,6 @@
 """Synthetic data: does releasing generated records protect a person's secret? (Annamalai et al., USENIX Sec. 2024)."""
 import hashlib
+import inspect
 import tempfile
 from pathlib import Path
 
@@ -69,10 +70,13 @@ generator = st.sidebar.selectbox("Generator", GENERATORS, key="synthetic.generat
                                  format_func=lambda g: p_gen.choice_labels.get(g, g), help=p_gen.help)
 extra["generator"] = generator
 if generator in DP_GENERATORS:
-    extra["epsilon"] = st.sidebar.select_slider("ε (privacy budget)", [0.1, 0.3, 1.0, 3.0, 10.0, 30.0, 100.0],
-                                                value=10.0, key="synthetic.epsilon_dp",
+    _own = inspect.signature(SYNTHESIZERS[generator].__init__).parameters.get("epsilon")
+    _default = float(_own.default) if _own is not None and isinstance(_own.default, (int, float)) else 10.0
+    _grid = sorted({0.1, 0.3, 1.0, 3.0, 10.0, 30.0, 100.0, _default})
+    extra["epsilon"] = st.sidebar.select_slider("ε (privacy budget)", _grid, value=_default,
+                                                key=f"synthetic.epsilon.{generator}",
                                                 help="The generator's differential-privacy budget (paper: 1, 10, "
-                                                     "100); smaller = more noise")
+                                                     "100; IndHist: DataSynthesizer's 0.1); smaller = more noise")
 else:
     st.sidebar.caption(f"{SYNTHESIZERS[generator].title or generator}: no DP guarantee, so no ε to set.")
 
