@@ -70,6 +70,16 @@ class ThreeWayMarginals:
                 start += tail * block
         self.n_queries = start
         self.workloads = np.asarray(workloads, dtype=np.int64)
+        # every attribute pair (a < b), its product rows ("cells" (u, v)) stacked in one matrix
+        self.cell_start: dict[tuple[int, int], int] = {}
+        n_cells = 0
+        for a in range(self.d):
+            for b in range(a + 1, self.d):
+                self.cell_start[(a, b)] = n_cells
+                n_cells += cards[a] * cards[b]
+        self.n_cells = n_cells
+        self._rows: np.ndarray | None = None
+        self._cells: np.ndarray | None = None
 
     def _block(self, xt: np.ndarray, j: int) -> np.ndarray:
         return xt[self.offsets[j]:self.offsets[j + 1]]
@@ -81,6 +91,17 @@ class ThreeWayMarginals:
         cols = np.arange(codes.shape[0])
         for j in range(self.d):
             out[self.offsets[j] + codes[:, j], cols] = 1.0
+        return out
+
+    def data_answers(self, codes: np.ndarray) -> np.ndarray:
+        """All query answers on a table of integer codes, by counting (``bincount`` per workload): the
+        same numbers as ``answers(one_hot(codes))`` without building the one-hot products."""
+        out = np.empty(self.n_queries, dtype=np.float64)
+        n = codes.shape[0]
+        for a, b, c, lo, hi in self.workloads:
+            ca, cb = self.cards[a], self.cards[b]
+            idx = (codes[:, c] * ca + codes[:, a]) * cb + codes[:, b]
+            out[lo:hi] = np.bincount(idx, minlength=hi - lo) / n
         return out
 
     def softmax(self, zt: np.ndarray) -> np.ndarray:
@@ -97,57 +118,73 @@ class ThreeWayMarginals:
         return xg - xt * np.repeat(block_sums, self.cards, axis=0)
 
     # ------------------------------------------------------------------ queries
-    def products(self, xt: np.ndarray) -> list[np.ndarray]:
-        """Per pair ``(a, b)``: ``P_abᵀ`` of shape ``(K_a·K_b, K)``, row ``(u, v)`` = ``X[:, a:u] ⊙ X[:, b:v]``."""
-        return [(self._block(xt, a)[:, None, :] * self._block(xt, b)[None, :, :]).reshape(-1, xt.shape[1])
-                for a, b, _, _ in self.pairs]
+    def products(self, xt: np.ndarray) -> np.ndarray:
+        """Stacked pair products, shape ``(n_cells, K)``: row ``cell_start[(a, b)] + u·K_b + v`` is
+        ``X[:, a:u] ⊙ X[:, b:v]`` (every pair ``a < b``)."""
+        out = np.empty((self.n_cells, xt.shape[1]), dtype=xt.dtype)
+        for (a, b), lo in self.cell_start.items():
+            ca, cb = self.cards[a], self.cards[b]
+            np.multiply(self._block(xt, a)[:, None, :], self._block(xt, b)[None, :, :],
+                        out=out[lo:lo + ca * cb].reshape(ca, cb, -1))
+        return out
 
-    def answers(self, xt: np.ndarray, products: list[np.ndarray] | None = None) -> np.ndarray:
+    def answers(self, xt: np.ndarray, products: np.ndarray | None = None) -> np.ndarray:
         """All query answers on a transposed (relaxed or one-hot) table ``xt`` of shape ``(D, rows)``."""
         if products is None:
             products = self.products(xt)
         out = np.empty(self.n_queries, dtype=np.float64)
-        scale = 1.0 / xt.shape[1]
-        for (a, b, start, tail), pt in zip(self.pairs, products):
-            block = xt[self.offsets[b + 1]:] @ pt.T
+        for a, b, start, tail in self.pairs:
+            lo = self.cell_start[(a, b)]
+            block = xt[self.offsets[b + 1]:] @ products[lo:lo + self.cards[a] * self.cards[b]].T
             out[start:start + block.size] = block.ravel()
-        out *= scale
+        out *= 1.0 / xt.shape[1]
         return out
+
+    def _index(self) -> None:
+        """Per query: the three rows of ``xt`` it multiplies (``a:u, b:v, c:w``) and, for each, the product
+        cell of the other two (``(b:v, c:w), (a:u, c:w), (a:u, b:v)``)."""
+        rows, cells = [], []
+        for a, b, start, tail in self.pairs:
+            cb = self.cards[b]
+            s = np.arange(self.cards[a] * cb)
+            u, v = s // cb, s % cb
+            c_of_t = np.searchsorted(self.offsets, self.offsets[b + 1] + np.arange(tail), side="right") - 1
+            w_of_t = np.arange(tail) + self.offsets[b + 1] - self.offsets[c_of_t]
+            shape = (tail, s.size)
+            ra = np.broadcast_to(self.offsets[a] + u, shape)
+            rb = np.broadcast_to(self.offsets[b] + v, shape)
+            rc = np.broadcast_to((self.offsets[b + 1] + np.arange(tail))[:, None], shape)
+            cc = np.array([self.cards[c] for c in c_of_t])
+            start_bc = np.array([self.cell_start[(b, c)] for c in c_of_t])[:, None]
+            start_ac = np.array([self.cell_start[(a, c)] for c in c_of_t])[:, None]
+            cell_bc = start_bc + v[None, :] * cc[:, None] + w_of_t[:, None]
+            cell_ac = start_ac + u[None, :] * cc[:, None] + w_of_t[:, None]
+            cell_ab = np.broadcast_to(self.cell_start[(a, b)] + s, shape)
+            rows.append(np.stack([ra.ravel(), rb.ravel(), rc.ravel()], axis=1))
+            cells.append(np.stack([cell_bc.ravel(), cell_ac.ravel(), cell_ab.ravel()], axis=1))
+        self._rows = np.concatenate(rows).astype(np.int64)
+        self._cells = np.concatenate(cells).astype(np.int64)
 
     def query_rows(self) -> np.ndarray:
         """``(n_queries, 3)`` rows of ``xt`` (global one-hot columns) each query multiplies: ``a:u, b:v, c:w``."""
-        if getattr(self, "_rows", None) is None:
-            parts = []
-            for a, b, start, tail in self.pairs:
-                cb = self.cards[b]
-                s = np.arange(self.cards[a] * cb)
-                t = np.arange(tail)
-                ra = np.broadcast_to(self.offsets[a] + s // cb, (tail, s.size))
-                rb = np.broadcast_to(self.offsets[b] + s % cb, (tail, s.size))
-                rc = np.broadcast_to((self.offsets[b + 1] + t)[:, None], (tail, s.size))
-                parts.append(np.stack([ra.ravel(), rb.ravel(), rc.ravel()], axis=1))
-            self._rows = np.concatenate(parts).astype(np.int64)
+        if self._rows is None:
+            self._index()
         return self._rows
 
-    def backward(self, xt: np.ndarray, grad_q: np.ndarray) -> np.ndarray:
-        """``∂L/∂Xᵀ`` for ``L = Σ_q grad_q[q] · q(x)``, using only the queries with a non-zero gradient:
-        query ``(a:u, b:v, c:w)`` adds ``g/K · X[b:v] ⊙ X[c:w]`` to row ``a:u`` (and symmetrically), the
-        scatter-add being one sparse-times-dense product."""
+    def backward(self, xt: np.ndarray, grad_q: np.ndarray, products: np.ndarray | None = None) -> np.ndarray:
+        """``∂L/∂Xᵀ`` for ``L = Σ_q grad_q[q] · q(x)``, from the queries with a non-zero gradient only:
+        query ``(a:u, b:v, c:w)`` adds ``g/K · (X[b:v] ⊙ X[c:w])`` to row ``a:u`` and symmetrically to
+        ``b:v`` and ``c:w``. The products are rows of :meth:`products`, so the whole gradient is one
+        sparse ``(D × n_cells)`` times dense ``(n_cells × K)`` product with ``3 · nnz(g)`` entries."""
+        if products is None:
+            products = self.products(xt)
+        if self._rows is None:
+            self._index()
         nz = np.flatnonzero(grad_q)
-        rows = self.query_rows()[nz]
-        g = (grad_q[nz] / xt.shape[1]).astype(DTYPE)[:, None]
-        r = nz.size
-        ga = xt[rows[:, 0]] * g
-        xb, xc = xt[rows[:, 1]], xt[rows[:, 2]]
-        contrib = np.empty((3 * r, xt.shape[1]), dtype=DTYPE)
-        np.multiply(xb, xc, out=contrib[:r])
-        contrib[:r] *= g
-        np.multiply(ga, xc, out=contrib[r:2 * r])
-        np.multiply(ga, xb, out=contrib[2 * r:])
-        target = np.concatenate([rows[:, 0], rows[:, 1], rows[:, 2]])
-        scatter = sparse.csr_matrix((np.ones(target.size, dtype=DTYPE), (target, np.arange(target.size))),
-                                    shape=(self.width, target.size))
-        return np.asarray(scatter @ contrib, dtype=DTYPE)
+        g = np.repeat((grad_q[nz] / xt.shape[1]).astype(DTYPE), 3)
+        scatter = sparse.csr_matrix((g, (self._rows[nz].ravel(), self._cells[nz].ravel())),
+                                    shape=(self.width, self.n_cells))
+        return np.asarray(scatter @ products, dtype=DTYPE)
 
     # ------------------------------------------------------------------ sampling
     def sample(self, xt: np.ndarray, m: int, rng: np.random.Generator) -> np.ndarray:

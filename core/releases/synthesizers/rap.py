@@ -47,14 +47,14 @@ class RAP(Synthesizer):
     # shared with RAP^softmax
     def _setup(self, codes, rng):
         self.queries_ = ThreeWayMarginals(self.cardinalities_)
-        self._true = self.queries_.answers(self.queries_.one_hot(codes))
+        self._true = self.queries_.data_answers(codes)
         self._z = rng.standard_normal((self.queries_.width, self.relaxed_rows)).astype(DTYPE)  # Zᵀ
         self._adam = Adam(self._z.shape, LEARNING_RATE)
         self.history_: list[float] = []   # mean |error| over all queries, before each step and at the end
 
-    def _descend(self, xt: np.ndarray, grad_q: np.ndarray) -> None:
+    def _descend(self, xt: np.ndarray, grad_q: np.ndarray, products: np.ndarray) -> None:
         qm = self.queries_
-        self._adam.step(self._z, qm.softmax_backward(xt, qm.backward(xt, grad_q)))
+        self._adam.step(self._z, qm.softmax_backward(xt, qm.backward(xt, grad_q, products)))
 
     def relaxed_table(self) -> np.ndarray:
         """The fitted relaxed table ``X`` (``K × Σ K_j``, each attribute block a probability vector)."""
@@ -76,7 +76,8 @@ class RAP(Synthesizer):
             if t % 25 == 0:
                 self._progress(t / self.steps, "fitting RAP")
             xt = qm.softmax(self._z)
-            err = qm.answers(xt) - self._true
+            products = qm.products(xt)
+            err = qm.answers(xt, products) - self._true
             abs_err = np.abs(err)
             self.history_.append(float(abs_err.mean()))
             total = abs_err.sum()
@@ -88,7 +89,7 @@ class RAP(Synthesizer):
             norm = np.sqrt(np.sum(err[idx] ** 2))
             if norm <= 0:
                 break
-            self._descend(xt, counts * err / (QUERIES_PER_STEP * norm))
+            self._descend(xt, counts * err / (QUERIES_PER_STEP * norm), products)
         self.history_.append(float(np.abs(self.marginal_errors()).mean()))
         self._xt = self.queries_.softmax(self._z)
 

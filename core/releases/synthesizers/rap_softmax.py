@@ -89,7 +89,8 @@ class RAPSoftmax(RAP):
             if t % 25 == 0:
                 self._progress(t / self.steps, "fitting RAP^softmax")
             xt = qm.softmax(self._z)
-            syn = qm.answers(xt)
+            products = qm.products(xt)
+            syn = qm.answers(xt, products)
             err = syn - self._true
             self.history_.append(float(np.abs(err).mean()))
             if len(self.selected_) < n_sel:
@@ -110,6 +111,6 @@ class RAPSoftmax(RAP):
             q, target = past_idx[pick], past_val[pick]
             grad_q = np.zeros(qm.n_queries)
             np.add.at(grad_q, q, 2.0 * (syn[q] - target))
-            self._descend(xt, grad_q)
+            self._descend(xt, grad_q, products)
         self.history_.append(float(np.abs(self.marginal_errors()).mean()))
         self._xt = qm.softmax(self._z)
