@@ -11,7 +11,9 @@ Math. For a table of ``n`` records and ``d`` attributes, column ``j`` with domai
 * DataSynthesizer's default ``ε = 0.1`` (the wrapper in the paper's code never passes ``epsilon``, so the
   default applies): Laplace noise ``p̃_j(v) = p_j(v) + Lap(2d / (nε))`` on every cell — the budget ``ε/d``
   per attribute and L1 sensitivity ``2/n`` of a frequency vector when one record is replaced — then
-  negatives clipped to 0 and the vector renormalised (uniform if nothing is left);
+  negatives clipped to 0 and the vector renormalised (uniform if nothing is left). The noise covers every
+  value of the (public) domain; DataSynthesizer histograms only the values that occur, which itself
+  reveals which values are present;
 * a synthetic record is ``(v_1, …, v_d)`` with ``v_j ~ p̃_j`` independently, so every association
   between attributes is lost: ``P_S(v_a, v_b) = p̃_a(v_a) p̃_b(v_b)``.
 

@@ -25,7 +25,9 @@ reuse the measurements without new privacy cost. The original code would divide 
 then hit an all −∞ exponential mechanism.
 
 Claimed guarantee: (ε, δ)-DP for replace-one neighbours (``n`` and the domains public), ``δ`` defaulting
-to ``1/n²`` of the fitted table.
+to ``1/n²`` of the fitted table. The release is the relaxed table and what is sampled from it; the fitted
+object's ``history_`` and ``marginal_errors()`` compare with the *true* answers and are lab diagnostics,
+not part of the DP output.
 """
 from __future__ import annotations
 
