@@ -11,7 +11,8 @@ from core.data.dataset import load_csv
 from core.errors import LabError
 from core.plots import synthetic as plots
 from core.scenario import get
-from core.scenarios.synthetic import (DATASETS, DEFAULT_SECRET, DP_GENERATORS, GENERATORS, base_dataset)
+from core.scenarios.synthetic import (DATASETS, DEFAULT_SECRET, DP_GENERATORS, EPOCH_GENERATORS, GENERATORS,
+                                      base_dataset)
 from core.releases.synthesizers import SYNTHESIZERS
 from ui.common import (chart, download_figure, download_result, download_table, figure, metric_row, page_header,
                        param_widgets, run_scenario, run_sweep, show_error)
@@ -81,7 +82,9 @@ else:
     st.sidebar.caption(f"{SYNTHESIZERS[generator].title or generator}: no DP guarantee, so no ε to set.")
 
 st.sidebar.header("Game and attack")
-widget_config = param_widgets(scenario, exclude=("dataset", "data_path", "secret", "generator", "epsilon"))
+hidden = ("dataset", "data_path", "secret", "generator", "epsilon") + \
+    (() if generator in EPOCH_GENERATORS else ("epochs",))  # epochs only matter for the neural generators
+widget_config = param_widgets(scenario, exclude=hidden)
 seed = widget_config.pop("seed")
 try:
     config = scenario.resolve({**widget_config, **extra})

@@ -10,7 +10,7 @@ import pytest
 
 from core.attacks.synthetic.dcr import dcr_attack
 from core.attacks.synthetic.infer import infer_attack
-from core.attacks.synthetic.linear_reconstruction import linear_reconstruction
+from core.attacks.synthetic.linear_reconstruction import ReconMatrix, linear_reconstruction
 from core.data.sdg_surrogates import ACS_SCHEMA, FIRE_SCHEMA, surrogate
 from core.errors import DataError, ParameterError
 from core.games import prepare_rng, run
@@ -99,7 +99,7 @@ def test_dense_lp_and_highs_reach_the_same_optimum_on_noisy_answers():
 def test_conditional_scaling_beats_marginal():
     D, card = _sample(n=300, seed=4)
     fam = KWayQueries.build(D[:, :-1], card[:-1], "3")
-    A = fam.matrix()
+    A = ReconMatrix.from_queries(fam)
     rng = np.random.default_rng(5)
     cond, marg = [], []
     for _ in range(3):

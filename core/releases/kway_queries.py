@@ -164,7 +164,7 @@ class KWayQueries:
             raise ParameterError("query_scaling", f"expected one of {'|'.join(SCALINGS)}, got {scaling!r}")
         S = np.asarray(synthetic, dtype=np.int64)
         n, m = self.X.shape[0], S.shape[0]
-        S, w = compress_rows(S)
+        S, w = compress_rows(S, len(self.groups))
         cs, cs1 = self.counts(S[:, :-1], S[:, -1], w)
         if scaling == "marginal":
             return (n / m) * cs1
@@ -175,14 +175,14 @@ class KWayQueries:
         return out
 
 
-def compress_rows(S: np.ndarray) -> tuple[np.ndarray, np.ndarray | None]:
+def compress_rows(S: np.ndarray, n_groups: int = 1 << 30) -> tuple[np.ndarray, np.ndarray | None]:
     """(distinct rows, multiplicities) when that shrinks S by half or more, else (S, None).
 
     Synthetic data from low-entropy generators (NonPrivate resamples ≤ n distinct records) repeat rows;
     counting distinct rows with weights gives the same counts in a fraction of the passes.
     """
     m = S.shape[0]
-    if m < 2000:
+    if m < 2000 or n_groups <= 16:  # a bincount pass per group is cheaper than sorting S
         return S, None
     hi = S.max(axis=0) + 1
     if float(np.prod(hi.astype(float))) >= 2**62:
@@ -190,7 +190,9 @@ def compress_rows(S: np.ndarray) -> tuple[np.ndarray, np.ndarray | None]:
     strides = np.ones(S.shape[1], dtype=np.int64)
     for i in range(S.shape[1] - 2, -1, -1):
         strides[i] = strides[i + 1] * hi[i + 1]
-    key = S @ strides
+    key = S[:, 0] * strides[0]
+    for j in range(1, S.shape[1]):
+        key += S[:, j] * strides[j]
     uniq, first, cnt = np.unique(key, return_index=True, return_counts=True)
     if uniq.size > m // 2:
         return S, None
@@ -228,14 +230,29 @@ def _full_group(attrs, card, observed) -> _Group:
 
 
 def _four_way(X, card, observed, rng, max_4way) -> list[_Group]:
-    """All cells of every distinct QI triple (values observed in X); a uniform sample if too many."""
-    groups = [_full_group(t, card, observed) for t in itertools.combinations(range(X.shape[1]), 3)]
-    total = sum(len(g.cells) for g in groups)
+    """Cells of every distinct QI triple (values observed in X); a uniform sample of ``max_4way`` if more.
+
+    The sample is drawn by index over the concatenated cell lists and decoded per triple
+    (``np.unravel_index`` over the observed values), so the up to ~360,000 candidate cells are never built.
+    """
+    triples = list(itertools.combinations(range(X.shape[1]), 3))
+    counts = np.array([math.prod(len(observed[a]) for a in t) for t in triples], dtype=np.int64)
+    total = int(counts.sum())
     if total <= max_4way:
-        return groups
-    fam = KWayQueries(X, tuple(card), groups)
-    rows = np.sort(rng.choice(total, size=max_4way, replace=False))
-    return fam.select(rows).groups
+        return [_full_group(t, card, observed) for t in triples]
+    picks = np.sort(rng.choice(total, size=max_4way, replace=False))
+    starts = np.concatenate([[0], np.cumsum(counts)])
+    groups = []
+    for i, t in enumerate(triples):
+        lo, hi = np.searchsorted(picks, [starts[i], starts[i + 1]])
+        if hi == lo:
+            continue
+        local = picks[lo:hi] - starts[i]
+        idx = np.unravel_index(local, tuple(len(observed[a]) for a in t))
+        strides, size = _strides(t, card)
+        cells = sum(observed[a][j] * s for a, j, s in zip(t, idx, strides)).astype(np.int64)
+        groups.append(_Group(tuple(t), strides, size, np.sort(cells)))
+    return groups
 
 
 def full_domain_count(cardinalities, k: str) -> int:

@@ -34,7 +34,7 @@ from ..attacks.dinur_nissim_lp import METHODS
 from ..attacks.synthetic.dcr import dcr_attack
 from ..attacks.synthetic.infer import infer_attack
 from ..attacks.synthetic.linear_reconstruction import guess as round_guess
-from ..attacks.synthetic.linear_reconstruction import solve_recon_lp
+from ..attacks.synthetic.linear_reconstruction import ReconMatrix, solve_recon_lp
 from ..cancel import checkpoint
 from ..data.dataset import Dataset, load_csv
 from ..data.sdg_surrogates import SURROGATES, surrogate
@@ -294,9 +294,10 @@ class Synthetic(Scenario):
               label="Games", low=1, high=1000),
         Param("epochs", "int", 30, "training epochs of the neural generators (the paper: 300)", label="Epochs",
               low=1, high=1000, active_when=("generator", EPOCH_GENERATORS)),
-        Param("lp_method", "str", "auto", "how the LP is solved: certified dense interior point (HiGHS if it "
-              "cannot certify) or HiGHS only", label="LP engine", choices=METHODS,
-              choice_labels={"auto": "dense interior point (certified)", "ipm": "dense interior point only",
+        Param("lp_method", "str", "auto", "how the LP is solved: auto picks by the density of the query matrix "
+              "(HiGHS for the sparse k-way matrices, the certified dense interior point for dense ones); both "
+              "reach the same optimum", label="LP engine", choices=METHODS,
+              choice_labels={"auto": "auto (by matrix density)", "ipm": "dense interior point (certified)",
                              "highs": "HiGHS"}, active_when=("attack", ("recon", "all"))),
     )
 
@@ -362,7 +363,7 @@ class Synthetic(Scenario):
         attack_seconds = 0.0
         if "recon" in attacks:
             fam, available = _queries(ctx, c, g, D)
-            A = fam.matrix(dense=True)
+            A = ReconMatrix.from_queries(fam)
         arng = _rng(ctx["entropy"], g, 5)
         rows = []
         example = None
@@ -406,7 +407,7 @@ class Synthetic(Scenario):
         for q in ctx["q_grid"]:
             checkpoint("synthetic: query sweep")
             sub = fam.subset(q, qrng)
-            res = solve_recon_lp(sub.matrix(dense=True), sub.answers(S, c["query_scaling"]), c["lp_method"])
+            res = solve_recon_lp(ReconMatrix.from_queries(sub), sub.answers(S, c["query_scaling"]), c["lp_method"])
             points.append({"q": int(sub.n_queries), "guess": round_guess(float(res.t[u])),
                            "score": float(res.t[u])})
         return {"kind": "q", "game": g, "truth": game["truth"], "points": points}
