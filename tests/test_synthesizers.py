@@ -135,8 +135,9 @@ def test_privacy_claims(data):
     assert get_synthesizer("privbayes", epsilon=10).privacy == (10.0, 0.0)
     rs = get_synthesizer("rap_softmax", epsilon=10, steps=5)
     assert rs.privacy[0] == 10.0 and math.isnan(rs.privacy[1])      # δ = 1/n² needs n
+    assert "(10, 1/n²)-DP" in rs.describe()
     rs.fit(data, np.random.default_rng(0))
-    assert rs.privacy == (10.0, 1e-6)
+    assert rs.privacy == (10.0, 1e-6) and "(10, 1e-06)-DP" in rs.describe()
     assert get_synthesizer("rap_softmax", epsilon=1, delta=1e-5).privacy == (1.0, 1e-5)
     for bad in (0, 1, -0.1, 2):
         with pytest.raises(ParameterError):

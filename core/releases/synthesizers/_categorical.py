@@ -46,8 +46,3 @@ def draw_from_rows(cdf: np.ndarray, rows: np.ndarray, rng: np.random.Generator) 
     idx = np.searchsorted(flat, rows + u, side="right")
     return np.clip(idx - rows * k, 0, k - 1)
 
-
-def draw_from(probs: np.ndarray, m: int, rng: np.random.Generator) -> np.ndarray:
-    """``m`` i.i.d. draws from one probability vector."""
-    return draw_from_rows(cumulative(np.asarray(probs, dtype=np.float64)[None, :]),
-                          np.zeros(int(m), dtype=np.int64), rng)

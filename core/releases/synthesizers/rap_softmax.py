@@ -68,6 +68,11 @@ class RAPSoftmax(RAP):
         """``(ε, δ)``; with the default δ it is ``1/n²`` once fitted (``nan`` before, as n is not known)."""
         return (self.epsilon, self.delta if self.delta is not None else math.nan)
 
+    def describe(self) -> str:
+        if self.delta is None:
+            return f"{self.title}: ({self.epsilon:g}, 1/n²)-DP"
+        return super().describe()
+
     def _fit(self, codes, rng):
         n = codes.shape[0]
         if self._delta_param is None:
