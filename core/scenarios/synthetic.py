@@ -42,7 +42,7 @@ from ..data.surveys import SURVEYS, survey
 from ..errors import DataError, ParameterError
 from ..metrics import accuracy_summary, best_threshold_epsilon, roc, tpr_at_fpr
 from ..params import Param
-from ..releases.kway_queries import KS, SCALINGS, KWayQueries, available_count
+from ..releases.kway_queries import KS, MAX_4WAY, SCALINGS, KWayQueries, available_count
 from ..releases.synthesizers import SYNTHESIZERS, get_synthesizer
 from ..scenario import Scenario, register
 from ..utility import UtilityQueries
@@ -239,10 +239,13 @@ def make_generator(c: dict):
 def _queries(ctx: dict, c: dict, g: int, D: np.ndarray) -> tuple[KWayQueries, int]:
     """Game g's query family (q of the available queries, the same for every generator and size)."""
     rng = _rng(ctx["entropy"], g, 4)
-    fam = KWayQueries.build(D[:, :-1], ctx["cards"][:-1], c["query_k"], rng)
-    available = fam.n_queries
-    if c["query_ratio"] > 0:
-        fam = fam.subset(max(1, int(round(c["query_ratio"] * c["n"]))), rng)
+    q = max(1, int(round(c["query_ratio"] * c["n"]))) if c["query_ratio"] > 0 else None
+    # k = 4 alone: draw the q cells directly (the same uniform sample as drawing 100k and keeping q)
+    cap = min(MAX_4WAY, q) if (q is not None and c["query_k"] == "4") else MAX_4WAY
+    fam = KWayQueries.build(D[:, :-1], ctx["cards"][:-1], c["query_k"], rng, max_4way=cap)
+    available = fam.n_queries if cap == MAX_4WAY else available_count(ctx["cards"][:-1], "4")
+    if q is not None:
+        fam = fam.subset(q, rng)
     return fam, available
 
 
