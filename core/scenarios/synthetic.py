@@ -297,6 +297,9 @@ class Synthetic(Scenario):
               label="Games", low=1, high=1000),
         Param("epochs", "int", 30, "training epochs of the neural generators (the paper: 300)", label="Epochs",
               low=1, high=1000, active_when=("generator", EPOCH_GENERATORS)),
+        Param("query_sweep", "bool", True, "also solve the LP with q = 10, 100, 1000, … queries at the chosen size "
+              "(the accuracy-vs-queries plot; doubles the LP work)", label="Sweep the number of queries",
+              active_when=("attack", ("recon", "all"))),
         Param("lp_method", "str", "auto", "how the LP is solved: auto picks by the density of the query matrix "
               "(HiGHS for the sparse k-way matrices, the certified dense interior point for dense ones); both "
               "reach the same optimum", label="LP engine", choices=METHODS,
@@ -343,12 +346,15 @@ class Synthetic(Scenario):
         gen = SYNTHESIZERS[c["generator"]]
         return {"codes": codes, "domain": domain, "cards": cards, "label": label, "secret": secret,
                 "entropy": int(rng.integers(0, 2**62)), "sizes": size_ladder(c["synth_size"]),
-                "q_grid": self._q_grid(c, cards) if "recon" in self.attacks(c) else [],
+                "q_grid": self._q_grid(c, cards) if self._sweeps_queries(c) else [],
                 "generator": {"name": gen.name, "title": gen.title or gen.name, "dp": gen.dp,
                               "in_paper": gen.in_paper}}
 
+    def _sweeps_queries(self, c) -> bool:
+        return c["query_sweep"] and "recon" in self.attacks(c)
+
     def n_games(self, c):
-        return c["games"] * (2 if "recon" in self.attacks(c) else 1)
+        return c["games"] * (2 if self._sweeps_queries(c) else 1)
 
     def play(self, c, ctx, index, rng):
         games = c["games"]
