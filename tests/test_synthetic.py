@@ -145,11 +145,11 @@ def test_utility_is_zero_for_the_data_itself_and_decays_with_size():
 # ------------------------------------------------------------------ game and scenario
 def test_game_invariants():
     sc = get("synthetic")
-    c = sc.resolve({"dataset": "acs-like", "n": 150, "games": 150})
+    c = sc.resolve({"dataset": "acs-like", "n": 150, "games": 120})
     ctx = sc.prepare(c, prepare_rng(0))
     codes = ctx["codes"]
     truths, kept = [], []
-    for g in range(150):
+    for g in range(120):
         game = synth._game(ctx, c, g)
         D, u = game["D"], game["u"]
         same = np.all(D[:, :-1] == D[u, :-1], axis=1)
@@ -161,7 +161,7 @@ def test_game_invariants():
             others = np.delete(D, u, axis=0)
             pop = {tuple(r) for r in codes}
             assert all(tuple(r) in pop for r in others)
-    assert 0.38 < np.mean(truths) < 0.62 and 0.38 < np.mean(kept) < 0.62
+    assert 0.37 < np.mean(truths) < 0.63 and 0.37 < np.mean(kept) < 0.63
 
 
 def test_nonprivate_leaks_and_indhist_does_not():
@@ -176,7 +176,9 @@ def test_nonprivate_leaks_and_indhist_does_not():
     assert all(a > b for a, b in zip(u["mre_gt10"], u["mre_gt10"][1:]))  # utility improves with size
     assert m["claimed_epsilon"] is None
     eps = SYNTHESIZERS["indhist"].dp
-    ind = run("synthetic", {**base, "generator": "indhist", "epsilon": 0.1 if eps else 0.0}, seed=0)
+    ind = run("synthetic", {**base, "generator": "indhist", "epsilon": 0.1 if eps else 0.0, "query_sweep": False},
+              seed=0)
+    assert ind.games_total == base["games"] and not ind.series["accuracy_vs_queries"]
     assert 0.25 <= ind.metrics["accuracy"] <= 0.75
     assert ind.metrics["accuracy"] < m["accuracy"]
     # paired curve: the q sweep re-used the same games and ends at the run's own q
