@@ -88,7 +88,7 @@ def base_dataset(dataset: str, data_path: str = "") -> tuple[Dataset, str]:
         try:
             mtime = os.path.getmtime(data_path)
         except OSError:
-            raise DataError(f"cannot open {data_path!r}") from None
+            raise ParameterError("data_path", f"cannot open {data_path!r} (no such file)") from None
         data = _csv(data_path, mtime)
         return data, f"your CSV ({os.path.basename(data_path)}, {len(data):,} rows)"
     raise ParameterError("dataset", f"expected one of {'|'.join(DATASETS)}, got {dataset!r}")
