@@ -414,6 +414,8 @@ class Synthetic(Scenario):
         qrng = _rng(ctx["entropy"], g, 6)
         points = []
         for q in ctx["q_grid"]:
+            if q >= fam.n_queries:  # this game offers fewer queries: its "all" point is the main game's
+                break
             checkpoint("synthetic: query sweep")
             sub = fam.subset(q, qrng)
             res = solve_recon_lp(ReconMatrix.from_queries(sub), sub.answers(S, c["query_scaling"]), c["lp_method"])
