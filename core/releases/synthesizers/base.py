@@ -13,9 +13,14 @@ Contract (scikit-learn style, numpy arrays for speed):
 * ``sample(m, rng)`` returns an ``(m, d)`` ``int64`` array of codes, column ``j`` in
   ``range(cardinalities_[j])``. It must cope with ``m`` up to 10⁶ in seconds (generate in batches,
   never a Python loop over rows).
+* ``on_progress``: optional callable ``f(fraction_done)``; long fits (RAP, RAP^softmax) call it every few
+  dozen steps so a page can show progress (``core.cancel.checkpoint()`` is called at the same points).
 * ``privacy`` is the ``(ε, δ)`` the generator claims: ``(inf, 0.0)`` when it gives no differential-privacy
   guarantee.
 * ``sample_dataset(m, rng)`` wraps :meth:`sample` into a :class:`Dataset` for display.
+* ``params()`` returns the constructor parameters as a plain dict (``epsilon`` for DP generators, ``delta``
+  where it is a parameter, plus each generator's own, e.g. ``k``, ``steps``, ``epochs``), so a run can record its full
+  configuration; ``get_synthesizer(name, **gen.params())`` rebuilds the same generator.
 
 Class attributes: ``name`` (registry key, the paper's name in lower case), ``title`` (for the UI),
 ``dp`` (whether ``epsilon`` is a parameter), ``in_paper`` (False for generators the paper did not test,
@@ -24,10 +29,11 @@ so the UI can label them), ``slow`` (neural generators that need progress and ca
 from __future__ import annotations
 
 import math
-from typing import Any
+from typing import Any, Callable
 
 import numpy as np
 
+from ...cancel import checkpoint
 from ...data.dataset import Dataset
 from ...errors import ParameterError
 
@@ -65,6 +71,7 @@ class Synthesizer:
                 raise ParameterError("epsilon", f"generator {self.name!r} is not differentially private and "
                                                 "takes no ε; choose a DP generator to set ε")
             self.epsilon, self.delta = math.inf, 0.0
+        self.on_progress: Callable[[float], None] | None = None
         self.columns_: list[str] = []
         self.cardinalities_: tuple[int, ...] = ()
         self._domain: dict[str, tuple] = {}
@@ -77,6 +84,8 @@ class Synthesizer:
     def fit(self, data: Dataset, rng: np.random.Generator) -> "Synthesizer":
         self._remember(data)
         self._fit(data.codes(), rng)
+        if self.on_progress is not None:
+            self.on_progress(1.0)
         return self
 
     def sample(self, m: int, rng: np.random.Generator) -> np.ndarray:
@@ -92,6 +101,11 @@ class Synthesizer:
     def sample_dataset(self, m: int, rng: np.random.Generator) -> Dataset:
         return Dataset.from_codes(self.sample(m, rng), self._domain, name=f"{self.name} synthetic data")
 
+    def params(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"epsilon": self.epsilon} if self.dp else {}   # δ: in _params() if settable
+        out.update(self._params())
+        return out
+
     def describe(self) -> str:
         eps, delta = self.privacy
         if math.isinf(eps):
@@ -99,6 +113,16 @@ class Synthesizer:
         return f"{self.title or self.name}: ({eps:g}, {delta:g})-DP"
 
     # ------------------------------------------------------- for subclasses
+    def _progress(self, fraction: float, what: str) -> None:
+        """Report progress of a long fit and honour a Stop request (``core.cancel.checkpoint``)."""
+        checkpoint(what)
+        if self.on_progress is not None:
+            self.on_progress(min(1.0, max(0.0, float(fraction))))
+
+    def _params(self) -> dict[str, Any]:
+        """The generator's own constructor parameters (besides ε, δ)."""
+        return {}
+
     def _fit(self, codes: np.ndarray, rng: np.random.Generator) -> None:
         raise NotImplementedError
 
@@ -128,4 +152,21 @@ def _probability(name: str, value) -> float:
         raise ParameterError(name, f"expected a number in [0, 1), got {value!r}") from None
     if not 0 <= value < 1:
         raise ParameterError(name, f"expected a number in [0, 1), got {value!r}")
+    return value
+
+
+def _integer(name: str, value, low: int, high: int | None = None) -> int:
+    """Validate an integer parameter in ``[low, high]`` (``high=None``: no upper bound)."""
+    if isinstance(value, bool):
+        raise ParameterError(name, f"expected an integer, got {value!r}")
+    try:
+        as_float = float(value)
+    except (TypeError, ValueError):
+        raise ParameterError(name, f"expected an integer, got {value!r}") from None
+    if not math.isfinite(as_float) or as_float != int(as_float):
+        raise ParameterError(name, f"expected an integer, got {value!r}")
+    value = int(as_float)
+    if value < low or (high is not None and value > high):
+        bound = f"between {low} and {high}" if high is not None else f"at least {low}"
+        raise ParameterError(name, f"expected an integer {bound}, got {value}")
     return value

@@ -1,0 +1,35 @@
+"""PrivBayes: BayNet with ε-differential privacy (half the budget on the structure, half on the tables).
+
+Source: Zhang et al., "PrivBayes" (TODS 2017); Annamalai, Gadotti & Rocher (USENIX Security 2024), §6.4
+and App. A (DataSynthesizer's implementation, degree ``k = 3``, ``ε ∈ {1, 10, 100}``); spec
+``seed002_linear_recon_sdg.md`` §5 and §11-A20. Shares all code with :class:`~.baynet.BayNet`
+(:mod:`._bayesian_network`); only the budgets differ:
+
+* structure, ``ε/2``: each of the ``d − 1`` greedy choices is drawn by the exponential mechanism,
+  ``P(X, Π) ∝ exp(I(X; Π) · (ε/2) / (2 (d − 1) S(X, Π)))`` with PrivBayes' sensitivity ``S`` of the mutual
+  information under replacing one record (≈ ``2 log(n)/n``);
+* parameters, ``ε/2``: ``Lap(2(d − k)/(ε/2))`` on every cell of the ``d − k`` joint count tables, clipped
+  at 0 and normalised per parent configuration.
+
+By sequential composition the whole release is ε-DP (replace-one neighbours, ``n`` and the domains public).
+As ε → ∞ it tends to BayNet; as ε → 0 the structure is uniform and the tables pure noise, so the synthetic
+attributes become near-independent and near-uniform. Unlike DataSynthesizer 0.1.11 (see
+:mod:`._bayesian_network`), the table noise has the scale the ε claim requires.
+"""
+from __future__ import annotations
+
+from .baynet import BayNet
+from .base import register_synthesizer
+
+
+@register_synthesizer
+class PrivBayes(BayNet):
+    name = "privbayes"
+    title = "PrivBayes (DP Bayesian network)"
+    dp = True
+
+    def __init__(self, epsilon: float = 1.0, k: int = 3):
+        super().__init__(k=k, epsilon=epsilon, delta=0.0)
+
+    def _budgets(self):
+        return self.epsilon / 2, self.epsilon / 2

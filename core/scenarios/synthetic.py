@@ -1,0 +1,549 @@
+"""Scenario ``synthetic``: attribute inference against synthetic data (linear reconstruction and baselines).
+
+Source: Annamalai, Gadotti & Rocher, "A Linear Reconstruction Approach for Attribute Inference Attacks
+against Synthetic Data" (USENIX Security 2024); spec ``seed002_linear_recon_sdg.md`` (§2 game, §3–4 attacks,
+§7 utility). Naming (spec §1): ``synth_size`` is the paper's m, ``q`` the number of queries and
+``query_ratio`` = q/n.
+
+One game (§2): sample n records D = {X | y}; pick a target u uniformly among records whose QI vector is
+unique in X; re-draw its secret ``y'_u ~ Uniform{0,1}`` (so guessing wins half the time); fit the generator on
+D'; generate the **largest** synthetic size once and take every smaller size of the ladder 10, 100, …,
+``synth_size`` as a uniform subsample of it (nested prefixes of one permutation: paired curves, as the
+authors' code); attack with S, X and x_u; score the guess against ``y'_u``. Utility (MRE>10, 3-TVD) is
+measured on the same 100 random 3-way marginals for every size and generator of that game.
+
+Units of work: ``games`` main units (the full size ladder), then, for Adv_recon, ``games`` query-sweep units
+that re-use the same game (same D', target and synthetic sample, from an in-process LRU cache keyed by
+dataset, generator, its parameters, seed and game) and solve the LP with q = 10, 100, … queries at the chosen
+size. Every random draw of game g comes from ``SeedSequence(entropy, spawn_key=(g, component))`` with the
+run's entropy drawn from the prepare generator, so a sweep over generators plays the very same D' and
+targets (common random numbers).
+"""
+from __future__ import annotations
+
+import inspect
+import math
+import os
+import time
+from collections import OrderedDict
+from functools import lru_cache
+
+import numpy as np
+
+from ..attacks.dinur_nissim_lp import METHODS
+from ..attacks.synthetic.dcr import dcr_attack
+from ..attacks.synthetic.infer import infer_attack
+from ..attacks.synthetic.linear_reconstruction import guess as round_guess
+from ..attacks.synthetic.linear_reconstruction import ReconMatrix, solve_recon_lp
+from ..cancel import checkpoint
+from ..data.dataset import Dataset, load_csv
+from ..data.sdg_surrogates import SURROGATES, surrogate
+from ..data.surveys import SURVEYS, survey
+from ..errors import DataError, ParameterError
+from ..metrics import accuracy_summary, best_threshold_epsilon, roc, tpr_at_fpr
+from ..params import Param
+from ..releases.kway_queries import KS, MAX_4WAY, SCALINGS, KWayQueries, available_count
+from ..releases.synthesizers import SYNTHESIZERS, get_synthesizer
+from ..scenario import Scenario, register
+from ..utility import UtilityQueries
+
+DATASETS = ("cces16", "acs-like", "fire-like", "csv")
+DEFAULT_SECRET = {"cces16": "votetrump", "acs-like": "SEX", "fire-like": "ALS Unit"}
+ATTACK_CHOICES = ("recon", "dcr", "infer", "all")
+ATTACK_NAMES = {"recon": "Adv_recon (linear reconstruction)", "dcr": "Adv_dcr (closest record)",
+                "infer": "Adv_infer (random forest)"}
+GENERATORS = tuple(sorted(SYNTHESIZERS, key=lambda k: (k != "nonprivate", k)))
+DP_GENERATORS = tuple(k for k in GENERATORS if SYNTHESIZERS[k].dp)
+EPOCH_GENERATORS = tuple(k for k in GENERATORS
+                         if "epochs" in inspect.signature(SYNTHESIZERS[k].__init__).parameters)
+Q_GRID = (10, 100, 1000, 10_000, 100_000)
+MAX_SIZE = 1_000_000
+CACHE_ENTRIES = 32
+HIGH_RISK = 0.6      # the paper's "high attack accuracy" line (Acc_max > 60%)
+GOOD_UTILITY = 0.2   # the paper's "good utility" line (MRE>10 and 3-TVD < 0.2)
+
+
+def size_ladder(synth_size: int) -> list[int]:
+    """10, 100, … up to ``synth_size`` (which is always the last rung)."""
+    sizes = [10 ** k for k in range(1, 7) if 10 ** k < synth_size]
+    return sizes + [int(synth_size)]
+
+
+# ----------------------------------------------------------------------------- data
+@lru_cache(maxsize=8)
+def _csv(path: str, mtime: float) -> Dataset:
+    return load_csv(path, name=os.path.basename(path))
+
+
+def base_dataset(dataset: str, data_path: str = "") -> tuple[Dataset, str]:
+    """(Dataset, label) for a dataset name (CSV read through :func:`core.data.dataset.load_csv`)."""
+    if dataset == "cces16":
+        data = survey("cces16")
+        return data, SURVEYS["cces16"]
+    if dataset in SURROGATES:
+        return surrogate(dataset), SURROGATES[dataset]["label"]
+    if dataset == "csv":
+        if not data_path:
+            raise ParameterError("data_path", "dataset=csv needs data_path (the CSV file to attack)")
+        try:
+            mtime = os.path.getmtime(data_path)
+        except OSError:
+            raise ParameterError("data_path", f"cannot open {data_path!r} (no such file)") from None
+        data = _csv(data_path, mtime)
+        return data, f"your CSV ({os.path.basename(data_path)}, {len(data):,} rows)"
+    raise ParameterError("dataset", f"expected one of {'|'.join(DATASETS)}, got {dataset!r}")
+
+
+@lru_cache(maxsize=8)
+def _prepared(dataset: str, data_path: str, secret: str, mtime: float) -> tuple[np.ndarray, dict, str, str]:
+    data, label = base_dataset(dataset, data_path)
+    secret = secret or DEFAULT_SECRET.get(dataset, "")
+    if not secret:
+        raise ParameterError("secret", f"name the secret column; the file has {', '.join(data.columns)}")
+    frame = data.frame
+    if "=" in secret and secret not in data.columns:
+        col, value = secret.split("=", 1)
+        col = col.strip()
+        if col not in data.columns:
+            raise ParameterError("secret", f"no column {col!r}; the data have {', '.join(data.columns)}")
+        values = [str(v) for v in data.domain[col]]
+        if value.strip() not in values:
+            raise ParameterError("secret", f"column {col!r} never takes the value {value.strip()!r}; its values: "
+                                           f"{', '.join(values[:20])}")
+        bit = frame[col].astype(str).eq(value.strip()).astype(int)
+        frame = frame.drop(columns=[col]).assign(**{secret: bit})
+        domain = {k: v for k, v in data.domain.items() if k != col}
+        domain[secret] = (0, 1)
+    else:
+        if secret not in data.columns:
+            raise ParameterError("secret", f"no column {secret!r}; the data have {', '.join(data.columns)}")
+        k = len(data.domain[secret])
+        if k != 2:
+            raise DataError(f"the secret column {secret!r} has {k} distinct values; the attack needs a binary "
+                            f"secret: choose a two-valued column or binarise it as '{secret}=<value>'")
+        domain = dict(data.domain)
+    qis = [col for col in frame.columns if col != secret]
+    if len(qis) < 2:
+        raise DataError("the data need at least two quasi-identifier columns besides the secret")
+    frame = frame[qis + [secret]]
+    domain = {col: domain[col] for col in qis + [secret]}
+    ds = Dataset(frame.reset_index(drop=True), domain, name=label)
+    codes = ds.codes()
+    if codes[:, -1].min() == codes[:, -1].max():
+        raise DataError(f"the secret column {secret!r} takes a single value in the data")
+    return codes, domain, label, secret
+
+
+def load_game_data(c: dict) -> tuple[np.ndarray, dict, str, str]:
+    """(codes with the secret last, domain, label, secret name) for a config."""
+    mtime = os.path.getmtime(c["data_path"]) if c["dataset"] == "csv" and c["data_path"] and \
+        os.path.exists(c["data_path"]) else 0.0
+    return _prepared(c["dataset"], c["data_path"] if c["dataset"] == "csv" else "", c["secret"], mtime)
+
+
+# ----------------------------------------------------------------------------- caches
+class _LRU(OrderedDict):
+    def get_or(self, key, make):
+        if key in self:
+            self.move_to_end(key)
+            return self[key]
+        value = make()
+        self[key] = value
+        while len(self) > CACHE_ENTRIES:
+            self.popitem(last=False)
+        return value
+
+
+_GAMES = _LRU()
+_SAMPLES = _LRU()
+
+
+def clear_caches() -> None:
+    _GAMES.clear()
+    _SAMPLES.clear()
+
+
+def _rng(entropy: int, game: int, component: int) -> np.random.Generator:
+    return np.random.default_rng(np.random.SeedSequence(entropy, spawn_key=(game, component)))
+
+
+def _data_key(c: dict) -> tuple:
+    return (c["dataset"], c["data_path"], c["secret"], c["n"])
+
+
+def _game(ctx: dict, c: dict, g: int) -> dict:
+    """D', target u and the utility queries of game g (cached)."""
+
+    def make():
+        codes = ctx["codes"]
+        rng = _rng(ctx["entropy"], g, 0)
+        n = c["n"]
+        for _ in range(100):
+            rows = rng.choice(codes.shape[0], size=n, replace=False)
+            D = codes[rows].copy()
+            _, inv, cnt = np.unique(D[:, :-1], axis=0, return_inverse=True, return_counts=True)
+            unique = np.nonzero(cnt[inv.ravel()] == 1)[0]
+            if unique.size:
+                break
+        else:
+            raise DataError("no sample of n records had a record with unique quasi-identifiers; "
+                            "use more QI columns or a smaller n")
+        u = int(rng.choice(unique))
+        original = int(D[u, -1])
+        D[u, -1] = int(rng.integers(0, 2))
+        util = UtilityQueries(D, ctx["cards"], _rng(ctx["entropy"], g, 1))
+        return {"D": D, "u": u, "original": original, "truth": int(D[u, -1]), "utility": util,
+                "unique_targets": int(unique.size)}
+
+    return _GAMES.get_or((_data_key(c), ctx["entropy"], g), make)
+
+
+def _synthetic(ctx: dict, c: dict, g: int) -> dict:
+    """The generator fitted on game g's D' and its largest sample, permuted (cached)."""
+    key = (_data_key(c), c["generator"], c["epsilon"], c["epochs"] if c["generator"] in EPOCH_GENERATORS else None,
+           c["synth_size"], ctx["entropy"], g)
+
+    def make():
+        game = _game(ctx, c, g)
+        synth = make_generator(c)
+        data = Dataset.from_codes(game["D"], ctx["domain"], name="D'")
+        start = time.perf_counter()
+        synth.fit(data, _rng(ctx["entropy"], g, 2))
+        fit_seconds = time.perf_counter() - start
+        checkpoint("synthetic: generator fitted")
+        start = time.perf_counter()
+        srng = _rng(ctx["entropy"], g, 3)
+        big = synth.sample(c["synth_size"], srng)
+        big = big[srng.permutation(big.shape[0])]  # prefixes are uniform subsamples without replacement
+        sample_seconds = time.perf_counter() - start
+        eps, delta = synth.privacy
+        return {"S": big, "fit_seconds": fit_seconds, "sample_seconds": sample_seconds,
+                "epsilon": eps, "delta": delta}
+
+    return _SAMPLES.get_or(key, make)
+
+
+def make_generator(c: dict):
+    cls = SYNTHESIZERS[c["generator"]]
+    kwargs = {}
+    accepted = inspect.signature(cls.__init__).parameters
+    if cls.dp:
+        kwargs["epsilon"] = c["epsilon"]
+        if "delta" in accepted:
+            kwargs["delta"] = 1.0 / c["n"] ** 2  # the paper's δ = 1/n² (RAP^softmax)
+    if "epochs" in accepted:
+        kwargs["epochs"] = c["epochs"]
+    return get_synthesizer(c["generator"], **kwargs)
+
+
+def _queries(ctx: dict, c: dict, g: int, D: np.ndarray) -> tuple[KWayQueries, int]:
+    """Game g's query family (q of the available queries, the same for every generator and size)."""
+    rng = _rng(ctx["entropy"], g, 4)
+    q = max(1, int(round(c["query_ratio"] * c["n"]))) if c["query_ratio"] > 0 else None
+    # k = 4 alone: draw the q cells directly (the same uniform sample as drawing 100k and keeping q)
+    cap = min(MAX_4WAY, q) if (q is not None and c["query_k"] == "4") else MAX_4WAY
+    fam = KWayQueries.build(D[:, :-1], ctx["cards"][:-1], c["query_k"], rng, max_4way=cap)
+    available = fam.n_queries if cap == MAX_4WAY else available_count(ctx["cards"][:-1], "4")
+    if q is not None:
+        fam = fam.subset(q, rng)
+    return fam, available
+
+
+# ----------------------------------------------------------------------------- scenario
+@register
+class Synthetic(Scenario):
+    name = "synthetic"
+    title = "Synthetic data: linear-reconstruction attribute inference"
+    summary = ("Fit a synthetic-data generator on n records, release m synthetic rows, and let an attacker who "
+               "knows everyone's quasi-identifiers reconstruct a target's secret from k-way queries on the "
+               "synthetic data; compare with the utility of the release.")
+    paper = ("Annamalai, Gadotti & Rocher, \"A Linear Reconstruction Approach for Attribute Inference Attacks "
+             "against Synthetic Data\", USENIX Security 2024")
+    params = (
+        Param("dataset", "str", "cces16", "the records the generator is fitted on", label="Data",
+              choices=DATASETS,
+              choice_labels={"cces16": "CCES 2016 survey (real respondents)", "acs-like": "ACS-like surrogate",
+                             "fire-like": "FIRE-like surrogate", "csv": "your CSV"}),
+        Param("data_path", "str", "", "CSV file to attack (dataset=csv)", label="CSV path", ui=False,
+              active_when=("dataset", ("csv",))),
+        Param("secret", "str", "", "the secret column (binary, or binarised as column=value); empty = the "
+              "dataset's default (votetrump, SEX, ALS Unit)", label="Secret column", ui=False),
+        Param("generator", "str", "nonprivate", "synthetic-data generator", label="Generator", choices=GENERATORS,
+              choice_labels={k: (SYNTHESIZERS[k].title or k) + ("" if SYNTHESIZERS[k].in_paper else " (not in paper)")
+                             for k in GENERATORS}),
+        Param("epsilon", "float", 0.0, "privacy budget ε of a differentially private generator (the paper uses "
+              "1, 10, 100); 0 = not set, required for DP generators and refused for the others",
+              label="ε (DP generators)", low=0.0, high=1e4, active_when=("generator", DP_GENERATORS)),
+        Param("synth_size", "int", 10_000, "synthetic records released, the paper's m; the run also plays every "
+              "smaller power of ten (subsamples of the same release)", label="Synthetic size m",
+              low=10, high=MAX_SIZE, log=True),
+        Param("query_k", "str", "3", "order k of the simple k-way queries (counting the secret): 3 = pairs of QIs, "
+              "the paper's default; 4 samples ≤ 100,000 cells; 234 = all of 2, 3 and 4",
+              label="Query order k", choices=KS, choice_labels={"2": "2-way", "3": "3-way (paper)",
+                                                                 "4": "4-way (100k sample)", "234": "2+3+4-way"}),
+        Param("query_scaling", "str", "conditional", "how answers are read off the synthetic data: conditional "
+              "(P_S(secret | cell) × count in X, the paper's attack) or marginal (count in S × n/m)",
+              label="Query scaling", choices=SCALINGS),
+        Param("query_ratio", "float", 0.0, "queries per record, q/n; 0 = every query the k-way family offers "
+              "(the paper's setting); capped at what k offers", label="Query ratio q/n (0 = all)",
+              low=0.0, high=400.0),
+        Param("attack", "str", "recon", "which attack(s) to run; all = every attack on the same games (Acc_max)",
+              label="Attack", choices=ATTACK_CHOICES,
+              choice_labels={"recon": "Adv_recon (linear reconstruction)", "dcr": "Adv_dcr (closest record)",
+                             "infer": "Adv_infer (random forest)", "all": "all three (Acc_max)"}),
+        Param("n", "int", 1000, "records the generator is fitted on (the paper: 1000)", label="Records n",
+              low=50, high=5000, step=50),
+        Param("games", "int", 10, "independent games (fresh sample, target and release each); the paper: 500",
+              label="Games", low=1, high=1000),
+        Param("epochs", "int", 30, "training epochs of the neural generators (the paper: 300)", label="Epochs",
+              low=1, high=1000, active_when=("generator", EPOCH_GENERATORS)),
+        Param("query_sweep", "bool", True, "also solve the LP with q = 10, 100, 1000, … queries at the chosen size "
+              "(the accuracy-vs-queries plot; doubles the LP work)", label="Sweep the number of queries",
+              active_when=("attack", ("recon", "all"))),
+        Param("lp_method", "str", "auto", "how the LP is solved: auto picks by the density of the query matrix "
+              "(HiGHS for the sparse k-way matrices, the certified dense interior point for dense ones); both "
+              "reach the same optimum", label="LP engine", choices=METHODS,
+              choice_labels={"auto": "auto (by matrix density)", "ipm": "dense interior point (certified)",
+                             "highs": "HiGHS"}, active_when=("attack", ("recon", "all"))),
+    )
+
+    # ------------------------------------------------------------ config
+    def check(self, c):
+        gen = SYNTHESIZERS[c["generator"]]
+        if not gen.dp and c["epsilon"] > 0:
+            raise ParameterError("epsilon", f"generator {c['generator']!r} is not differentially private and "
+                                            "claims no ε; set ε only for "
+                                            f"{', '.join(DP_GENERATORS) or 'a DP generator'} (leave it at 0)")
+        if gen.dp and c["epsilon"] <= 0:
+            raise ParameterError("epsilon", f"generator {c['generator']!r} is differentially private: set its "
+                                            "budget ε > 0 (the paper uses 1, 10 and 100)")
+        if c["dataset"] == "csv" and not c["data_path"]:
+            raise ParameterError("data_path", "dataset=csv needs data_path (the CSV file to attack)")
+        codes, domain, _, _ = load_game_data(c)
+        if c["n"] > codes.shape[0]:
+            raise ParameterError("n", f"the data have {codes.shape[0]:,} records; choose n ≤ {codes.shape[0]:,}")
+        cards = [len(v) for v in domain.values()]
+        if c["query_ratio"] > 0 and c["attack"] in ("recon", "all"):
+            bound = available_count(cards[:-1], c["query_k"])
+            q = int(round(c["query_ratio"] * c["n"]))
+            if q > bound:
+                raise ParameterError("query_ratio", f"{c['query_k']}-way queries on this schema number at most "
+                                                    f"{bound:,} (q/n ≤ {bound / c['n']:.3g} at n = {c['n']}); "
+                                                    f"asked for q = {q:,}. Use 0 for all, or k = 4 / 234 for "
+                                                    "more queries")
+
+    def attacks(self, c) -> list[str]:
+        return list(ATTACK_NAMES) if c["attack"] == "all" else [c["attack"]]
+
+    def _q_grid(self, c, cards) -> list[int]:
+        bound = available_count(cards[:-1], c["query_k"])
+        top = int(round(c["query_ratio"] * c["n"])) if c["query_ratio"] > 0 else bound
+        return [q for q in Q_GRID if q < min(top, bound)]
+
+    def prepare(self, c, rng):
+        codes, domain, label, secret = load_game_data(c)
+        cards = tuple(len(v) for v in domain.values())
+        gen = SYNTHESIZERS[c["generator"]]
+        return {"codes": codes, "domain": domain, "cards": cards, "label": label, "secret": secret,
+                "entropy": int(rng.integers(0, 2**62)), "sizes": size_ladder(c["synth_size"]),
+                "q_grid": self._q_grid(c, cards) if self._sweeps_queries(c) else [],
+                "generator": {"name": gen.name, "title": gen.title or gen.name, "dp": gen.dp,
+                              "in_paper": gen.in_paper}}
+
+    def _sweeps_queries(self, c) -> bool:
+        return c["query_sweep"] and "recon" in self.attacks(c)
+
+    def n_games(self, c):
+        return c["games"] * (2 if self._sweeps_queries(c) else 1)
+
+    def play(self, c, ctx, index, rng):
+        games = c["games"]
+        if index < games:
+            return self._play_main(c, ctx, index)
+        return self._play_queries(c, ctx, index - games)
+
+    def _play_main(self, c, ctx, g):
+        game = _game(ctx, c, g)
+        syn = _synthetic(ctx, c, g)
+        D, u, truth = game["D"], game["u"], game["truth"]
+        x_u = D[u, :-1]
+        attacks = self.attacks(c)
+        fam = A = None
+        attack_seconds = 0.0
+        if "recon" in attacks:
+            fam, available = _queries(ctx, c, g, D)
+            A = ReconMatrix.from_queries(fam)
+        arng = _rng(ctx["entropy"], g, 5)
+        rows = []
+        example = None
+        for m in ctx["sizes"]:
+            checkpoint("synthetic: attacking")
+            S = syn["S"][:m]
+            row = {"m": m, **game["utility"].evaluate(S)}
+            start = time.perf_counter()
+            if "recon" in attacks:
+                res = solve_recon_lp(A, fam.answers(S, c["query_scaling"]), c["lp_method"])
+                t_u = float(res.t[u])
+                row.update(recon_guess=round_guess(t_u), recon_score=t_u,
+                           recon_all=float(np.mean((res.t >= 0.5) == D[:, -1])), recon_objective=res.objective)
+                if m == ctx["sizes"][-1]:
+                    example = {"t_u": t_u, "objective": res.objective, "queries": fam.n_queries,
+                               "available": available, "lp_rows": res.lp_rows}
+            if "dcr" in attacks:
+                gs, sc = dcr_attack(S, x_u, arng)
+                row.update(dcr_guess=gs, dcr_score=sc)
+            if "infer" in attacks:
+                gs, sc = infer_attack(S, x_u, arng)
+                row.update(infer_guess=gs, infer_score=sc)
+            attack_seconds += time.perf_counter() - start
+            rows.append(row)
+        domain = ctx["domain"]
+        names = list(domain)
+        target = {names[j]: _plain(domain[names[j]][int(x_u[j])]) for j in range(len(x_u))}
+        return {"kind": "main", "game": g, "u": u, "truth": truth, "original": game["original"],
+                "target": target, "unique_targets": game["unique_targets"], "sizes": rows, "example": example,
+                "epsilon": syn["epsilon"], "delta": syn["delta"], "fit_seconds": syn["fit_seconds"],
+                "sample_seconds": syn["sample_seconds"], "attack_seconds": attack_seconds}
+
+    def _play_queries(self, c, ctx, g):
+        game = _game(ctx, c, g)
+        syn = _synthetic(ctx, c, g)
+        D, u = game["D"], game["u"]
+        fam, _ = _queries(ctx, c, g, D)
+        S = syn["S"]
+        qrng = _rng(ctx["entropy"], g, 6)
+        points = []
+        for q in ctx["q_grid"]:
+            if q >= fam.n_queries:  # this game offers fewer queries: its "all" point is the main game's
+                break
+            checkpoint("synthetic: query sweep")
+            sub = fam.subset(q, qrng)
+            res = solve_recon_lp(ReconMatrix.from_queries(sub), sub.answers(S, c["query_scaling"]), c["lp_method"])
+            points.append({"q": int(sub.n_queries), "guess": round_guess(float(res.t[u])),
+                           "score": float(res.t[u])})
+        return {"kind": "q", "game": g, "truth": game["truth"], "points": points}
+
+    # ------------------------------------------------------------ summary
+    def summarize(self, c, ctx, records):
+        main = sorted((r for r in records if r["kind"] == "main"), key=lambda r: r["game"])
+        qrecs = [r for r in records if r["kind"] == "q"]
+        attacks = self.attacks(c)
+        sizes = ctx["sizes"]
+        metrics: dict = {}
+        series: dict = {"sizes": sizes, "attacks": attacks, "dataset_label": ctx["label"],
+                        "secret": ctx["secret"], "generator": ctx["generator"], "by_size": {}, "roc": {},
+                        "utility": {}, "privacy_utility": [], "accuracy_vs_queries": {}, "example": None,
+                        "high_risk": HIGH_RISK, "good_utility": GOOD_UTILITY}
+        if not main:
+            return metrics, series
+        truth = np.array([r["truth"] for r in main])
+        eps = main[0]["epsilon"]
+        delta = main[0]["delta"] if eps is not None and math.isfinite(eps) else 0.0
+        per_size: dict[int, dict] = {}
+        for i, m in enumerate(sizes):
+            rows = [r["sizes"][i] for r in main]
+            mre = np.array([x["mre_gt10"] for x in rows], dtype=float)
+            mre = mre[~np.isnan(mre)]  # NaN: no 3-way cell of D' holds more than 10 records
+            stats = {"mre_gt10": float(mre.mean()) if mre.size else float("nan"),
+                     "tvd3": float(np.mean([x["tvd3"] for x in rows])),
+                     "mre_gt10_sd": float(mre.std()) if mre.size else float("nan"),
+                     "tvd3_sd": float(np.std([x["tvd3"] for x in rows]))}
+            for a in attacks:
+                guesses = np.array([x[f"{a}_guess"] for x in rows])
+                scores = np.array([x[f"{a}_score"] for x in rows])
+                acc = accuracy_summary(guesses == truth)
+                stats[a] = {**acc, "auc": roc(truth, scores)["auc"], "tpr_at_fpr_0.1": tpr_at_fpr(truth, scores, 0.1),
+                            "empirical_epsilon_low": best_threshold_epsilon(truth, scores, delta),
+                            "roc": roc(truth, scores)}
+            best = max(attacks, key=lambda a: stats[a]["accuracy"])
+            stats["best"] = best
+            if "recon" in attacks:
+                stats["recon_all"] = float(np.mean([x["recon_all"] for x in rows]))
+            per_size[m] = stats
+        top = per_size[sizes[-1]]
+        best = top["best"]
+        head = top[best]
+        metrics.update({"accuracy": head["accuracy"], "accuracy_ci_low": head["accuracy_ci_low"],
+                        "accuracy_ci_high": head["accuracy_ci_high"], "auc": head["auc"],
+                        "tpr_at_fpr_0.1": head["tpr_at_fpr_0.1"], "mre_gt10": top["mre_gt10"],
+                        "tvd3": top["tvd3"], "claimed_epsilon": eps if eps is not None and math.isfinite(eps)
+                        else None, "claimed_delta": delta,
+                        "empirical_epsilon_low": head["empirical_epsilon_low"], "games_done": len(main),
+                        "target_secret_one_rate": float(truth.mean()),
+                        "target_kept_original_rate": float(np.mean([r["truth"] == r["original"] for r in main]))})
+        if len(attacks) > 1:
+            for a in attacks:
+                metrics[f"accuracy_{a}"] = top[a]["accuracy"]
+                metrics[f"auc_{a}"] = top[a]["auc"]
+            metrics["accuracy_max"] = top[best]["accuracy"]
+        if "recon" in attacks:
+            metrics["recon_all_records_accuracy"] = top["recon_all"]
+            ex = [r["example"] for r in main if r["example"]]
+            metrics["queries_used"] = float(np.mean([e["queries"] for e in ex]))
+            metrics["queries_available"] = float(np.mean([e["available"] for e in ex]))
+        for m in sizes:
+            st = per_size[m]
+            metrics[f"accuracy_at_{m}"] = st[st["best"]]["accuracy"]
+            metrics[f"mre_gt10_at_{m}"] = st["mre_gt10"]
+            metrics[f"tvd3_at_{m}"] = st["tvd3"]
+        metrics["fit_seconds"] = float(np.mean([r["fit_seconds"] for r in main]))
+        metrics["sample_seconds"] = float(np.mean([r["sample_seconds"] for r in main]))
+        metrics["attack_seconds"] = float(np.mean([r["attack_seconds"] for r in main]))
+        # ----- series
+        for a in attacks:
+            series["by_size"][a] = {k: [per_size[m][a][k] for m in sizes]
+                                    for k in ("accuracy", "accuracy_ci_low", "accuracy_ci_high", "auc")}
+            series["roc"][a] = {"fpr": top[a]["roc"]["fpr"], "tpr": top[a]["roc"]["tpr"], "auc": top[a]["auc"]}
+        if len(attacks) > 1:
+            series["by_size"]["max"] = {"accuracy": [per_size[m][per_size[m]["best"]]["accuracy"] for m in sizes],
+                                        "accuracy_ci_low": [per_size[m][per_size[m]["best"]]["accuracy_ci_low"]
+                                                            for m in sizes],
+                                        "accuracy_ci_high": [per_size[m][per_size[m]["best"]]["accuracy_ci_high"]
+                                                             for m in sizes],
+                                        "auc": [per_size[m][per_size[m]["best"]]["auc"] for m in sizes]}
+        series["utility"] = {k: [per_size[m][k] for m in sizes] for k in ("mre_gt10", "tvd3", "mre_gt10_sd",
+                                                                          "tvd3_sd")}
+        gen = ctx["generator"]
+        for m in sizes:
+            st = per_size[m]
+            series["privacy_utility"].append({
+                "generator": gen["name"], "title": gen["title"], "epsilon": metrics["claimed_epsilon"],
+                "m": m, "accuracy": st[st["best"]]["accuracy"], "attack": st["best"],
+                "ci_low": st[st["best"]]["accuracy_ci_low"], "ci_high": st[st["best"]]["accuracy_ci_high"],
+                "mre_gt10": st["mre_gt10"], "tvd3": st["tvd3"], "games": len(main)})
+        if qrecs and "recon" in attacks:
+            by_q: dict[int, list] = {}
+            for r in qrecs:
+                for p in r["points"]:
+                    by_q.setdefault(p["q"], []).append(p["guess"] == r["truth"])
+            qs = sorted(by_q)
+            curve = {"q": [], "accuracy": [], "accuracy_ci_low": [], "accuracy_ci_high": [], "games": []}
+            for q in qs:
+                s = accuracy_summary(by_q[q])
+                curve["q"].append(q)
+                for k in ("accuracy", "accuracy_ci_low", "accuracy_ci_high"):
+                    curve[k].append(s[k])
+                curve["games"].append(len(by_q[q]))
+            # the chosen setting itself (all queries, or q = ratio·n) from the main games
+            curve["q"].append(metrics["queries_used"])
+            for k in ("accuracy", "accuracy_ci_low", "accuracy_ci_high"):
+                curve[k].append(top["recon"][k])
+            curve["games"].append(len(main))
+            series["accuracy_vs_queries"] = curve
+        first = main[0]
+        series["example"] = {"game": first["game"], "target": first["target"], "truth": first["truth"],
+                             "original": first["original"], "unique_targets": first["unique_targets"],
+                             "m": sizes[-1], "n": c["n"],
+                             "guesses": {a: first["sizes"][-1][f"{a}_guess"] for a in attacks},
+                             "scores": {a: first["sizes"][-1][f"{a}_score"] for a in attacks},
+                             "t_u_by_size": [x.get("recon_score") for x in first["sizes"]],
+                             "recon": first["example"]}
+        return metrics, series
+
+
+def _plain(v):
+    if isinstance(v, (np.integer,)):
+        return int(v)
+    if isinstance(v, (np.floating,)):
+        return float(v)
+    return v if isinstance(v, (int, float, str)) else str(v)

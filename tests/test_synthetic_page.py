@@ -1,0 +1,43 @@
+"""AppTest: the synthetic-data page runs a small game, draws the trade-off scatter and the one-game panel, and
+refuses bad input with a message."""
+import json
+from pathlib import Path
+
+from streamlit.testing.v1 import AppTest
+
+ROOT = Path(__file__).resolve().parent.parent
+PAGE = "pages/40_Synthetic_data.py"
+
+
+def _page(**params):
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=180).run()
+    at.switch_page(PAGE)
+    for key, value in params.items():
+        at.query_params[key] = str(value)
+    return at.run()
+
+
+def _titles(at):
+    return [json.loads(c.proto.spec)["layout"].get("title", {}).get("text", "") for c in at.get("plotly_chart")]
+
+
+def test_page_small_run_draws_tradeoff_roc_and_one_game():
+    at = _page(games=3, synth_size=100, n=300)
+    assert not at.exception, at.exception
+    titles = _titles(at)
+    assert any(t.startswith("Privacy–utility trade-off") for t in titles), titles
+    assert any(t.startswith("ROC at m = 100") for t in titles), titles
+    assert any("vs synthetic data size" in t for t in titles), titles
+    assert any("number of queries" in t for t in titles), titles
+    text = " ".join(m.value for m in at.markdown)
+    assert "guesses a target's `votetrump` right" in text
+    assert "CCES 2016" in " ".join(c.value for c in at.caption)
+    assert "t_u =" in text  # the one-game panel shows the LP's value for the target
+    labels = {m.label for m in at.metric}
+    assert {"Attack accuracy", "AUC", "MRE>10", "3-TVD", "Claimed ε"} <= labels
+
+
+def test_page_rejects_query_ratio_beyond_what_k_offers():
+    at = _page(games=2, synth_size=100, n=200, query_k=2, query_ratio=50)
+    assert not at.exception, at.exception
+    assert any("query_ratio" in e.value for e in at.error)
