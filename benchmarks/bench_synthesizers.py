@@ -47,7 +47,7 @@ def params_for(name: str, args) -> dict:
     kw: dict = {}
     if cls.dp:
         kw["epsilon"] = args.epsilon
-    if name in ("rap", "rap_softmax"):
+    if name in ("rap", "rap-softmax"):
         kw["steps"] = args.steps
     if name in ("ctgan", "tvae"):
         kw["epochs"] = args.epochs

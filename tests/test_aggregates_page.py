@@ -84,7 +84,7 @@ def test_generic_csv_defaults_to_a_yes_no_column_and_titles_the_roc_with_it():
     titles = _titles(at)
     assert any(t.startswith("ROC") and "(sex)" in t for t in titles), titles
     assert not any("Hispanic" in t for t in titles)
-    sentence = [m.value for m in at.markdown if "against 50% by chance" in m.value]
+    sentence = [m.value for m in list(at.markdown) + list(at.info) if "against 50% by chance" in m.value]
     assert sentence and "a person's sex" in sentence[0]
 
 

@@ -18,7 +18,7 @@ from core.releases.synthesizers._relaxed_marginals import ThreeWayMarginals
 from core.releases.synthesizers._zcdp import cdp_delta, cdp_rho
 
 NUMPY_GENERATORS = {"nonprivate": {}, "indhist": {}, "baynet": {}, "privbayes": {"epsilon": 1.0},
-                    "rap": {"steps": 40}, "rap_softmax": {"epsilon": 1.0, "steps": 40}}
+                    "rap": {"steps": 40}, "rap-softmax": {"epsilon": 1.0, "steps": 40}}
 SDV_GENERATORS = {"ctgan": {"epochs": 2}, "tvae": {"epochs": 2}, "gaussiancopula": {}}
 SDV_VARIANTS = {**SDV_GENERATORS, "ctgan-numeric": {"epochs": 2, "numeric_codes": True}}
 
@@ -114,7 +114,7 @@ def test_sample_before_fit_and_bad_size():
 
 
 # ---------------------------------------------------------------- privacy claims and validation
-@pytest.mark.parametrize("name", ["indhist", "privbayes", "rap_softmax"])
+@pytest.mark.parametrize("name", ["indhist", "privbayes", "rap-softmax"])
 @pytest.mark.parametrize("bad", [0, -1.0, math.nan, math.inf, "abc", [1]])
 def test_dp_generators_refuse_bad_epsilon(name, bad):
     with pytest.raises(ParameterError) as err:
@@ -133,15 +133,15 @@ def test_non_dp_generators_refuse_an_epsilon(name):
 def test_privacy_claims(data):
     assert get_synthesizer("indhist").privacy == (0.1, 0.0)          # DataSynthesizer's default ε
     assert get_synthesizer("privbayes", epsilon=10).privacy == (10.0, 0.0)
-    rs = get_synthesizer("rap_softmax", epsilon=10, steps=5)
+    rs = get_synthesizer("rap-softmax", epsilon=10, steps=5)
     assert rs.privacy[0] == 10.0 and math.isnan(rs.privacy[1])      # δ = 1/n² needs n
     assert "(10, 1/n²)-DP" in rs.describe()
     rs.fit(data, np.random.default_rng(0))
     assert rs.privacy == (10.0, 1e-6) and "(10, 1e-06)-DP" in rs.describe()
-    assert get_synthesizer("rap_softmax", epsilon=1, delta=1e-5).privacy == (1.0, 1e-5)
+    assert get_synthesizer("rap-softmax", epsilon=1, delta=1e-5).privacy == (1.0, 1e-5)
     for bad in (0, 1, -0.1, 2):
         with pytest.raises(ParameterError):
-            get_synthesizer("rap_softmax", delta=bad)
+            get_synthesizer("rap-softmax", delta=bad)
     with pytest.raises(ParameterError):
         get_synthesizer("baynet", k=0)
     with pytest.raises(ParameterError):
@@ -225,7 +225,7 @@ def test_rap_descends_and_matches_three_way_marginals(rap_2000, data):
 def test_rap_softmax_is_worse_at_small_epsilon(data):
     errs = {}
     for eps in (0.1, 100.0):
-        gen = get_synthesizer("rap_softmax", epsilon=eps, steps=150).fit(data, np.random.default_rng(2))
+        gen = get_synthesizer("rap-softmax", epsilon=eps, steps=150).fit(data, np.random.default_rng(2))
         assert gen.selections_ == 10                     # C(5, 3) workloads, each measured once
         assert len(gen.selected_) == len(set(gen.selected_)) == 10
         errs[eps] = gen.history_[-1]
@@ -286,6 +286,6 @@ def test_long_fits_report_progress_and_honour_stop(data):
     gen.fit(data, np.random.default_rng(0))
     assert seen[0] == 0.0 and seen[-1] == 1.0 and seen == sorted(seen) and len(seen) >= 3
     with stop_check(lambda: True), pytest.raises(Cancelled):
-        get_synthesizer("rap_softmax", steps=60).fit(data, np.random.default_rng(0))
+        get_synthesizer("rap-softmax", steps=60).fit(data, np.random.default_rng(0))
     with stop_check(lambda: True), pytest.raises(Cancelled):
         get_synthesizer("baynet").fit(data, np.random.default_rng(0))

@@ -46,7 +46,7 @@ ALPHA = 0.5
 
 @register_synthesizer
 class RAPSoftmax(RAP):
-    name = "rap_softmax"
+    name = "rap-softmax"
     title = "RAP^softmax (DP relaxed adaptive projection)"
     dp = True
 
