@@ -65,7 +65,7 @@ def parse(data: dict, source: str = "settings") -> Settings:
                 if kind is int:
                     ok = ok and float(value) == int(value)
             if not ok:
-                raise ParameterError(f"{source}: {section}.{key}", f"expected a {kind.__name__} >= 0, got {value!r}")
+                raise ParameterError(f"{source}: {section}.{key}", f"expected {kind.__name__} >= 0, got {value!r}")
             name = f"store_{key}" if section == "store" else key
             values[name] = kind(value)
     if values.get("slots", 1) < 1:
