@@ -35,6 +35,7 @@ from core.sweep import sweep
 
 MAX_CACHED_RESULTS = 64
 POLL_SECONDS = 0.25
+REDRAW_SECONDS = 2.0  # live plots of a running game at most this often
 
 
 # ------------------------------------------------------------------ the pool
@@ -369,13 +370,20 @@ def run_scenario(scenario: Scenario, config: dict, draw: Callable[[Result, bool]
     bar = status.progress(0.0, text="starting…")
     live = area.empty()
 
+    redraw = {"at": 0.0, "cost": 0.0}
+
     def on_update(p: Progress) -> tuple[int, int]:
         if p.done:
             state["partial"] = p.result.to_dict()
-        if 0 < p.done < p.total:
+        now = time.perf_counter()
+        # Live plots at most every REDRAW_SECONDS (and never more than a fifth of the time), so the
+        # browser stays responsive to Stop while the engine reports every ~0.5 s.
+        if 0 < p.done < p.total and now - redraw["at"] >= max(REDRAW_SECONDS, 5 * redraw["cost"]):
             _tick()
             with live.container():
                 draw(p.result, False)
+            redraw["at"] = time.perf_counter()
+            redraw["cost"] = redraw["at"] - now
         return p.done, p.total
 
     limits = _limits()
