@@ -33,7 +33,7 @@ from core.settings import settings
 from core.store import default_store, engine_version, result_key
 from core.sweep import sweep
 
-MAX_CACHED_RESULTS = 64
+MAX_CACHED_RESULTS = 32  # recent results held in this process (the disk store holds the rest)
 POLL_SECONDS = 0.25
 REDRAW_SECONDS = 2.0  # live plots of a running game at most this often
 
