@@ -31,6 +31,11 @@ def stop_requested() -> bool:
     return bool(check is not None and check())
 
 
+def current_check() -> Callable[[], bool] | None:
+    """The stop test installed for this thread/context, if any (nested runs, e.g. a sweep's, inherit it)."""
+    return _STOP.get()
+
+
 @contextmanager
 def stop_check(check: Callable[[], bool] | None) -> Iterator[None]:
     """Make ``check()`` the stop test seen by :func:`checkpoint` in this thread/context."""

@@ -20,6 +20,7 @@ import sys
 from .errors import LabError, ParameterError
 from .games import Progress, run
 from .scenario import all_scenarios, get
+from .store import run_stored
 from .sweep import plan, sweep, usable_cores
 
 
@@ -40,6 +41,8 @@ def _parser() -> argparse.ArgumentParser:
     r.add_argument("--jobs", type=int, default=1, help="worker processes (default 1; at most the usable cores)")
     r.add_argument("--records", action="store_true", help="include per-game records in the output")
     r.add_argument("--progress", action="store_true", help="print progress to stderr")
+    r.add_argument("--no-store", action="store_true",
+                   help="run afresh: neither read nor write the shared result store (lab_settings.toml)")
     sw = sub.add_parser("sweep", help="run a scenario over a grid of parameter values")
     sw.add_argument("scenario")
     sw.add_argument("--vary", action="append", default=[], metavar="KEY=V1,V2,...",
@@ -185,8 +188,12 @@ def main(argv: list[str] | None = None) -> int:
         def report(p: Progress) -> None:
             print(f"\r{scenario.name}: {p.done}/{p.total} games, {p.seconds:.1f} s", end="", file=sys.stderr)
 
-        result = run(scenario, overrides, seed=args.seed, n_jobs=jobs,
-                     progress=report if args.progress else None)
+        if args.no_store:
+            result = run(scenario, overrides, seed=args.seed, n_jobs=jobs,
+                         progress=report if args.progress else None)
+        else:  # a stored run with the same scenario, configuration, seed and engine code is returned at once
+            result, _hit = run_stored(scenario, overrides, seed=args.seed, n_jobs=jobs,
+                                      progress=report if args.progress else None)
         if args.progress:
             print(file=sys.stderr)
         from .audit import audit_result

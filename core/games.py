@@ -7,11 +7,18 @@ units of work. Unit ``i`` draws its randomness from
 same numbers whatever the number of workers, chunk size or backend.
 
 Work is scheduled in chunks through joblib (processes by default; any joblib
-backend, e.g. Dask's, can be selected with ``joblib.parallel_config``). After
-every chunk the runner calls ``progress(Progress)`` with a partial
-:class:`Result` – pages draw live plots from it – and checks ``cancel``; a
-cancelled run returns the games played so far with ``cancelled=True`` (no work
-is lost).
+backend, e.g. Dask's, can be selected with ``joblib.parallel_config``). Chunks
+are sized from the measured time per game so that one takes about
+``poll_seconds`` (``lab_settings.toml``, 0.5 s): after every chunk the runner
+calls ``progress(Progress)`` with a partial :class:`Result` – pages draw live
+plots from it – and checks ``cancel``; in-process games also check it before
+every game and, through :func:`core.cancel.checkpoint`, inside long
+``prepare``/``play`` loops. A cancelled run returns the games played so far
+with ``cancelled=True`` (no work is lost). Chunking never changes the numbers.
+
+Before anything runs, the scenario's :meth:`~core.scenario.Scenario.estimate_cost`
+is checked against the memory guard (every run) and, when given, a server's
+per-run limits (:mod:`core.cost`).
 """
 from __future__ import annotations
 
@@ -25,9 +32,11 @@ import numpy as np
 from joblib import Parallel, delayed
 from threadpoolctl import threadpool_limits
 
-from .cancel import stop_check
+from .cancel import checkpoint, current_check, stop_check
+from .cost import check_memory_guard, check_server_limits
 from .errors import Cancelled
 from .scenario import Scenario, get
+from .settings import settings
 
 PREPARE_KEY = 2**32 - 1
 
@@ -110,11 +119,28 @@ def split_timings(metrics: dict) -> tuple[dict, dict]:
 
 
 def _play_chunk(scenario: Scenario, config: dict, context: Any, seed: int,
-                indices: list[int]) -> list[dict]:
+                indices: list[int], out: list[dict] | None = None) -> list[dict]:
+    """Play ``indices`` in order, appending each record to ``out`` as it finishes (so a stop keeps them)."""
+    out = [] if out is None else out
     # Games are small linear-algebra problems: a multi-threaded BLAS only spins
     # (10–50× slower on a busy 2-core machine). Parallelism comes from workers.
     with threadpool_limits(limits=scenario.blas_threads, user_api="blas"):
-        return [scenario.play(config, context, i, game_rng(seed, i)) for i in indices]
+        for i in indices:
+            checkpoint(scenario.name)  # a no-op in worker processes (no stop check installed there)
+            out.append(scenario.play(config, context, i, game_rng(seed, i)))
+    return out
+
+
+def next_chunk(chunk: int, games: int, seconds: float, poll: float, limit: int) -> int:
+    """Games per worker for the next chunk so that it takes about ``poll`` seconds.
+
+    ``games`` per worker took ``seconds``; the chunk grows at most 4× at a time (a first fast game may be
+    unrepresentative) and never beyond ``limit``.
+    """
+    if games <= 0:
+        return chunk
+    per_game = max(seconds, 1e-9) / games
+    return int(max(1, min(limit, 4 * chunk, math.floor(poll / per_game))))
 
 
 def run(scenario: str | Scenario,
@@ -125,12 +151,20 @@ def run(scenario: str | Scenario,
         progress: Callable[[Progress], None] | None = None,
         cancel: Callable[[], bool] | None = None,
         chunk_size: int | None = None,
-        raise_on_cancel: bool = False) -> Result:
+        raise_on_cancel: bool = False,
+        max_seconds: float | None = None,
+        max_bytes: float | None = None) -> Result:
     """Play every game of ``scenario`` with ``params`` (validated) and ``seed``.
 
-    ``cancel`` is polled between chunks (anything with ``is_set()`` such as a
+    ``cancel`` is polled before every in-process game, between chunks and at
+    :func:`core.cancel.checkpoint` calls (anything with ``is_set()`` such as a
     ``threading.Event`` works too). With ``raise_on_cancel`` a stop raises
     :class:`~core.errors.Cancelled`; otherwise the partial result is returned.
+    ``chunk_size`` fixes the games per worker and chunk (default: sized from
+    the measured game time, ~``poll_seconds`` per chunk). ``max_seconds`` /
+    ``max_bytes``: refuse with :class:`~core.cost.CostLimitError` a run whose
+    estimated cost exceeds them (a shared server's limits); the memory guard
+    applies to every run.
     """
     sc = get(scenario) if isinstance(scenario, str) else scenario
     config = sc.resolve(params)
@@ -138,6 +172,12 @@ def run(scenario: str | Scenario,
     if seed < 0:
         from .errors import ParameterError
         raise ParameterError("seed", f"expected int >= 0, got {seed}")
+    opts = settings()
+    cost = sc.estimate_cost(config)
+    check_memory_guard(cost, opts.memory_guard_fraction)
+    if max_seconds is not None or max_bytes is not None:
+        check_server_limits(cost, math.inf if max_seconds is None else max_seconds,
+                            math.inf if max_bytes is None else max_bytes)
     is_cancelled = _cancel_fn(cancel)
     start = time.perf_counter()
     try:
@@ -151,9 +191,9 @@ def run(scenario: str | Scenario,
                       completed=False, cancelled=True)
     total = int(sc.n_games(config))
     n_jobs = max(1, int(n_jobs))
-    if chunk_size is None:
-        # Small chunks keep the UI live; at least one unit per worker.
-        chunk_size = max(1, math.ceil(total / 10 / n_jobs))
+    adaptive = chunk_size is None
+    chunk = 1 if adaptive else max(1, int(chunk_size))
+    limit = max(1, math.ceil(total / n_jobs))
     records: list[dict] = []
     cancelled = False
     full_config = {**config, "seed": seed}
@@ -166,25 +206,30 @@ def run(scenario: str | Scenario,
                       seconds=time.perf_counter() - start, games_done=len(records),
                       games_total=total, completed=done_flag, cancelled=cancelled)
 
+    if progress is not None and total > 0:  # prepared: the page can say "0 / N games" instead of "preparing"
+        progress(Progress(done=0, total=total, seconds=time.perf_counter() - start, result=snapshot(False)))
     pool = Parallel(n_jobs=n_jobs) if n_jobs > 1 else None
     index = 0
     while index < total:
         if is_cancelled():
             cancelled = True
             break
-        step = chunk_size * n_jobs
-        batch = list(range(index, min(total, index + step)))
+        batch = list(range(index, min(total, index + chunk * n_jobs)))
+        t0 = time.perf_counter()
         if pool is None:
             try:
                 with stop_check(is_cancelled):
-                    records.extend(_play_chunk(sc, config, context, seed, batch))
+                    _play_chunk(sc, config, context, seed, batch, records)
             except Cancelled:
                 cancelled = True
                 break
         else:
-            parts = [batch[k:k + chunk_size] for k in range(0, len(batch), chunk_size)]
+            parts = [batch[k:k + chunk] for k in range(0, len(batch), chunk)]
             for out in pool(delayed(_play_chunk)(sc, config, context, seed, p) for p in parts):
                 records.extend(out)
+        if adaptive:
+            per_worker = math.ceil(len(batch) / n_jobs)
+            chunk = next_chunk(chunk, per_worker, time.perf_counter() - t0, opts.poll_seconds, limit)
         index = batch[-1] + 1
         if progress is not None and index < total:
             progress(Progress(done=index, total=total, seconds=time.perf_counter() - start,
@@ -199,8 +244,8 @@ def run(scenario: str | Scenario,
 
 
 def _cancel_fn(cancel) -> Callable[[], bool]:
-    if cancel is None:
-        return lambda: False
+    if cancel is None:  # inside an outer run or a page's job (a sweep's points): obey its stop
+        return current_check() or (lambda: False)
     if hasattr(cancel, "is_set"):
         return cancel.is_set
     return cancel

@@ -101,6 +101,17 @@ class Scenario:
                   records: list[dict]) -> tuple[dict[str, float], dict[str, Any]]:
         raise NotImplementedError
 
+    def estimate_cost(self, config: dict[str, Any]):
+        """Estimated :class:`~core.cost.Cost` (seconds, peak bytes) of a run, before it starts.
+
+        Used by the memory guard and a shared server's limits (:mod:`core.cost`). The default is deliberately
+        generous — 0.05 s per game and 300 MB — so scenarios with heavier games should override it with
+        ``games × per-game work`` and the memory of their largest arrays.
+        """
+        from .cost import Cost
+
+        return Cost(seconds=0.05 * self.n_games(config), bytes=300e6, basis="default: 0.05 s per game, 300 MB")
+
     def describe(self) -> dict:
         return {
             "name": self.name,

@@ -1,5 +1,6 @@
 import json
 import threading
+import time
 
 import numpy as np
 import pytest
@@ -121,3 +122,135 @@ def test_inactive_parameters_are_reported():
     assert set(sc.inactive(sc.resolve({}))) >= {"defense_level", "noise_unit"}
     assert "defense_level" not in sc.inactive(sc.resolve({"defense": "gaussian"}))
     assert "lp_method" in sc.inactive(sc.resolve({"solver": "lsq"}))
+
+
+# ------------------------------------------------ issue 8 item 2 / issue 12: stops, chunking, cost limits
+class SlowPrepare(Coin):
+    """prepare() is a long loop with checkpoints (like shadow training); games are quick."""
+
+    name = "slow-prepare-test"
+
+    def prepare(self, c, rng):
+        from core.cancel import checkpoint
+
+        for _ in range(400):  # 20 s unless stopped
+            checkpoint("slow prepare")
+            time.sleep(0.05)
+        return None
+
+
+def _stop_after(seconds: float) -> threading.Event:
+    stop = threading.Event()
+    threading.Timer(seconds, stop.set).start()
+    return stop
+
+
+def test_cancel_during_prepare_returns_promptly():
+    start = time.perf_counter()
+    res = run(SlowPrepare(), {"games": 10}, seed=0, cancel=_stop_after(0.3))
+    assert time.perf_counter() - start < 3.0
+    assert res.cancelled and res.games_done == 0 and not res.completed
+    with pytest.raises(Cancelled):
+        run(SlowPrepare(), {"games": 10}, seed=0, cancel=_stop_after(0.3), raise_on_cancel=True)
+
+
+def test_cancel_is_seen_between_games_of_a_chunk():
+    # Before time-based chunking the first chunk held a tenth of the games (here 360 LP solves): a Stop
+    # waited for all of them. Now the runner checks before every game.
+    params = {"n": 300, "trials": 200, "sweeps": True}
+    start = time.perf_counter()
+    res = run("reconstruction", params, seed=0, cancel=_stop_after(1.0), chunk_size=360)
+    assert time.perf_counter() - start < 8.0
+    assert res.cancelled and 0 < res.games_done < 360
+
+
+def test_results_identical_for_any_chunking():
+    params = {"n": 40, "trials": 4, "sweeps": True, "defense": "gaussian", "defense_level": 3.0}
+    runs = [run("reconstruction", params, seed=3, chunk_size=c) for c in (None, 1, 7, 1000)]
+    runs.append(run("reconstruction", params, seed=3, n_jobs=2, chunk_size=5))
+    strip = [[{k: v for k, v in r.items() if k != "solver_seconds"} for r in res.records] for res in runs]
+    assert all(s == strip[0] for s in strip)
+    assert all(res.metrics == runs[0].metrics for res in runs)
+
+
+def test_next_chunk_targets_the_poll_interval():
+    from core.games import next_chunk
+
+    assert next_chunk(1, 1, 0.001, 0.5, 10_000) == 4  # grows at most 4× per step
+    assert next_chunk(100, 100, 0.1, 0.5, 10_000) == 400
+    assert next_chunk(400, 400, 4.0, 0.5, 10_000) == 50  # 10 ms per game → 50 games per 0.5 s
+    assert next_chunk(8, 8, 16.0, 0.5, 10_000) == 1  # slow games: one at a time
+    assert next_chunk(100, 100, 0.001, 0.5, 120) == 120  # never beyond the limit
+
+
+def test_progress_comes_about_every_poll_interval():
+    class Sleepy(Coin):
+        name = "sleepy-test"
+
+        def play(self, c, ctx, i, rng):
+            time.sleep(0.01)
+            return super().play(c, ctx, i, rng)
+
+    seen = []
+    run(Sleepy(), {"games": 150}, seed=0, progress=lambda p: seen.append(p.done))
+    assert seen[0] == 0 and seen[-1] == 150  # "0 / N games" right after prepare, then the end
+    steps = [b - a for a, b in zip(seen, seen[1:])]
+    assert max(steps) <= 4 * 50 + 1  # ~0.5 s of 10 ms games per chunk (growth ≤ 4×), not a tenth fixed
+
+
+def test_location_abuse_link_is_refused_with_the_estimate():
+    from core.cost import CostLimitError, check_memory_guard
+
+    start = time.perf_counter()
+    with pytest.raises(CostLimitError) as err:
+        run("location", {"games": 1_000_000, "observations": 200}, seed=0, max_seconds=120, max_bytes=1e9)
+    assert time.perf_counter() - start < 2.0  # refused before any work
+    msg = str(err.value)
+    assert "this run needs about" in msg and "GB" in msg and "minutes" in msg
+    assert "the server allows 1 GB and 2 minutes per run" in msg and "command line" in msg
+    assert err.value.cost.bytes > 4e9  # the link took the server from 0.7 to 4.4 GB
+    # the memory guard (CLI too): on an 8 GB machine the same run is refused, the default is not
+    sc = get("location")
+    with pytest.raises(CostLimitError, match="of memory"):
+        check_memory_guard(sc.estimate_cost(sc.resolve({"games": 1_000_000, "observations": 200})), 0.8, 8e9)
+    check_memory_guard(sc.estimate_cost(sc.resolve({})), 0.8, 8e9)
+
+
+def test_every_scenario_estimates_its_default_cost_within_server_limits():
+    from core.settings import Settings
+
+    limits = Settings()
+    for sc in all_scenarios().values():
+        cost = sc.estimate_cost(sc.resolve({}))
+        assert cost.seconds > 0 and cost.bytes > 0
+    for name in ("reconstruction", "location"):
+        sc = get(name)
+        cost = sc.estimate_cost(sc.resolve({}))
+        assert cost.seconds <= limits.max_run_seconds and cost.bytes <= limits.max_run_bytes
+    # more work costs more
+    rc = get("reconstruction")
+    small, big = (rc.estimate_cost(rc.resolve({"n": n, "trials": 10})) for n in (100, 1000))
+    assert big.seconds > 10 * small.seconds and big.bytes > small.bytes
+
+
+def test_settings_file_and_env_override(tmp_path, monkeypatch):
+    from core.settings import parse, settings
+
+    f = tmp_path / "lab.toml"
+    f.write_text("[server]\nslots = 3\nmax_run_bytes = 500_000_000\n[store]\npath = \"\"\n")
+    monkeypatch.setenv("LAB_SETTINGS", str(f))
+    monkeypatch.delenv("LAB_STORE", raising=False)
+    s = settings()
+    assert (s.slots, s.max_run_bytes, s.max_run_seconds, s.store_dir) == (3, 500_000_000, 600.0, None)
+    with pytest.raises(ParameterError, match="unknown key"):
+        parse({"server": {"slot": 2}})
+    with pytest.raises(ParameterError, match="expected int"):
+        parse({"server": {"slots": "two"}})
+    # the shipped file parses and equals the documented defaults
+    monkeypatch.delenv("LAB_SETTINGS")
+    from core.settings import DEFAULT_FILE, Settings
+    import tomllib
+
+    shipped = parse(tomllib.loads(DEFAULT_FILE.read_text()))
+    assert {k: v for k, v in vars(shipped).items() if k != "source"} == \
+        {k: v for k, v in vars(Settings()).items() if k != "source"}

@@ -7,28 +7,19 @@ by ``core.plots``. Everything here is presentation; no attack logic.
 from __future__ import annotations
 
 import functools
-import hashlib
-import json
 import math
-import queue
 import re
-import threading
-import time
-from collections import OrderedDict
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 import pandas as pd
 import streamlit as st
 
-from core.errors import Cancelled, LabError, ParameterError
 from core import safe_csv
-from core.games import Progress, Result, run
+from core.errors import LabError, ParameterError
+from core.games import Result
 from core.params import Param
 from core.scenario import Scenario
-from core.sweep import sweep
-
-MAX_CACHED_RESULTS = 64
 
 
 # ---------------------------------------------------------------- header
@@ -304,26 +295,9 @@ def param_widgets(scenario: Scenario, container=None, only=None, exclude=(), see
 
 
 # ------------------------------------------------------------------ runs
-@st.cache_data(max_entries=MAX_CACHED_RESULTS, show_spinner=False)
-def _cached_run(name: str, params_json: str, seed: int, n_jobs: int, _progress=None, _cancel=None) -> dict:
-    """The engine call, cached by scenario + parameters + seed. A stopped run raises and is never cached."""
-    result = run(name, json.loads(params_json), seed=seed, n_jobs=n_jobs, progress=_progress,
-                 cancel=_cancel, raise_on_cancel=True)
-    return result.to_dict()
-
-
-@st.cache_resource
-def _finished() -> "OrderedDict[str, bool]":
-    """Keys of runs that completed (so a cache hit can be served without the live machinery)."""
-    return OrderedDict()
-
-
-_LOCK = threading.Lock()
-POLL_SECONDS = 0.25
-
-
-def _run_key(name: str, params_json: str, seed: int) -> str:
-    return hashlib.sha1(f"{name}|{params_json}|{seed}".encode()).hexdigest()[:16]
+# The run machinery (server-wide worker pool with a visible queue, Stop, abandoned runs, cost limits, the
+# shared result store) lives in ui/runs.py; re-exported here so pages keep importing from ui.common.
+from ui.runs import MAX_CACHED_RESULTS, POLL_SECONDS, _in_worker, run_scenario, run_sweep  # noqa: E402,F401
 
 
 def _tick() -> int:
@@ -334,171 +308,6 @@ def _tick() -> int:
 def chart(fig, name: str, **kw) -> None:
     """``st.plotly_chart`` with a key unique to the current draw (live redraws repeat charts)."""
     st.plotly_chart(fig, key=f"{name}-{st.session_state.get('_draw_tick', 0)}", width="stretch", **kw)
-
-
-def _in_worker(call: Callable[[Callable], Any], cancel: threading.Event, on_update: Callable[[Any], tuple],
-               bar, unit: str) -> dict:
-    """Run ``call(report)`` in a worker thread while the script thread shows its reports.
-
-    ``on_update(report) -> (done, total)`` runs on the script thread for the latest report; the
-    progress bar is refreshed every poll, which also lets Streamlit deliver a click promptly. If
-    the script is interrupted (Stop, a widget change), ``cancel`` is set so the engine stops too.
-    Returns ``{"value": …}`` or ``{"error": exception}``.
-    """
-    box: dict[str, Any] = {}
-    updates: "queue.Queue[Any]" = queue.Queue()
-
-    def work():
-        try:
-            box["value"] = call(updates.put)
-        except BaseException as exc:  # reported by the caller
-            box["error"] = exc
-
-    worker = threading.Thread(target=work, name="lab-worker", daemon=True)
-    worker.start()
-    started = time.perf_counter()
-    done, total = 0, None
-    try:
-        while worker.is_alive() or not updates.empty():
-            latest = None
-            while not updates.empty():
-                latest = updates.get_nowait()
-            if latest is not None:
-                done, total = on_update(latest)
-            elapsed = time.perf_counter() - started
-            bar.progress(min(1.0, done / total) if total else 0.0,
-                         text=f"{done} / {total} {unit} · {elapsed:.1f} s" if total else f"preparing… {elapsed:.1f} s")
-            worker.join(POLL_SECONDS)
-    finally:
-        if worker.is_alive():
-            cancel.set()
-    return box
-
-
-def run_scenario(scenario: Scenario, config: dict, draw: Callable[[Result, bool], None], *,
-                 auto: bool = True, n_jobs: int = 1, label: str = "Run") -> Result | None:
-    """Run ``scenario`` with ``config`` (``config["seed"]`` is the seed) and draw it live.
-
-    * Results are cached with ``st.cache_data`` by scenario, parameters and seed.
-    * ``auto``: run on page load; otherwise wait for the Run button.
-    * The engine runs in a worker thread; the page shows a status box with progress and a Stop
-      button, and calls ``draw(partial, False)`` as games finish. Stopping (or changing a widget)
-      cancels the run and keeps the games played so far (``draw(partial, True)``).
-    """
-    params = {k: v for k, v in config.items() if k != "seed"}
-    params_json = json.dumps(params, sort_keys=True)
-    seed = int(config.get("seed", 0))
-    key = _run_key(scenario.name, params_json, seed)
-    state = st.session_state.setdefault(f"_run.{scenario.name}", {})
-    finished = _finished()
-    top = st.container()  # the status box, above the plots
-    area = st.container()
-
-    with _LOCK:
-        done_before = key in finished
-    if done_before:
-        result = Result.from_dict(_cached_run(scenario.name, params_json, seed, n_jobs))
-        _tick()
-        with area:
-            st.caption(f"Cached result · {result.games_done} games · {result.seconds:.1f} s · seed {seed}")
-            draw(result, True)
-        return result
-
-    if state.get("stopped") == key and state.get("partial"):
-        result = Result.from_dict(state["partial"])
-        with area:
-            st.warning(f"Stopped after {result.games_done} of {result.games_total} games; the plots show the "
-                       "games played so far.")
-            if st.button("Run again from the start", key=f"_run.{scenario.name}.again"):
-                state.pop("stopped", None)
-                st.rerun()
-            _tick()
-            draw(result, True)
-        return result
-
-    if not auto and state.get("requested") != key:
-        if st.button(label, type="primary", key=f"_run.{scenario.name}.go"):
-            state["requested"] = key
-            st.rerun()
-        return None
-
-    cancel = threading.Event()
-
-    def stop():
-        cancel.set()
-        state["stopped"] = key
-
-    status = top.status(f"Running {scenario.title}…", expanded=True)
-    status.button("Stop", key=f"_run.{scenario.name}.stop", on_click=stop,
-                  help="Stop now and keep the games played so far")
-    bar = status.progress(0.0, text="starting…")
-    live = area.empty()
-
-    def on_update(p: Progress) -> tuple[int, int]:
-        state["partial"] = p.result.to_dict()
-        if p.done < p.total:
-            _tick()
-            with live.container():
-                draw(p.result, False)
-        return p.done, p.total
-
-    box = _in_worker(lambda report: _cached_run(scenario.name, params_json, seed, n_jobs, report, cancel),
-                     cancel, on_update, bar, "games")
-    if "error" in box:
-        exc = box["error"]
-        if isinstance(exc, Cancelled):
-            st.rerun()
-        status.update(label="Run failed", state="error")
-        with area:
-            show_error(exc)
-        return None
-    result = Result.from_dict(box["value"])
-    with _LOCK:
-        finished[key] = True
-        finished.move_to_end(key)
-        while len(finished) > MAX_CACHED_RESULTS:
-            finished.popitem(last=False)
-    state.pop("partial", None)
-    state.pop("requested", None)
-    status.update(label=f"Done: {result.games_done} games in {result.seconds:.1f} s (seed {seed})",
-                  state="complete", expanded=False)
-    _tick()
-    with live.container():
-        draw(result, True)
-    return result
-
-
-@st.cache_data(max_entries=16, show_spinner=False)
-def _cached_sweep(name: str, base_json: str, grid_json: str, seed: int, _progress=None, _cancel=None) -> dict:
-    out = sweep(name, json.loads(base_json), json.loads(grid_json), seed=seed,
-                progress=None if _progress is None else lambda i, n, rows: _progress((i, n, rows)),
-                cancel=None if _cancel is None else _cancel.is_set)
-    if not out["completed"]:
-        raise Cancelled("sweep stopped")
-    return out
-
-
-def run_sweep(scenario: Scenario, base: dict, grid: dict[str, list], seed: int, *, label: str,
-              key: str) -> dict | None:
-    """A parameter sweep behind a button, with progress; cached by scenario, base, grid and seed."""
-    args = (scenario.name, json.dumps(base, sort_keys=True), json.dumps(grid, sort_keys=True), int(seed))
-    state = st.session_state.setdefault(f"_sweep.{key}", {})
-    if state.get("args") != args:
-        if not st.button(label, key=f"_sweep.{key}.go"):
-            return None
-        state["args"] = args
-    status = st.status(f"Sweeping {' × '.join(grid)}…", expanded=True)
-    bar = status.progress(0.0, text="starting…")
-    cancel = threading.Event()
-    box = _in_worker(lambda report: _cached_sweep(*args, report, cancel), cancel,
-                     lambda upd: (upd[0], upd[1]), bar, "settings")
-    if "error" in box:
-        status.update(label="Sweep failed", state="error")
-        state.pop("args", None)
-        show_error(box["error"])
-        return None
-    status.update(label=f"Sweep done in {box['value']['seconds']:.1f} s", state="complete", expanded=False)
-    return box["value"]
 
 
 # ------------------------------------------------------------- downloads

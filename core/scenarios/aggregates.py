@@ -177,6 +177,32 @@ class AggregatesScenario(Scenario):
     def n_games(self, config):
         return len(self._units(config))
 
+    def estimate_cost(self, config):
+        """Units × per-unit work, calibrated on the 2-core server (page defaults s = 200, m/s = 0.75:
+        DeSIA ≈ 0.8 s per target with 1,000 shadows, a CIP/RAP unit ≈ 7 s per reconstruction): DeSIA
+        ≈ (0.2 + m/150 + 2e-5·shadows·m/100) s per target; CIP ≈ 0.035·s s and RAP ≈ 0.035·s·steps/100 s
+        per reconstruction; memory ≈ the shadow feature matrices (shadows × m float64, 4 copies)."""
+        from ..cost import Cost
+
+        s = config["block_size"]
+        per_batch = config["batch"]
+        seconds = 0.0
+        m_max = 1
+        for unit, v, _b, _r, _j in self._units(config):
+            ratio = self._settings(config)[v][0]
+            m = max(1, round(ratio * s))
+            m_max = max(m_max, m)
+            if unit == "desia" or config["task"] == "mia":
+                seconds += per_batch * (0.2 + m / 150 + 2e-5 * config["shadows"] * m / 100)
+            elif unit.startswith("cip"):
+                seconds += config["reconstructions"] * (0.5 + 0.035 * s)
+            else:  # rap-*, ablation_rap
+                k = 1 if unit == "ablation_rap" else config["reconstructions"]
+                seconds += k * (0.5 + 0.035 * s * config["rap_steps"] / 100)
+        peak = 50e6 + 32.0 * config["shadows"] * (m_max + 8)
+        return Cost(seconds=seconds, bytes=peak, drivers=("blocks", "shadows", "reconstructions", "block_size"),
+                    basis="Σ units: DeSIA per target, CIP/RAP per reconstruction")
+
     # --------------------------------------------------------------- prepare
     def prepare(self, config, rng):
         s = config["block_size"]

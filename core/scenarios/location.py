@@ -32,6 +32,7 @@ from ..attacks.likelihood_ratio import LikelihoodRatioAttack
 from ..attacks.location_common import CellPool, balanced_labels, noise, sample_counts
 from ..attacks.one_threshold import OneThresholdAttack
 from ..attacks.two_threshold import TwoThresholdAttack
+from ..cancel import checkpoint
 from ..data.traces import generate_traces, load_trace_csv
 from ..errors import DataError, ParameterError
 from ..params import Param
@@ -208,6 +209,28 @@ class LocationMembership(Scenario):
     def n_games(self, config: dict) -> int:
         return len(self.tasks(config))
 
+    def estimate_cost(self, config: dict):
+        """Per unit (k, M): ≈ 1 µs and 32 bytes per aggregate cell for the games·k test and M·k shadow
+        aggregates (measured on the 2-core server: games = 200,000, k = 60 → 0.65 µs per cell, ≈ 2 float64
+        copies at the peak), plus MLP training ≈ 3 s + 5e-5 s per shadow × hidden unit; the auxiliary
+        attacker's trace pools add ≈ 100 MB."""
+        from ..cost import Cost
+
+        mlp = config["attack"] == "mlp"
+        seconds, peak = 0.0, 0.0
+        for _kind, k, m in self.tasks(config):
+            shadow = m * (3 if mlp else 1)
+            seconds += 1e-6 * (config["games"] + shadow) * k
+            if mlp:
+                hidden = k if config["mlp_hidden"] == "k" else 100
+                seconds += 3.0 + 5e-5 * m * hidden
+            peak = max(peak, 32.0 * (config["games"] + shadow) * k)
+        if config["attacker"] == "auxiliary":
+            peak += 100e6
+        return Cost(seconds=seconds, bytes=20e6 + peak,
+                    drivers=("games", "observations", "train_shadows", "shadow_sweep_max"),
+                    basis="Σ units (games + shadows)·k cells")
+
     # ------------------------------------------------------------ prepare
     def prepare(self, config: dict, rng: np.random.Generator) -> dict:
         scale = noise_scale(config)
@@ -220,6 +243,7 @@ class LocationMembership(Scenario):
         else:
             traces = generate_traces(rng, n_users=config["users"], activity_median=config["activity_median"],
                                      site_zipf=config["site_zipf"])
+        checkpoint("location: traces")
         obs = traces.observations_per_user()
         cands = np.flatnonzero(obs >= K)
         if cands.size == 0:
@@ -241,6 +265,7 @@ class LocationMembership(Scenario):
                                 "use more users or a smaller group size")
         pools = {}
         for name, users in split.items():
+            checkpoint("location: trace pools")
             rows = traces.cell_matrix(cells, users)
             pools[name] = CellPool(int(users.size), rows[rows.any(axis=1)].astype(np.uint8))
         lam = G * pools["target"].cell_hits() / pools["target"].size
@@ -263,7 +288,9 @@ class LocationMembership(Scenario):
         kind, k, m = context["tasks"][index]
         main = index == 0
         Xs, ys = self._aggregates(config, context, "aux", k, m, rng)
+        checkpoint("location: shadow aggregates")
         Xt, yt = self._aggregates(config, context, "target", k, config["games"], rng)
+        checkpoint("location: test aggregates")
         attacks = {"one-threshold": OneThresholdAttack().fit(Xs, ys),
                    "two-threshold": TwoThresholdAttack().fit(Xs, ys)}
         lrt = LikelihoodRatioAttack(config["mechanism"], context["scale"], CLIP)
@@ -280,11 +307,13 @@ class LocationMembership(Scenario):
 
             Xtr, ytr = self._aggregates(config, context, "train", k, m, rng)
             Xv, yv = self._aggregates(config, context, "val", k, min(m, 20_000), rng)
+            checkpoint("location: MLP training")
             hidden = k if config["mlp_hidden"] == "k" else 100
             mlp = MetaClassifierMLP(hidden=hidden, standardize=not context["informed"],
                                     seed=int(rng.integers(2**31))).fit(Xtr, ytr, Xv, yv)
             attacks["mlp"] = mlp
         for name, att in attacks.items():
+            checkpoint("location: scoring")
             if name == "mlp":
                 scores = att.decision_function(Xt)
                 pred = (scores >= 0).astype(np.int8)

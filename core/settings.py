@@ -1,0 +1,102 @@
+"""Lab settings: server limits, the run pool, the engine's polling interval and the result store.
+
+All limits live in ONE file, ``lab_settings.toml`` at the repository root, whose comments document every key
+and its default. ``LAB_SETTINGS=/path/to/file.toml`` reads another file instead; keys it leaves out keep the
+defaults below (which equal the shipped file). ``LAB_STORE`` overrides only the store's path (tests point it
+at a temporary folder; an empty value turns the store off).
+"""
+from __future__ import annotations
+
+import functools
+import os
+import tomllib
+from dataclasses import dataclass, fields
+from pathlib import Path
+
+from .errors import ParameterError
+
+ROOT = Path(__file__).resolve().parent.parent
+DEFAULT_FILE = ROOT / "lab_settings.toml"
+
+
+@dataclass(frozen=True)
+class Settings:
+    # [server]
+    slots: int = 2
+    max_run_seconds: float = 600.0
+    max_run_bytes: int = 1_000_000_000
+    abandoned_grace_seconds: float = 5.0
+    # [engine]
+    poll_seconds: float = 0.5
+    memory_guard_fraction: float = 0.8
+    # [store]
+    store_path: str = "~/.cache/privacy-lab/results"
+    store_size_limit_bytes: int = 1_000_000_000
+    source: str = "defaults"
+
+    @property
+    def store_dir(self) -> Path | None:
+        """The store's folder, or None when the store is off."""
+        return Path(self.store_path).expanduser() if self.store_path else None
+
+
+_SECTIONS = {
+    "server": {"slots": int, "max_run_seconds": float, "max_run_bytes": int, "abandoned_grace_seconds": float},
+    "engine": {"poll_seconds": float, "memory_guard_fraction": float},
+    "store": {"path": str, "size_limit_bytes": int},
+}
+
+
+def parse(data: dict, source: str = "settings") -> Settings:
+    """Settings from a parsed TOML document; unknown sections/keys and bad values raise ParameterError."""
+    values: dict = {}
+    for section, body in data.items():
+        if section not in _SECTIONS or not isinstance(body, dict):
+            raise ParameterError(f"{source}: [{section}]", f"unknown section; known: {', '.join(_SECTIONS)}")
+        for key, value in body.items():
+            kind = _SECTIONS[section].get(key)
+            if kind is None:
+                raise ParameterError(f"{source}: {section}.{key}",
+                                     f"unknown key; known: {', '.join(_SECTIONS[section])}")
+            if kind is str:
+                ok = isinstance(value, str)
+            else:
+                ok = isinstance(value, (int, float)) and not isinstance(value, bool) and value >= 0
+                if kind is int:
+                    ok = ok and float(value) == int(value)
+            if not ok:
+                raise ParameterError(f"{source}: {section}.{key}", f"expected {kind.__name__} >= 0, got {value!r}")
+            name = f"store_{key}" if section == "store" else key
+            values[name] = kind(value)
+    if values.get("slots", 1) < 1:
+        raise ParameterError(f"{source}: server.slots", "at least 1")
+    if not 0 < values.get("memory_guard_fraction", 0.8) <= 1:
+        raise ParameterError(f"{source}: engine.memory_guard_fraction", "expected a share in (0, 1]")
+    if values.get("poll_seconds", 0.5) <= 0:
+        raise ParameterError(f"{source}: engine.poll_seconds", "expected a positive number of seconds")
+    return Settings(**values, source=source)
+
+
+@functools.lru_cache(maxsize=8)
+def _load(path: str, store_env: str | None) -> Settings:
+    file = Path(path)
+    if file.is_file():
+        with open(file, "rb") as fh:
+            try:
+                data = tomllib.load(fh)
+            except tomllib.TOMLDecodeError as exc:
+                raise ParameterError(str(file), f"not valid TOML: {exc}") from None
+        settings = parse(data, source=str(file))
+    elif os.environ.get("LAB_SETTINGS"):
+        raise ParameterError("LAB_SETTINGS", f"no settings file at {file}")
+    else:
+        settings = Settings()
+    if store_env is not None:
+        settings = Settings(**{f.name: getattr(settings, f.name) for f in fields(Settings)
+                               if f.name != "store_path"}, store_path=store_env)
+    return settings
+
+
+def settings() -> Settings:
+    """The current settings (re-read when ``LAB_SETTINGS``/``LAB_STORE`` change; cached otherwise)."""
+    return _load(os.environ.get("LAB_SETTINGS") or str(DEFAULT_FILE), os.environ.get("LAB_STORE"))

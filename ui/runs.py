@@ -1,0 +1,484 @@
+"""The app's run machinery: one bounded worker pool per server, a visible queue, Stop, abandoned runs, the store.
+
+* **One pool per server.** :func:`pool` is a process-wide :class:`RunPool` with ``[server] slots`` worker
+  threads (``lab_settings.toml``) shared by every session. Engine work never runs on a Streamlit script
+  thread; a run waits in a first-come, first-served queue and its page says how many runs are ahead
+  ("2 runs ahead of yours"). Stop works while queued (the run is withdrawn) and while running.
+* **Nothing waits that need not.** Before queueing, a page looks the run up in the shared result store
+  (:mod:`core.store`, every session and the CLI) and in a small in-memory cache; a hit is drawn at once.
+  Closed-form content never touches the pool.
+* **Cost before work.** The scenario's estimated cost is checked against the server's per-run limits; a
+  refusal shows the estimate ("this run needs about 4 GB and 12 minutes; the server allows …").
+* **Stops are honoured everywhere**: the runner checks before every game, every ~0.5 s chunk and at
+  ``core.cancel.checkpoint()`` calls inside ``prepare``/``play``. Pressing Stop, changing a widget, or
+  closing the tab (the session disconnects; after ``abandoned_grace_seconds``) sets the run's cancel flag.
+"""
+from __future__ import annotations
+
+import json
+import queue
+import threading
+import time
+from collections import OrderedDict, deque
+from typing import Any, Callable
+
+import streamlit as st
+
+from core.cancel import stop_check
+from core.cost import CostLimitError, check_server_limits
+from core.errors import Cancelled, LabError
+from core.games import Progress, Result, run
+from core.scenario import Scenario
+from core.settings import settings
+from core.store import default_store, engine_version, result_key
+from core.sweep import sweep
+
+MAX_CACHED_RESULTS = 32  # recent results held in this process (the disk store holds the rest)
+POLL_SECONDS = 0.25
+REDRAW_SECONDS = 2.0  # live plots of a running game at most this often
+
+
+# ------------------------------------------------------------------ the pool
+class Job:
+    """One unit of engine work submitted to the pool: ``call(report)`` with a cancel flag."""
+
+    def __init__(self, call: Callable[[Callable[[Any], None]], Any], label: str = "run"):
+        self.call = call
+        self.label = label
+        self.cancel = threading.Event()
+        self.updates: "queue.Queue[Any]" = queue.Queue()
+        self.finished = threading.Event()
+        self.started_at: float | None = None
+        self.box: dict[str, Any] = {}
+
+    @property
+    def running(self) -> bool:
+        return self.started_at is not None and not self.finished.is_set()
+
+    def execute(self) -> None:
+        self.started_at = time.perf_counter()
+        try:
+            if self.cancel.is_set():
+                raise Cancelled(f"{self.label}: stopped while queued")
+            with stop_check(self.cancel.is_set):  # nested engine calls (sweeps) see the same stop
+                self.box["value"] = self.call(self.updates.put)
+        except BaseException as exc:  # reported to the page by the script thread
+            self.box["error"] = exc
+        finally:
+            self.finished.set()
+
+
+class RunPool:
+    """A fixed number of worker threads fed from one FIFO queue, with queue positions."""
+
+    def __init__(self, slots: int):
+        self.slots = max(1, int(slots))
+        self._waiting: deque[Job] = deque()
+        self._running: set[Job] = set()
+        self._cond = threading.Condition()
+        self._threads = [threading.Thread(target=self._work, name=f"lab-run-{i}", daemon=True)
+                         for i in range(self.slots)]
+        for t in self._threads:
+            t.start()
+
+    def submit(self, job: Job) -> Job:
+        with self._cond:
+            self._waiting.append(job)
+            self._cond.notify()
+        return job
+
+    def position(self, job: Job) -> int:
+        """Runs queued ahead of ``job`` (0 when it runs or is next)."""
+        with self._cond:
+            try:
+                return self._waiting.index(job)
+            except ValueError:
+                return 0
+
+    def queued(self, job: Job) -> bool:
+        with self._cond:
+            return job in self._waiting
+
+    def withdraw(self, job: Job) -> bool:
+        """Remove a queued job (it then never runs); False if it already started."""
+        with self._cond:
+            try:
+                self._waiting.remove(job)
+            except ValueError:
+                return False
+        job.box["error"] = Cancelled(f"{job.label}: withdrawn from the queue")
+        job.finished.set()
+        return True
+
+    def load(self) -> tuple[int, int]:
+        """(running, waiting) right now."""
+        with self._cond:
+            return len(self._running), len(self._waiting)
+
+    def _work(self) -> None:
+        while True:
+            with self._cond:
+                while not self._waiting:
+                    self._cond.wait()
+                job = self._waiting.popleft()
+                self._running.add(job)
+            try:
+                job.execute()
+            finally:
+                with self._cond:
+                    self._running.discard(job)
+
+
+_POOL: RunPool | None = None
+_POOL_LOCK = threading.Lock()
+
+
+def pool() -> RunPool:
+    """The server's one run pool (``[server] slots`` workers), created on first use."""
+    global _POOL
+    with _POOL_LOCK:
+        if _POOL is None:
+            _POOL = RunPool(settings().slots)
+        return _POOL
+
+
+# ----------------------------------------------------------- session liveness
+def _session_id() -> str | None:
+    try:
+        from streamlit.runtime.scriptrunner import get_script_run_ctx
+
+        ctx = get_script_run_ctx(suppress_warning=True)
+    except Exception:  # no script context (tests, bare mode)
+        return None
+    return getattr(ctx, "session_id", None)
+
+
+def session_alive(session_id: str | None) -> bool:
+    """Whether the browser session is still connected (True outside a real server, e.g. in AppTest)."""
+    if session_id is None:
+        return True
+    try:
+        if not st.runtime.exists():
+            return True
+        return bool(st.runtime.get_instance().is_active_session(session_id))
+    except Exception:
+        return True
+
+
+class _Liveness:
+    """Session gone for longer than the grace period → True (a reconnecting tab keeps its run)."""
+
+    def __init__(self, session_id: str | None, grace: float, alive: Callable[[str | None], bool] = session_alive):
+        self.session_id, self.grace, self.alive = session_id, grace, alive
+        self.gone_since: float | None = None
+
+    def abandoned(self) -> bool:
+        if self.alive(self.session_id):
+            self.gone_since = None
+            return False
+        now = time.perf_counter()
+        if self.gone_since is None:
+            self.gone_since = now
+        return now - self.gone_since >= self.grace
+
+
+def _watch_abandoned(job: Job, liveness: _Liveness) -> None:
+    """Background watcher: cancels ``job`` if its session disconnects (the script thread may be stuck)."""
+    def watch():
+        while not job.finished.wait(POLL_SECONDS):
+            if liveness.abandoned():
+                job.cancel.set()
+                if not pool().withdraw(job):
+                    pass  # running: the engine stops at its next check
+                return
+
+    threading.Thread(target=watch, name="lab-run-watch", daemon=True).start()
+
+
+# ---------------------------------------------------------- the page's wait
+def _queue_text(position: int, elapsed: float) -> str:
+    running, _ = pool().load()
+    ahead = "1 run ahead of yours" if position == 1 else f"{position} runs ahead of yours"
+    if position == 0:
+        ahead = "yours is next"
+    return f"Queued: the server runs {pool().slots} at a time ({running} running); {ahead} · {elapsed:.0f} s"
+
+
+def _in_worker(call: Callable[[Callable], Any], cancel: threading.Event, on_update: Callable[[Any], tuple],
+               bar, unit: str) -> dict:
+    """Run ``call(report)`` on the server's pool while the script thread shows its queue place and reports.
+
+    ``on_update(report) -> (done, total)`` runs on the script thread for the latest report. The progress bar
+    is refreshed every poll, which also lets Streamlit deliver a click promptly. If the script is interrupted
+    (Stop, a widget change) or the session disconnects, ``cancel`` is set (a queued run is withdrawn) so the
+    engine stops too. Returns ``{"value": …}`` or ``{"error": exception}``.
+    """
+    job = Job(call, label=unit)
+    job.cancel = cancel
+    _watch_abandoned(job, _Liveness(_session_id(), settings().abandoned_grace_seconds))
+    pool().submit(job)
+    started = time.perf_counter()
+    done, total = 0, None
+    try:
+        while not job.finished.is_set() or not job.updates.empty():
+            latest = None
+            while not job.updates.empty():
+                latest = job.updates.get_nowait()
+            if latest is not None:
+                done, total = on_update(latest)
+            now = time.perf_counter()
+            if job.started_at is None:
+                bar.progress(0.0, text=_queue_text(pool().position(job), now - started))
+            else:
+                elapsed = now - job.started_at
+                bar.progress(min(1.0, done / total) if total else 0.0,
+                             text=f"{done} / {total} {unit} · {elapsed:.1f} s" if total else
+                             f"preparing… {elapsed:.1f} s")
+            job.finished.wait(POLL_SECONDS)
+    finally:
+        if not job.finished.is_set():
+            cancel.set()
+            pool().withdraw(job)
+    return job.box
+
+
+# ------------------------------------------------------------ stored results
+_MEMORY: "OrderedDict[str, dict]" = OrderedDict()
+_MEMORY_LOCK = threading.Lock()
+
+
+def _remember(key: str, data: dict) -> None:
+    with _MEMORY_LOCK:
+        _MEMORY[key] = data
+        _MEMORY.move_to_end(key)
+        while len(_MEMORY) > MAX_CACHED_RESULTS:
+            _MEMORY.popitem(last=False)
+
+
+def stored(key: str) -> dict | None:
+    """A finished result by key: this process's recent results, then the shared on-disk store."""
+    with _MEMORY_LOCK:
+        if key in _MEMORY:
+            _MEMORY.move_to_end(key)
+            return _MEMORY[key]
+    store = default_store()
+    data = store.get(key) if store is not None else None
+    if data is not None:
+        _remember(key, data)
+    return data
+
+
+def keep(key: str, data: dict) -> None:
+    """Remember a completed result here and in the shared store."""
+    _remember(key, data)
+    store = default_store()
+    if store is not None:
+        store.put(key, data)
+
+
+def _limits() -> dict:
+    s = settings()
+    return {"max_seconds": s.max_run_seconds, "max_bytes": s.max_run_bytes}
+
+
+def _show_error(exc: BaseException) -> None:
+    from ui.common import show_error
+
+    show_error(exc)
+
+
+# ------------------------------------------------------------------- runs
+def run_scenario(scenario: Scenario, config: dict, draw: Callable[[Result, bool], None], *,
+                 auto: bool = True, n_jobs: int = 1, label: str = "Run") -> Result | None:
+    """Run ``scenario`` with ``config`` (``config["seed"]`` is the seed) and draw it live.
+
+    * A stored result (shared store or this server's memory) is drawn at once, without queueing.
+    * Otherwise the estimated cost is checked against the server's limits, then the run is queued on the
+      server's pool; the page shows its queue position, then progress with live ``draw(partial, False)``.
+    * ``auto``: run on page load; otherwise wait for the Run button.
+    * Stop (queued or running), a widget change, or a closed tab cancels the run; a stopped run keeps the
+      games played so far (``draw(partial, True)``). Completed runs go to the store.
+    """
+    params = {k: v for k, v in config.items() if k != "seed"}
+    seed = int(config.get("seed", 0))
+    try:
+        full = scenario.resolve(params)
+    except LabError as exc:
+        _show_error(exc)
+        return None
+    key = result_key(scenario.name, full, seed)
+    state = st.session_state.setdefault(f"_run.{scenario.name}", {})
+    top = st.container()  # the status box, above the plots
+    area = st.container()
+
+    from ui.common import _tick
+
+    data = stored(key)
+    if data is not None:
+        result = Result.from_dict(data)
+        _tick()
+        with area:
+            st.caption(f"Stored result · {result.games_done} games · computed in {result.seconds:.1f} s · "
+                       f"seed {seed}")
+            draw(result, True)
+        return result
+
+    if state.get("stopped") == key:
+        partial = state.get("partial") if (state.get("partial") or {}).get("games_done") else None
+        with area:
+            if partial:
+                result = Result.from_dict(partial)
+                st.warning(f"Stopped after {result.games_done} of {result.games_total} games; the plots show "
+                           "the games played so far.")
+            else:
+                result = None
+                st.warning("Stopped before any game finished.")
+            if st.button("Run again from the start", key=f"_run.{scenario.name}.again"):
+                state.pop("stopped", None)
+                state.pop("partial", None)
+                state["requested"] = key
+                st.rerun()
+            if result is not None:
+                _tick()
+                draw(result, True)
+        return result
+
+    if not auto and state.get("requested") != key:
+        if st.button(label, type="primary", key=f"_run.{scenario.name}.go"):
+            state["requested"] = key
+            st.rerun()
+        return None
+
+    try:
+        check_server_limits(scenario.estimate_cost(full), **_limits())
+    except CostLimitError as exc:
+        with area:
+            st.error(f"{exc.message}.", icon=":material/block:")
+        return None
+
+    cancel = threading.Event()
+    state.pop("partial", None)
+
+    def stop():
+        cancel.set()
+        state["stopped"] = key
+
+    status = top.status(f"Running {scenario.title}…", expanded=True)
+    status.button("Stop", key=f"_run.{scenario.name}.stop", on_click=stop,
+                  help="Stop now (also while queued) and keep the games played so far")
+    bar = status.progress(0.0, text="starting…")
+    live = area.empty()
+
+    redraw = {"at": 0.0, "cost": 0.0}
+
+    def on_update(p: Progress) -> tuple[int, int]:
+        if p.done:
+            state["partial"] = p.result.to_dict()
+        now = time.perf_counter()
+        # Live plots at most every REDRAW_SECONDS (and never more than a fifth of the time), so the
+        # browser stays responsive to Stop while the engine reports every ~0.5 s.
+        if 0 < p.done < p.total and now - redraw["at"] >= max(REDRAW_SECONDS, 5 * redraw["cost"]):
+            _tick()
+            with live.container():
+                draw(p.result, False)
+            redraw["at"] = time.perf_counter()
+            redraw["cost"] = redraw["at"] - now
+        return p.done, p.total
+
+    limits = _limits()
+
+    def call(report):
+        result = run(scenario.name, params, seed=seed, n_jobs=n_jobs, progress=report, cancel=cancel,
+                     raise_on_cancel=True, **limits)
+        return result.to_dict()
+
+    box = _in_worker(call, cancel, on_update, bar, "games")
+    if "error" in box:
+        exc = box["error"]
+        if isinstance(exc, Cancelled):
+            state["stopped"] = key
+            st.rerun()
+        status.update(label="Run failed", state="error")
+        with area:
+            _show_error(exc)
+        return None
+    data = box["value"]
+    keep(key, data)
+    result = Result.from_dict(data)
+    state.pop("partial", None)
+    state.pop("requested", None)
+    status.update(label=f"Done: {result.games_done} games in {result.seconds:.1f} s (seed {seed})",
+                  state="complete", expanded=False)
+    _tick()
+    with live.container():
+        draw(result, True)
+    return result
+
+
+def sweep_key(name: str, base_json: str, grid_json: str, seed: int) -> str:
+    import hashlib
+
+    doc = json.dumps({"sweep": name, "base": json.loads(base_json), "grid": json.loads(grid_json),
+                      "seed": int(seed), "engine": engine_version()}, sort_keys=True)
+    return "sweep-" + hashlib.sha256(doc.encode()).hexdigest()
+
+
+def _sweep_cost(scenario: Scenario, base: dict, grid: dict[str, list]):
+    """Summed cost of the grid's points (seconds add up; memory is the largest point's)."""
+    import itertools
+
+    from core.cost import Cost
+
+    names = list(grid)
+    seconds, peak = 0.0, 0.0
+    for values in itertools.product(*(grid[n] for n in names)):
+        cost = scenario.estimate_cost(scenario.resolve({**base, **dict(zip(names, values))}))
+        seconds += cost.seconds
+        peak = max(peak, cost.bytes)
+    return Cost(seconds=seconds, bytes=peak, drivers=tuple(names), basis="Σ points")
+
+
+def run_sweep(scenario: Scenario, base: dict, grid: dict[str, list], seed: int, *, label: str,
+              key: str) -> dict | None:
+    """A parameter sweep behind a button, with queue place and progress; stored like runs."""
+    args = (scenario.name, json.dumps(base, sort_keys=True), json.dumps(grid, sort_keys=True), int(seed))
+    skey = sweep_key(*args)
+    data = stored(skey)
+    if data is not None:
+        return data
+    state = st.session_state.setdefault(f"_sweep.{key}", {})
+    if state.get("args") != args:
+        if not st.button(label, key=f"_sweep.{key}.go"):
+            return None
+        state["args"] = args
+    try:
+        check_server_limits(_sweep_cost(scenario, base, grid), **_limits())
+    except CostLimitError as exc:
+        state.pop("args", None)
+        st.error(f"{exc.message}.", icon=":material/block:")
+        return None
+    except LabError as exc:
+        state.pop("args", None)
+        _show_error(exc)
+        return None
+    status = st.status(f"Sweeping {' × '.join(grid)}…", expanded=True)
+    bar = status.progress(0.0, text="starting…")
+    cancel = threading.Event()
+
+    def call(report):
+        out = sweep(args[0], json.loads(args[1]), json.loads(args[2]), seed=args[3],
+                    progress=lambda i, n, rows: report((i, n, rows)), cancel=cancel.is_set)
+        if not out["completed"]:
+            raise Cancelled("sweep stopped")
+        return out
+
+    box = _in_worker(call, cancel, lambda upd: (upd[0], upd[1]), bar, "settings")
+    if "error" in box:
+        status.update(label="Sweep stopped" if isinstance(box["error"], Cancelled) else "Sweep failed",
+                      state="error")
+        state.pop("args", None)
+        _show_error(box["error"])
+        return None
+    keep(skey, box["value"])
+    status.update(label=f"Sweep done in {box['value']['seconds']:.1f} s", state="complete", expanded=False)
+    return box["value"]
