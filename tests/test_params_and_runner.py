@@ -198,19 +198,23 @@ def test_progress_comes_about_every_poll_interval():
     assert max(steps) <= 4 * 50 + 1  # ~0.5 s of 10 ms games per chunk (growth ≤ 4×), not a tenth fixed
 
 
-def test_location_abuse_link_is_refused_with_the_estimate():
+def test_location_abuse_link_is_refused_with_the_estimate(monkeypatch):
     from core.cost import CostLimitError, check_memory_guard
 
-    start = time.perf_counter()
+    sc = get("location")
+
+    def no_work(*args, **kwargs):  # refused before any work: prepare() must never be reached
+        raise AssertionError("the refused run started preparing")
+
+    monkeypatch.setattr(sc, "prepare", no_work)
     with pytest.raises(CostLimitError) as err:
-        run("location", {"games": 1_000_000, "observations": 200}, seed=0, max_seconds=120, max_bytes=1e9)
-    assert time.perf_counter() - start < 2.0  # refused before any work
+        run(sc, {"games": 1_000_000, "observations": 200}, seed=0, max_seconds=120, max_bytes=1e9)
+    monkeypatch.undo()
     msg = str(err.value)
     assert "this run needs about" in msg and "GB" in msg and "minutes" in msg
     assert "the server allows 1 GB and 2 minutes per run" in msg and "command line" in msg
     assert err.value.cost.bytes > 4e9  # the link took the server from 0.7 to 4.4 GB
     # the memory guard (CLI too): on an 8 GB machine the same run is refused, the default is not
-    sc = get("location")
     with pytest.raises(CostLimitError, match="of memory"):
         check_memory_guard(sc.estimate_cost(sc.resolve({"games": 1_000_000, "observations": 200})), 0.8, 8e9)
     check_memory_guard(sc.estimate_cost(sc.resolve({})), 0.8, 8e9)
@@ -223,7 +227,7 @@ def test_every_scenario_estimates_its_default_cost_within_server_limits():
     for sc in all_scenarios().values():
         cost = sc.estimate_cost(sc.resolve({}))
         assert cost.seconds > 0 and cost.bytes > 0
-    for name in ("reconstruction", "location"):
+    for name in ("reconstruction", "location", "synthetic", "ml-models"):
         sc = get(name)
         cost = sc.estimate_cost(sc.resolve({}))
         assert cost.seconds <= limits.max_run_seconds and cost.bytes <= limits.max_run_bytes
@@ -254,3 +258,14 @@ def test_settings_file_and_env_override(tmp_path, monkeypatch):
     shipped = parse(tomllib.loads(DEFAULT_FILE.read_text()))
     assert {k: v for k, v in vars(shipped).items() if k != "source"} == \
         {k: v for k, v in vars(Settings()).items() if k != "source"}
+
+
+def test_new_labs_estimate_more_for_heavier_runs():
+    syn = get("synthetic")
+    light = syn.estimate_cost(syn.resolve({}))
+    assert syn.estimate_cost(syn.resolve({"synth_size": 1_000_000})).bytes > light.bytes
+    assert syn.estimate_cost(syn.resolve({"generator": "rap"})).seconds > 10 * light.seconds
+    ml = get("ml-models")
+    base = ml.estimate_cost(ml.resolve({}))
+    assert ml.estimate_cost(ml.resolve({"defense": "bcorr"})).seconds > 1.5 * base.seconds
+    assert ml.estimate_cost(ml.resolve({"n_per_group": 1000, "epochs": 200})).seconds > 5 * base.seconds

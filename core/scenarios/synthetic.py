@@ -340,6 +340,35 @@ class Synthetic(Scenario):
         top = int(round(c["query_ratio"] * c["n"])) if c["query_ratio"] > 0 else bound
         return [q for q in Q_GRID if q < min(top, bound)]
 
+    # Per-game seconds on one core of the 2-core server (benchmarks/bench_synthesizers.py, n = 1000,
+    # d = 10): generator fit, and sampling 10⁶ rows.
+    _FIT_SECONDS = {"nonprivate": 0.05, "indhist": 0.1, "baynet": 0.5, "privbayes": 0.5, "rap": 25.0,
+                    "rap-softmax": 25.0, "gaussiancopula": 4.0}
+    _SAMPLE_SECONDS_PER_MILLION = {"nonprivate": 0.3, "indhist": 2.0, "baynet": 4.0, "privbayes": 4.0,
+                                   "rap": 3.0, "rap-softmax": 3.0, "ctgan": 40.0, "tvae": 20.0,
+                                   "gaussiancopula": 40.0}
+
+    def estimate_cost(self, c):
+        """Games × (generator fit + sampling the largest size + one LP per size on the ladder, and the query
+        sweep): fit times from ``benchmarks/bench_synthesizers.py`` (CTGAN ≈ 0.08 s, TVAE ≈ 0.03 s per epoch
+        after a 4 s warm-up), ≈ 0.12 s per LP at n = 1000 (most sizes leave many queries empty; the page default of 10 games took 12.5 s); memory ≈ 24 bytes per
+        synthetic cell plus the query matrix (8·q·n bytes dense)."""
+        from ..cost import Cost
+
+        g = c["generator"]
+        fit = self._FIT_SECONDS.get(g)
+        if fit is None:  # neural generators: per-epoch cost plus torch warm-up
+            fit = 4.0 + (0.08 if g == "ctgan" else 0.03) * c["epochs"]
+        sample = self._SAMPLE_SECONDS_PER_MILLION.get(g, 20.0) * c["synth_size"] / 1e6
+        solves = len(size_ladder(c["synth_size"])) + (5 if c["query_sweep"] else 0)
+        lp = 0.12 * (c["n"] / 1000) ** 2
+        attacks = 2.0 if c["attack"] in ("infer", "all") else 0.0
+        seconds = c["games"] * (fit + sample + solves * lp + attacks)
+        queries = max(1000, c["query_ratio"] * c["n"]) if c["query_ratio"] else 20_000
+        mem = 200e6 + 24 * c["synth_size"] * 16 + 8 * queries * c["n"]
+        return Cost(seconds=seconds, bytes=mem, drivers=("games", "synth_size", "generator"),
+                    basis="games × (fit + sample + LPs)")
+
     def prepare(self, c, rng):
         codes, domain, label, secret = load_game_data(c)
         cards = tuple(len(v) for v in domain.values())
