@@ -16,6 +16,7 @@ from core.scenarios.synthetic import (DATASETS, DEFAULT_SECRET, DP_GENERATORS, E
 from core.releases.synthesizers import SYNTHESIZERS
 from ui.common import (chart, download_figure, download_result, download_table, figure, metric_row, page_header,
                        param_widgets, run_scenario, run_sweep, show_error)
+from ui.report import run_tools
 
 scenario = get("synthetic")
 page_header(scenario)
@@ -191,6 +192,7 @@ def draw(result, final):
             st.caption(f"Per game: fit {t.get('fit_seconds', 0):.2f} s · sample {t.get('sample_seconds', 0):.2f} s · "
                        f"attacks {t.get('attack_seconds', 0):.2f} s (the fitted generator and its sample are cached).")
         download_result(result)
+        run_tools(result)  # issue 11: audit banner, f-DP panel, pin, report
 
 
 st.radio("Utility error on the trade-off plot's x axis", list(METRIC_LABELS), horizontal=True,
