@@ -193,6 +193,20 @@ PROFILES = {
                    "batch": st.integers(1, 8), "classifier": st.just("lr"), "ablation": st.just(False),
                    "data": st.sampled_from(("synthetic", "synthetic", "csv", "ppmf")),
                    "sensitive_column": st.sampled_from(("s", "zip", "age", "nope", ""))},
+    "synthetic": {"n": st.integers(50, 200), "games": st.integers(1, 2), "synth_size": st.integers(10, 2000),
+                  "generator": st.sampled_from(("nonprivate", "indhist", "baynet", "privbayes")),
+                  "epsilon": st.floats(0, 5), "query_k": st.sampled_from(("2", "3")),
+                  "query_sweep": st.just(False), "attack": st.sampled_from(("recon", "dcr", "infer", "all")),
+                  "dataset": st.sampled_from(("acs-like", "fire-like", "cces16", "csv")),
+                  "data_path": st.sampled_from(("", str(_DIR / "people.csv"), str(_DIR / "folder"))),
+                  "query_ratio": st.floats(0, 3)},
+    "ml-models": {"dataset": st.sampled_from(("synthetic", "synthetic", "csv")), "groups": st.integers(2, 4),
+                  "n_per_group": st.integers(50, 80), "epochs": st.integers(5, 8),
+                  "model": st.sampled_from(("mlp", "forest")),
+                  "attack": st.sampled_from(("csmia", "lomia", "imputation-ideal", "imputation-practical")),
+                  "targeting": st.sampled_from(("none", "single", "nested")), "kappa": st.floats(0.05, 1),
+                  "defense": st.sampled_from(("none", "bcorr")),
+                  "data_path": st.sampled_from(("", "", "", str(_DIR / "people.csv"), str(_DIR / "checkins.csv")))},
 }
 
 

@@ -21,6 +21,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from ...errors import DataError
+
 from .confidence_matrix import group_ad
 from .disparity import rank_groups, risk_score
 
@@ -48,7 +50,9 @@ def attribute_ranges(attributes: dict[str, np.ndarray], confidence, labels, y, d
 def best_attribute(ranges: dict[str, dict]) -> str:
     finite = {a: r["range"] for a, r in ranges.items() if np.isfinite(r["range"])}
     if not finite:
-        raise ValueError("no attribute has a defined AD range")
+        raise DataError("targeting: no attribute has an angular difference in two or more of its values (too few "
+                        "records per value for the model's answers to show a slope); use more records per group, "
+                        "more epochs, or targeting=none")
     return max(finite, key=finite.get)
 
 
