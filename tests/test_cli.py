@@ -87,7 +87,7 @@ def test_jobs_is_capped_at_usable_cores_with_one_notice(monkeypatch, capsys):
         return run(scenario, overrides, seed=seed)
 
     monkeypatch.setattr(cli, "run", fake_run)
-    assert cli.main(["run", "reconstruction", *FAST, "--jobs", "48"]) == 0
+    assert cli.main(["run", "reconstruction", *FAST, "--jobs", "48", "--no-store"]) == 0  # a fresh run, not the store
     err = capsys.readouterr().err
     assert seen["n_jobs"] == usable_cores() <= len(os.sched_getaffinity(0))
     assert [line for line in err.splitlines() if "capped" in line] == [
