@@ -1,7 +1,5 @@
 """Synthetic data: does releasing generated records protect a person's secret? (Annamalai et al., USENIX Sec. 2024)."""
-import hashlib
 import inspect
-import tempfile
 from pathlib import Path
 
 import pandas as pd
@@ -17,6 +15,7 @@ from core.releases.synthesizers import SYNTHESIZERS
 from ui.common import (chart, download_figure, download_result, download_table, figure, metric_row, page_header,
                        param_widgets, run_scenario, run_sweep, show_error)
 from ui.report import run_tools
+from ui.uploads import save_upload
 
 scenario = get("synthetic")
 page_header(scenario)
@@ -33,7 +32,7 @@ with st.expander("What is happening here? (read me first)", expanded=False):
 # ------------------------------------------------------------------ sidebar: data, secret, generator, ε
 st.sidebar.header("Release")
 p_data = scenario.param("dataset")
-dataset = st.sidebar.selectbox("Data", DATASETS, key="synthetic.dataset",
+dataset = st.sidebar.selectbox("Data", DATASETS, key="synthetic.dataset", bind="query-params",
                                format_func=lambda d: p_data.choice_labels.get(d, d), help=p_data.help)
 extra = {"dataset": dataset}
 try:
@@ -43,12 +42,9 @@ try:
         if upload is None:
             st.info("Upload a CSV in the sidebar, or pick one of the built-in data sets.")
             st.stop()
-        raw = upload.getvalue()
-        path = Path(tempfile.gettempdir()) / f"lab-synthetic-{hashlib.sha1(raw).hexdigest()[:16]}.csv"
-        if not path.exists():
-            path.write_bytes(raw)
-        extra["data_path"] = str(path)
-        table = load_csv(str(path), name=upload.name)
+        path = save_upload(upload.getvalue(), "synthetic")  # private 0600 file, removed when no session needs it
+        extra["data_path"] = path
+        table = load_csv(path, name=upload.name)
     else:
         table, _ = base_dataset(dataset)
 except LabError as exc:
@@ -61,14 +57,14 @@ options += [f"{c}={v}" for c in table.columns if len(table.domain[c]) > 2 for v 
 if not options:
     st.error("The file has no column to use as the secret.")
     st.stop()
-extra["secret"] = st.sidebar.selectbox("Secret column", options, key=f"synthetic.secret.{dataset}",
+extra["secret"] = st.sidebar.selectbox("Secret column", options, key=f"synthetic.secret.{dataset}", bind="query-params",
                                        help="The attribute the attacker tries to learn. Two-valued columns, or "
                                             "column=value to binarise a categorical one.")
 if dataset != "csv" and extra["secret"] == DEFAULT_SECRET[dataset]:
     extra["secret"] = ""
 
 p_gen = scenario.param("generator")
-generator = st.sidebar.selectbox("Generator", GENERATORS, key="synthetic.generator",
+generator = st.sidebar.selectbox("Generator", GENERATORS, key="synthetic.generator", bind="query-params",
                                  format_func=lambda g: p_gen.choice_labels.get(g, g), help=p_gen.help)
 extra["generator"] = generator
 if generator in DP_GENERATORS:
@@ -76,7 +72,7 @@ if generator in DP_GENERATORS:
     _default = float(_own.default) if _own is not None and isinstance(_own.default, (int, float)) else 10.0
     _grid = sorted({0.1, 0.3, 1.0, 3.0, 10.0, 30.0, 100.0, _default})
     extra["epsilon"] = st.sidebar.select_slider("ε (privacy budget)", _grid, value=_default,
-                                                key=f"synthetic.epsilon.{generator}",
+                                                key=f"synthetic.epsilon.{generator}", bind="query-params",
                                                 help="The generator's differential-privacy budget (paper: 1, 10, "
                                                      "100; IndHist: DataSynthesizer's 0.1); smaller = more noise")
 else:

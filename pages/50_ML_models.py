@@ -45,6 +45,7 @@ for role, title in (("label", "Label (model output)"), ("sensitive", "Sensitive 
     free = [i for i, c in enumerate(opts) if c not in taken] or [0]
     index = opts.index(defaults[role]) if defaults[role] in opts else free[0]
     overrides[role] = st.sidebar.selectbox(title, opts, index=index, key=f"ml-models.col.{config['dataset']}.{role}",
+                                           bind="query-params",
                                            disabled=len(opts) == 1, help=scenario.param(role).help)
 try:
     config = {**scenario.resolve(overrides), "seed": seed}
