@@ -49,6 +49,9 @@ class Scenario:
     paper: str = ""
     params: tuple[Param, ...] = ()
     blas_threads: int | None = 1  # BLAS threads inside play(); None = library default
+    # Small series a parameter sweep keeps in each of its rows (e.g. ("roc",), so a comparison of
+    # generators can draw one ROC per grid point); by default rows carry metrics only.
+    sweep_series: tuple[str, ...] = ()
 
     # ----------------------------------------------------------- config
     def param(self, name: str) -> Param:

@@ -186,9 +186,13 @@ def _play_all(sc, configs, contexts, seed, tasks, totals, points, workers, *, pa
         nonlocal next_point
         while next_point < len(points) and len(records[next_point]) == totals[next_point]:
             p = next_point
-            metrics, _series = sc.summarize(configs[p], contexts[p], records[p]) if records[p] else ({}, {})
+            metrics, series = sc.summarize(configs[p], contexts[p], records[p]) if records[p] else ({}, {})
             metrics, _timings = split_timings(_jsonable(metrics))
-            rows.append({**points[p], **metrics})
+            row = {**points[p], **metrics}
+            kept = {k: series[k] for k in sc.sweep_series if k in series}
+            if kept:  # the scenario's small series (e.g. its ROC) travel with the row
+                row["series"] = _jsonable(kept)
+            rows.append(row)
             records[p] = []  # free the point's records once summarised
             next_point += 1
             if progress is not None:

@@ -247,6 +247,10 @@ if rows:
     with right:
         if any(r.get("epsilon") for r in rows):
             figure(plots.accuracy_vs_epsilon(rows, sizes), "synthetic-accuracy-vs-epsilon")
+    roc_attack = next((a for a in ("recon", "dcr", "infer") if any(a in r.get("series", {}).get("roc", {})
+                                                                  for r in rows)), None)
+    if roc_attack:
+        figure(plots.roc_per_generator(rows, roc_attack, sizes[-1]), "synthetic-compare-roc")
     table = pd.DataFrame([{"generator": r["generator"], "ε": r.get("epsilon") or "—", "accuracy": r.get("accuracy"),
                            "AUC": r.get("auc"), "MRE>10": r.get("mre_gt10"), "3-TVD": r.get("tvd3"),
                            "empirical ε ≥": r.get("empirical_epsilon_low")} for r in rows])

@@ -257,3 +257,22 @@ def test_cli_prints_json():
     assert not math.isnan(data["metrics"]["accuracy"])
 
 
+
+
+def test_generator_comparison_keeps_one_roc_per_generator():
+    # issue 9: "ROC per generator at the chosen size" comes from the comparison sweep's rows
+    from core.plots.synthetic import roc_per_generator
+    from core.sweep import sweep
+
+    out = sweep("synthetic", {"games": 6, "synth_size": 1000, "query_sweep": False, "n": 200},
+                {"generator": ["nonprivate", "baynet"]}, seed=0)
+    assert [r["generator"] for r in out["rows"]] == ["nonprivate", "baynet"]
+    for row in out["rows"]:
+        roc = row["series"]["roc"]["recon"]
+        assert roc["fpr"][0] == 0 and roc["tpr"][-1] == 1 and (roc["auc"] is None or 0 <= roc["auc"] <= 1)
+    fig = roc_per_generator(out["rows"], "recon", 1000)
+    names = {t.name for t in fig.data}
+    assert any(n.startswith("nonprivate") for n in names) and any(n.startswith("baynet") for n in names)
+    # other scenarios' sweep rows stay metrics only
+    plain = sweep("reconstruction", {"n": 20, "trials": 1, "sweeps": False}, {"query_ratio": [1.0]}, seed=0)
+    assert "series" not in plain["rows"][0]

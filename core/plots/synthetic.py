@@ -41,6 +41,17 @@ def roc(series: dict) -> go.Figure:
     return roc_figure(curves, title=f"ROC at m = {m:,} synthetic records" if m else "ROC")
 
 
+def roc_per_generator(rows: list[dict], attack: str, m: int) -> go.Figure:
+    """One ROC per compared release (generator, ε) for ``attack``, from sweep rows that keep their ROC."""
+    curves = {}
+    for row in rows:
+        r = row.get("series", {}).get("roc", {}).get(attack)
+        if r:
+            curves[point_name(row)] = (r["fpr"], r["tpr"], r["auc"])
+    label = ATTACK_LABELS.get(attack, attack)
+    return roc_figure(curves, title=f"ROC per generator · {label} at m = {m:,} synthetic records")
+
+
 def accuracy_vs_size(lines: list[dict], title: str = "Attack accuracy vs synthetic data size") -> go.Figure:
     """``lines``: ``[{"name", "m": [...], "accuracy": [...], "low": [...], "high": [...]}]`` (log x)."""
     fig = go.Figure()

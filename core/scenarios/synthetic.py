@@ -259,6 +259,7 @@ class Synthetic(Scenario):
                "synthetic data; compare with the utility of the release.")
     paper = ("Annamalai, Gadotti & Rocher, \"A Linear Reconstruction Approach for Attribute Inference Attacks "
              "against Synthetic Data\", USENIX Security 2024")
+    sweep_series = ("roc",)  # "Compare generators" draws one ROC per generator from the sweep rows
     params = (
         Param("dataset", "str", "cces16", "the records the generator is fitted on", label="Data",
               choices=DATASETS,
