@@ -1,23 +1,17 @@
 """AppTest: the aggregate-statistics page runs a small default, labels synthetic numbers, rejects bad input."""
-import json
 from pathlib import Path
 
-from streamlit.testing.v1 import AppTest
+from apptest_helpers import chart_titles, open_page
 
 ROOT = Path(__file__).resolve().parent.parent
 PAGE = "pages/30_Aggregate_statistics.py"
 
 
 def _page(**params):
-    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=120).run()
-    at.switch_page(PAGE)
-    for key, value in params.items():
-        at.query_params[key] = str(value)
-    return at.run()
+    return open_page(PAGE, timeout=120, **params)
 
 
-def _titles(at):
-    return [json.loads(c.proto.spec)["layout"].get("title", {}).get("text", "") for c in at.get("plotly_chart")]
+_titles = chart_titles
 
 
 def test_page_small_run_shows_roc_ablation_and_synthetic_label():
@@ -69,11 +63,9 @@ def test_choosing_generic_csv_keeps_every_parameter_and_the_link():
 
 
 def test_generic_csv_defaults_to_a_yes_no_column_and_titles_the_roc_with_it():
-    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=240).run()
-    at.switch_page(PAGE)
+    at = open_page(PAGE, timeout=240, run=False, block_size=60, shadows=100, attack="desia", query_ratio=0.5,
+                   blocks=1)
     at.session_state["aggregates.source_choice"] = "Generic CSV"  # no synthetic run first
-    for key, value in dict(block_size=60, shadows=100, attack="desia", query_ratio=0.5, blocks=1).items():
-        at.query_params[key] = str(value)
     at.run()
     assert any("Upload a CSV" in i.value for i in at.info)
     at.file_uploader[0].set_value(("people.csv", _csv(), "text/csv")).run()

@@ -2,19 +2,17 @@
 import json
 from pathlib import Path
 
-from streamlit.testing.v1 import AppTest
+from apptest_helpers import chart_titles, open_page
 
 ROOT = Path(__file__).resolve().parent.parent
 PAGE = "pages/20_Location_membership.py"
 
 
 def _page():
-    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=120).run()
-    return at.switch_page(PAGE)
+    return open_page(PAGE, timeout=120, run=False)
 
 
-def _titles(at):
-    return [json.loads(c.proto.spec)["layout"].get("title", {}).get("text", "") for c in at.get("plotly_chart")]
+_titles = chart_titles
 
 
 def test_location_page_default_small_run():

@@ -1,20 +1,17 @@
 """AppTest: the ML-models page runs a small default, names the most exposed groups and rejects bad input."""
-import json
 from pathlib import Path
 
-from streamlit.testing.v1 import AppTest
+from apptest_helpers import chart_titles, open_page
 
 ROOT = Path(__file__).resolve().parent.parent
 PAGE = "pages/50_ML_models.py"
 
 
 def _page():
-    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=180).run()
-    return at.switch_page(PAGE)
+    return open_page(PAGE, timeout=180, run=False)
 
 
-def _titles(at):
-    return [json.loads(c.proto.spec)["layout"].get("title", {}).get("text", "") for c in at.get("plotly_chart")]
+_titles = chart_titles
 
 
 def test_ml_models_page_small_run_names_exposed_groups():

@@ -1,24 +1,18 @@
 """AppTest: the synthetic-data page runs a small game, draws the trade-off scatter and the one-game panel, and
 refuses bad input with a message."""
-import json
 from pathlib import Path
 
-from streamlit.testing.v1 import AppTest
+from apptest_helpers import chart_titles, open_page
 
 ROOT = Path(__file__).resolve().parent.parent
 PAGE = "pages/40_Synthetic_data.py"
 
 
 def _page(**params):
-    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=180).run()
-    at.switch_page(PAGE)
-    for key, value in params.items():
-        at.query_params[key] = str(value)
-    return at.run()
+    return open_page(PAGE, timeout=180, **params)
 
 
-def _titles(at):
-    return [json.loads(c.proto.spec)["layout"].get("title", {}).get("text", "") for c in at.get("plotly_chart")]
+_titles = chart_titles
 
 
 def test_page_small_run_draws_tradeoff_roc_and_one_game():

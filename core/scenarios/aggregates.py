@@ -38,6 +38,7 @@ from ..errors import DataError, ParameterError
 from ..metrics import auc_ci, best_threshold_epsilon, roc, tpr_at_fpr
 from ..params import Param
 from ..releases.census_tables import make_release, marginal_pool, sf1_pool
+from ..lru import LRU
 from ..scenario import Scenario, register
 
 ATTACKS = ("desia", "cip-rand", "cip-init", "rap-rand", "rap-init")
@@ -485,19 +486,11 @@ def _roc_metrics(y: np.ndarray, scores: np.ndarray, max_points: int = 400):
     return {"metrics": metrics, "curve": {"fpr": fpr.tolist(), "tpr": tpr.tolist(), "auc": float(r["auc"])}}
 
 
-_CACHE: "OrderedDict[tuple, Any]" = OrderedDict()
-_CACHE_SIZE = 3
+_CACHE = LRU(3)
 
 
 def _cached(key, build):
-    if key in _CACHE:
-        _CACHE.move_to_end(key)
-        return _CACHE[key]
-    value = build()
-    _CACHE[key] = value
-    while len(_CACHE) > _CACHE_SIZE:
-        _CACHE.popitem(last=False)
-    return value
+    return _CACHE.get_or(key, build)
 
 
 def _release(context, cell, records=None, rng=None):

@@ -25,7 +25,6 @@ import inspect
 import math
 import os
 import time
-from collections import OrderedDict
 from functools import lru_cache
 
 import numpy as np
@@ -44,6 +43,7 @@ from ..metrics import accuracy_summary, best_threshold_epsilon, roc, tpr_at_fpr
 from ..params import Param
 from ..releases.kway_queries import KS, MAX_4WAY, SCALINGS, KWayQueries, available_count
 from ..releases.synthesizers import SYNTHESIZERS, get_synthesizer
+from ..lru import LRU
 from ..scenario import Scenario, register
 from ..utility import UtilityQueries
 
@@ -142,20 +142,8 @@ def load_game_data(c: dict) -> tuple[np.ndarray, dict, str, str]:
 
 
 # ----------------------------------------------------------------------------- caches
-class _LRU(OrderedDict):
-    def get_or(self, key, make):
-        if key in self:
-            self.move_to_end(key)
-            return self[key]
-        value = make()
-        self[key] = value
-        while len(self) > CACHE_ENTRIES:
-            self.popitem(last=False)
-        return value
-
-
-_GAMES = _LRU()
-_SAMPLES = _LRU()
+_GAMES = LRU(CACHE_ENTRIES)
+_SAMPLES = LRU(CACHE_ENTRIES)
 
 
 def clear_caches() -> None:

@@ -1,0 +1,24 @@
+"""Shared AppTest plumbing for the page tests: open a lab through app.py's navigation, read chart titles."""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from streamlit.testing.v1 import AppTest
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def open_page(page: str, timeout: float = 180, run: bool = True, **params) -> AppTest:
+    """``pages/…`` opened through app.py (as a visitor would), with ``params`` as the link's query parameters;
+    ``run=False`` returns it before the page's first run so a test can set more query parameters."""
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=timeout).run()
+    at.switch_page(page)
+    for key, value in params.items():
+        at.query_params[key] = str(value)
+    return at.run() if run else at
+
+
+def chart_titles(at: AppTest) -> list[str]:
+    """The title text of every plotly chart on the page."""
+    return [json.loads(c.proto.spec)["layout"].get("title", {}).get("text", "") for c in at.get("plotly_chart")]
