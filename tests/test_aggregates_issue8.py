@@ -174,6 +174,9 @@ def test_plain_summary_sentence():
     text = plain_summary({**m, "auc_ci_low": 0.45, "deterministic_count": 0}, {"sensitive": "smoker"})
     assert "a person's smoker" in text and "luck" in text
     assert plain_summary({}, {}) is None
+    # a default threshold at 50% must not hide scores that rank people well (AUC 0.64)
+    text = plain_summary({"accuracy": 0.5, "auc": 0.643, "auc_ci_low": 0.55, "targets": 141}, {"sensitive": "Hispanic"})
+    assert "right **50%** of the time" in text and "puts the right one first **64%** of the time" in text
 
 
 def test_stop_is_seen_inside_a_unit_of_work_not_only_between_chunks():

@@ -45,8 +45,9 @@ def roc_all(series: dict) -> go.Figure:
 def plain_summary(metrics: dict, series: dict) -> str | None:
     """One plain-language sentence saying what the current result means for the release (None: nothing yet).
 
-    Uses the main attack's accuracy (share of targets whose value it guesses right) against the 50 % of a
-    coin flip, and says whether the difference is within the statistical uncertainty of the AUC.
+    Uses the main attack's accuracy (share of targets whose value it guesses right, at its default threshold)
+    against the 50 % of a coin flip, and its AUC in words (a default threshold can sit at 50 % while the scores
+    still rank people well), and says whether the difference is within the statistical uncertainty of the AUC.
     """
     acc = metrics.get("accuracy")
     n = metrics.get("targets")
@@ -59,6 +60,10 @@ def plain_summary(metrics: dict, series: dict) -> str | None:
         secret = "a person's Hispanic origin" if sensitive == "Hispanic" else f"a person's {sensitive}"
     text = (f"With these settings an attacker who sees the published counts guesses {secret} right "
             f"**{acc:.0%}** of the time, against 50% by chance")
+    auc = metrics.get("auc")
+    if auc is not None and not math.isnan(auc):
+        # accuracy is read at one fixed threshold; the ranking (AUC) shows what the scores know beyond it
+        text += f"; of two people with different values it puts the right one first **{auc:.0%}** of the time"
     lo = metrics.get("auc_ci_low")
     settled = metrics.get("deterministic_count") or 0
     if settled:
