@@ -27,6 +27,29 @@ def _summary(path: Path) -> str:
 PAGE_FILES = sorted((ROOT / "pages").glob("[0-9]*_*.py"))
 
 
+@st.cache_data(show_spinner=False)
+def _bound_figure():
+    from core.plots.epsilon import accuracy_bound_figure
+    from core.theory.epsilon_explorer import explain_epsilon
+    fig = accuracy_bound_figure(explain_epsilon(1.0, 0.0, 60, 100, 2.0))
+    return fig.for_each_trace(lambda t: t.update(name=t.name.replace(" (chosen)", "")))  # nothing chosen here
+
+
+def _bound_teaser() -> None:
+    """What ε promises, drawn once on the home page (it also loads the chart library, so the first lab a
+    visitor opens draws at once)."""
+    left, right = st.columns([3, 2], vertical_alignment="center")
+    with left:
+        st.plotly_chart(_bound_figure(), key="home-bound", config={"displayModeBar": False})
+    with right:
+        st.markdown("**What a privacy budget promises.** Each curve is the best accuracy *any* attack can reach "
+                    "when it tries to tell whether one person is in the data, after that person is released about "
+                    "k times with budget ε each. 0.5 is a coin flip. The labs measure real attacks against this "
+                    "bound.")
+        st.page_link(str(ROOT / "pages" / "05_Epsilon_explorer.py"), label="Choose your own ε in the ε explorer",
+                     icon=":material/tune:")
+
+
 def home() -> None:
     st.title("Privacy-attack lab")
     st.markdown(
@@ -44,6 +67,7 @@ def home() -> None:
     st.markdown("New to the words? The [glossary](/Glossary) explains [AUC](/Glossary#auc), "
                 "[ε](/Glossary#epsilon), the [DP bound](/Glossary#dp-bound) and the rest in plain language; every "
                 "lab links a term's first use there.")
+    _bound_teaser()
     st.subheader("Labs")
     for path in PAGE_FILES:
         if path.stem.startswith("9"):

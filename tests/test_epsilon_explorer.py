@@ -1,8 +1,11 @@
+import json
 import math
 from pathlib import Path
 
 import pytest
 from streamlit.testing.v1 import AppTest
+
+from apptest_helpers import chart_titles
 
 from core.errors import ParameterError
 from core.theory.epsilon_explorer import explain_epsilon, posterior_bound
@@ -51,3 +54,14 @@ def test_page_renders_and_reacts():
     at.select_slider(key="eps.epsilon").set_value(5.0).run()
     after = {m.label: m.value for m in at.metric}
     assert float(after["Max odds factor e^ε"]) > float(before["Max odds factor e^ε"])
+
+
+def test_home_page_draws_the_bound_it_teases():
+    """The home page's chart is the ε explorer's bound at ε = 1 (and so loads the chart library before any lab)."""
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=60).run()
+    assert not at.exception
+    assert chart_titles(at) == ["Best possible membership-inference accuracy"]
+    spec = json.loads(at.get("plotly_chart")[0].proto.spec)
+    chosen = [t for t in spec["data"] if t["name"] == "ε = 1"][0]
+    assert chosen["y"][0] == pytest.approx(0.5)                            # k = 0: no release, a coin flip
+    assert chosen["y"][1] == pytest.approx(math.e / (1 + math.e), abs=1e-9)  # one ε = 1 release: e^ε/(1+e^ε)
