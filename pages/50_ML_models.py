@@ -79,8 +79,9 @@ def _sentence(m: dict, s: dict) -> str:
     text += "."
     if "asrd_bcorr" in m:
         text += (f" Rebalancing the training data (BCorr) shrinks the gap between the best- and worst-protected "
-                 f"group from {100 * m['asrd']:.0f} to {100 * m['asrd_bcorr']:.0f} points, with model accuracy "
-                 f"{100 * m['model_accuracy']:.1f}% → {100 * m['model_accuracy_bcorr']:.1f}%.")
+                 f"group from {100 * m['asrd']:.0f} to {100 * m['asrd_bcorr']:.0f} points (groups with no real "
+                 f"difference would still be ≈ {100 * m['asrd_noise_floor_bcorr']:.0f} points apart by chance), "
+                 f"with model accuracy {100 * m['model_accuracy']:.1f}% → {100 * m['model_accuracy_bcorr']:.1f}%.")
     return text
 
 
@@ -104,9 +105,12 @@ def draw(result, final):
     metric_row(m, {"accuracy": f"Attack accuracy ({s['info']['attack']})", "targeted_accuracy": "Targeted accuracy",
                    "spearman_disparity": "Ranking quality (Spearman)", "asrd": "Disparity ASRD",
                    "model_accuracy": "Model accuracy", "empirical_epsilon_low": "Empirical ε ≥"})
+    floor = (f" (identical groups of these sizes: ≈ {100 * m['asrd_noise_floor']:.1f} by chance, the noise floor)"
+             if "asrd_noise_floor" in m else "")
     st.caption(f"95% CI of the attack accuracy [{m['accuracy_ci_low']:.3f}, {m['accuracy_ci_high']:.3f}] · "
                f"Kendall τ {m['kendall_disparity']:.2f} (baseline from auxiliary data: "
-               f"{m['baseline_kendall']:.2f}) · EOD {m['eod']:.3f} · DPD {m['dpd']:.3f} · the model claims no "
+               f"{m['baseline_kendall']:.2f}) · ASRD {100 * m['asrd']:.1f} points{floor} · "
+               f"EOD {m['eod']:.3f} · DPD {m['dpd']:.3f} · the model claims no "
                f"differential privacy (ε = ∞) · training {result.timings.get('train_seconds', 0):.1f} s"
                f"{' (cached model)' if s['info'].get('cache_hit') else ''}")
     figs = {"groups-ranked": plots.group_bars(s), "ad-vs-accuracy": plots.ad_scatter(s),

@@ -32,6 +32,8 @@ def test_ml_models_page_small_run_names_exposed_groups():
     text = " ".join(m.value for m in at.markdown)
     assert "If this model is published" in text and "most exposed" in text
     assert "**state " in text  # the sentence names the top groups
+    assert "apart by chance" in text  # BCorr's ASRD beside its noise floor
+    assert any("noise floor" in c.value for c in at.caption)
     labels = {m.label: m.value for m in at.metric}
     assert 0.5 < float(labels["Attack accuracy (csmia)"]) < 0.9
     # the group selector redraws the confidence scatter for another group
