@@ -29,7 +29,7 @@ from functools import lru_cache
 
 import numpy as np
 
-from ..attacks.dinur_nissim_lp import METHODS
+from ..attacks.reconstruction.dinur_nissim_lp import METHODS
 from ..attacks.synthetic.dcr import dcr_attack
 from ..attacks.synthetic.infer import infer_attack
 from ..attacks.synthetic.linear_reconstruction import guess as round_guess
