@@ -61,6 +61,13 @@ def term(anchor: str, text: str | None = None) -> str:
 
 
 # ------------------------------------------------------------------ numbers in words
+def count(n: int, noun: str, plural: str | None = None) -> str:
+    """A count with its noun in the right number: ``count(1, "game")`` → '1 game', ``count(1200, "game")``
+    → '1,200 games'; ``plural`` for irregular nouns (``count(2, "query", "queries")``)."""
+    n = int(n)
+    return f"{n:,} {noun if n == 1 else (plural or noun + 's')}"
+
+
 def pct(x: float) -> str:
     """0.9812 → '98%'; keeps one decimal near 0 and 100% so 99.6% does not read as 100%."""
     v = 100.0 * float(x)
