@@ -132,6 +132,30 @@ def location(metrics: dict, k: int) -> str:
     return text + "."
 
 
+def synthetic(metrics: dict, series: dict) -> str:
+    """Synthetic data: how often the attacker guesses a target's re-drawn secret, and whether the release is
+    still useful (MRE>10 below the paper's 0.2)."""
+    m = metrics
+    acc, size = m["accuracy"], series["sizes"][-1]
+    gen = series["generator"]["title"]
+    secret = series.get("secret", "secret")
+    useful = "useful (MRE>10 < 0.2)" if m["mre_gt10"] < 0.2 else "of limited use (MRE>10 ≥ 0.2)"
+    risk = "well above" if m["accuracy_ci_low"] > 0.5 else "not clearly above"
+    return (f"**With these settings, an attacker who knows everyone's quasi-identifiers guesses a target's "
+            f"`{secret}` right {acc:.0%} of the time** from {size:,} synthetic records made by {gen} — "
+            f"{risk} the 50% of a coin flip (95% CI {m['accuracy_ci_low']:.0%}–{m['accuracy_ci_high']:.0%}, "
+            f"{count(m['games_done'], 'game')}). The same release is {useful}.")
+
+
+def synthetic_best(name: str | None, best: dict | None, metric_label: str, metric: str, limit: float) -> str:
+    """Synthetic data, compared generators: the most useful release that keeps the attack at or below
+    ``limit`` accuracy (``best`` is its scatter point, ``name`` its generator and ε), or that none does."""
+    if best is None:
+        return f"**No compared release keeps the attack at or below {limit:.0%}.**"
+    return (f"**Best release that keeps the attack at or below {limit:.0%}:** {name} with m = {best['m']:,} "
+            f"synthetic records ({metric_label} {best[metric]:.2f}, attack accuracy {best['accuracy']:.0%}).")
+
+
 def linkage(metrics: dict) -> str:
     """Linkage with a voter list: how many released records get a name, and how many names are right."""
     n = metrics.get("n_reidentified")
