@@ -20,9 +20,9 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from core.attacks.cip import CIP, aggregate_domain  # noqa: E402
-from core.attacks.neighbourhood_vote import aia_scores, mia_scores  # noqa: E402
-from core.attacks.rap import RAP  # noqa: E402
+from core.attacks.aggregates.cip import CIP, aggregate_domain  # noqa: E402
+from core.attacks.aggregates.neighbourhood_vote import aia_scores, mia_scores  # noqa: E402
+from core.attacks.aggregates.rap import RAP  # noqa: E402
 from core.releases.aggregate_release import AggregateRelease  # noqa: E402
 
 CARDS = (2, 116, 63, 2)

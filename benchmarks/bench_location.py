@@ -19,9 +19,9 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from core import games  # noqa: E402
-from core.attacks.location_common import balanced_labels, noise  # noqa: E402
-from core.attacks.one_threshold import OneThresholdAttack  # noqa: E402
-from core.attacks.two_threshold import TwoThresholdAttack  # noqa: E402
+from core.attacks.location.location_common import balanced_labels, noise  # noqa: E402
+from core.attacks.location.one_threshold import OneThresholdAttack  # noqa: E402
+from core.attacks.location.two_threshold import TwoThresholdAttack  # noqa: E402
 from core.scenario import get  # noqa: E402
 from core.scenarios.location import _theory, theory_curves  # noqa: E402
 
@@ -84,7 +84,7 @@ def main() -> None:
 
     if args.skip_mlp:
         return
-    from core.attacks.meta_classifier import MetaClassifierMLP
+    from core.attacks.location.meta_classifier import MetaClassifierMLP
 
     k, m = args.k, args.mlp_shadows
     print(f"# MLP meta-classifier, informed, k={k}, {m:,} training shadows (goal <= 180 s)")

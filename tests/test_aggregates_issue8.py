@@ -6,7 +6,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from core.attacks.desia import DeSIA, StochasticModule, noise_slack
+from core.attacks.aggregates.desia import DeSIA, StochasticModule, noise_slack
 from core.data.census import binary_columns, split_block, synthetic_block, unique_on_nonsensitive
 from core.errors import DataError, ParameterError
 from core.games import run

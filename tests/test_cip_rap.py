@@ -7,9 +7,9 @@ import time
 import numpy as np
 import pytest
 
-from core.attacks.cip import CIP, aggregate_domain
-from core.attacks.neighbourhood_vote import aia_scores, mia_scores
-from core.attacks.rap import RAP
+from core.attacks.aggregates.cip import CIP, aggregate_domain
+from core.attacks.aggregates.neighbourhood_vote import aia_scores, mia_scores
+from core.attacks.aggregates.rap import RAP
 from core.errors import DataError, ParameterError, SolverError
 from core.releases.aggregate_release import AggregateRelease
 

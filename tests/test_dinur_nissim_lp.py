@@ -1,4 +1,4 @@
-"""Tests of the Dinur–Nissim LP decoders (core/attacks/dinur_nissim_lp.py)."""
+"""Tests of the Dinur–Nissim LP decoders (core/attacks/reconstruction/dinur_nissim_lp.py)."""
 from __future__ import annotations
 
 import warnings
@@ -8,7 +8,7 @@ import pytest
 import scipy.sparse as sp
 from scipy.optimize import linprog
 
-from core.attacks.dinur_nissim_lp import (InfeasibleErrorBoundWarning, _solve_average_error,
+from core.attacks.reconstruction.dinur_nissim_lp import (InfeasibleErrorBoundWarning, _solve_average_error,
                                           solve_lp)
 from core.errors import ParameterError, SolverError
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from core.attacks.dinur_nissim_lp import _solve_average_error, solve_lp
+from core.attacks.reconstruction.dinur_nissim_lp import _solve_average_error, solve_lp
 from core.errors import ParameterError
 from core.solvers.frisch_newton import duality_certificate, l1_box_ipm
 

@@ -7,11 +7,11 @@ import numpy as np
 import pytest
 
 from core import games
-from core.attacks.likelihood_ratio import LikelihoodRatioAttack
-from core.attacks.location_common import CellPool, noise, sample_counts
-from core.attacks.meta_classifier import MetaClassifierMLP, theorem5_weights, weight_summary
-from core.attacks.one_threshold import OneThresholdAttack
-from core.attacks.two_threshold import TwoThresholdAttack
+from core.attacks.location.likelihood_ratio import LikelihoodRatioAttack
+from core.attacks.location.location_common import CellPool, noise, sample_counts
+from core.attacks.location.meta_classifier import MetaClassifierMLP, theorem5_weights, weight_summary
+from core.attacks.location.one_threshold import OneThresholdAttack
+from core.attacks.location.two_threshold import TwoThresholdAttack
 from core.data.traces import clip_per_epoch, generate_traces, load_trace_csv
 from core.errors import DataError, LabError, ParameterError
 from core.releases.gaussian import Gaussian

@@ -8,7 +8,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from core.attacks.dinur_nissim import DinurNissimAttack
+from core.attacks.reconstruction.dinur_nissim import DinurNissimAttack
 from core.errors import ParameterError
 from core.games import run
 from core.releases.subset_queries import hash_predicates, random_subsets

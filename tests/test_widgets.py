@@ -120,6 +120,9 @@ def test_plain_sentences_from_numbers():
     s = say.epsilon_explorer(0.5, 60, 0.6225, 0.9725)
     assert "62%" in s and "97%" in s and "little protection" in s
     assert say.pct(0.996) == "99.6%"
+    # status lines ("Done: 1 game in …") put the noun in the right number
+    assert say.count(1, "game") == "1 game" and say.count(0, "game") == "0 games"
+    assert say.count(12_000, "game") == "12,000 games" and say.count(2, "query", "queries") == "2 queries"
 
 
 def test_glossary_terms_and_every_link_resolve():

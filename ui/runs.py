@@ -28,6 +28,7 @@ from core.cancel import stop_check
 from core.cost import CostLimitError, check_server_limits
 from core.errors import Cancelled, LabError
 from core.games import Progress, Result, run
+from core.plain_language import count
 from core.scenario import Scenario
 from core.settings import settings
 from core.store import default_store, engine_version, result_key
@@ -318,7 +319,7 @@ def run_scenario(scenario: Scenario, config: dict, draw: Callable[[Result, bool]
         result = Result.from_dict(data)
         _tick()
         with area:
-            st.caption(f"Stored result · {result.games_done} games · computed in {result.seconds:.1f} s · "
+            st.caption(f"Stored result · {count(result.games_done, 'game')} · computed in {result.seconds:.1f} s · "
                        f"seed {seed}")
             draw(result, True)
         return result
@@ -328,7 +329,7 @@ def run_scenario(scenario: Scenario, config: dict, draw: Callable[[Result, bool]
         with area:
             if partial:
                 result = Result.from_dict(partial)
-                st.warning(f"Stopped after {result.games_done} of {result.games_total} games; the plots show "
+                st.warning(f"Stopped after {result.games_done} of {count(result.games_total, 'game')}; the plots show "
                            "the games played so far.")
             else:
                 result = None
@@ -407,7 +408,7 @@ def run_scenario(scenario: Scenario, config: dict, draw: Callable[[Result, bool]
     result = Result.from_dict(data)
     state.pop("partial", None)
     state.pop("requested", None)
-    status.update(label=f"Done: {result.games_done} games in {result.seconds:.1f} s (seed {seed})",
+    status.update(label=f"Done: {count(result.games_done, 'game')} in {result.seconds:.1f} s (seed {seed})",
                   state="complete", expanded=False)
     _tick()
     with live.container():

@@ -503,7 +503,7 @@ def _release(context, cell, records=None, rng=None):
 
 
 def _desia_fitted(config, context, cell, key):
-    from ..attacks.desia import DeSIA, QueryGrid
+    from ..attacks.aggregates.desia import DeSIA, QueryGrid
 
     def build():
         rel = _release(context, cell)
@@ -517,8 +517,8 @@ def _desia_fitted(config, context, cell, key):
 
 
 def _desia_mia_fitted(config, context, cell, key):
-    from ..attacks.desia import QueryGrid
-    from ..attacks.desia_mia import DeSIAMIA
+    from ..attacks.aggregates.desia import QueryGrid
+    from ..attacks.aggregates.desia_mia import DeSIAMIA
 
     def build():
         rel = _release(context, cell)
@@ -601,14 +601,14 @@ def _reconstructor(config, kind, s, k=None):
     method, init = kind.split("-")
     k = config["reconstructions"] if k is None else k
     if method == "cip":
-        from ..attacks.cip import CIP
+        from ..attacks.aggregates.cip import CIP
         return CIP(init=init, reconstructions=k, time_limit=config["time_limit"])
-    from ..attacks.rap import RAP
+    from ..attacks.aggregates.rap import RAP
     return RAP(init=init, reconstructions=k, rows=max(1000, s), steps=config["rap_steps"], n_jobs=1)
 
 
 def _play_baseline_aia(config, context, cell, key, kind, rng):
-    from ..attacks import neighbourhood_vote
+    from ..attacks.aggregates import neighbourhood_vote
 
     targets = cell["targets"]
     if len(targets) == 0:
@@ -622,7 +622,7 @@ def _play_baseline_aia(config, context, cell, key, kind, rng):
 
 
 def _play_baseline_mia(config, context, cell, key, kind, j, n_batches, rng):
-    from ..attacks import neighbourhood_vote
+    from ..attacks.aggregates import neighbourhood_vote
 
     positions = _batch(len(cell["targets"]), j, n_batches)
     rows = []
@@ -640,7 +640,7 @@ def _play_baseline_mia(config, context, cell, key, kind, j, n_batches, rng):
 
 def _play_ablation_rap(config, context, cell, key, rng):
     """Table 3 rows 4–5 (spec §11.14): one RAP-rand reconstruction instead of the solver."""
-    from ..attacks import neighbourhood_vote
+    from ..attacks.aggregates import neighbourhood_vote
 
     targets = cell["targets"]
     if len(targets) == 0:

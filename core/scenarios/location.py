@@ -28,10 +28,10 @@ import numpy as np
 
 from .. import metrics as M
 from ..audit import epsilon_lower_bound_roc
-from ..attacks.likelihood_ratio import LikelihoodRatioAttack
-from ..attacks.location_common import CellPool, balanced_labels, noise, sample_counts
-from ..attacks.one_threshold import OneThresholdAttack
-from ..attacks.two_threshold import TwoThresholdAttack
+from ..attacks.location.likelihood_ratio import LikelihoodRatioAttack
+from ..attacks.location.location_common import CellPool, balanced_labels, noise, sample_counts
+from ..attacks.location.one_threshold import OneThresholdAttack
+from ..attacks.location.two_threshold import TwoThresholdAttack
 from ..cancel import checkpoint
 from ..data.traces import generate_traces, load_trace_csv
 from ..errors import DataError, ParameterError
@@ -303,7 +303,7 @@ class LocationMembership(Scenario):
         record = {"kind": kind, "k": k, "shadows": m, "games": int(yt.size), "attacks": {}}
         mlp = None
         if config["attack"] == "mlp":
-            from ..attacks.meta_classifier import MetaClassifierMLP, effective_input_weights, weight_summary
+            from ..attacks.location.meta_classifier import MetaClassifierMLP, effective_input_weights, weight_summary
 
             Xtr, ytr = self._aggregates(config, context, "train", k, m, rng)
             Xv, yv = self._aggregates(config, context, "val", k, min(m, 20_000), rng)

@@ -18,8 +18,8 @@ import time
 
 import numpy as np
 
-from ..attacks.dinur_nissim import DECODERS, ILP_MAX_N, DinurNissimAttack
-from ..attacks.dinur_nissim_lp import METHODS
+from ..attacks.reconstruction.dinur_nissim import DECODERS, ILP_MAX_N, DinurNissimAttack
+from ..attacks.reconstruction.dinur_nissim_lp import METHODS
 from ..cancel import checkpoint
 from ..data.healthcare import PUBLIC, healthcare_population
 from ..errors import ParameterError

@@ -25,7 +25,7 @@ Why not HiGHS here: the query matrix is dense (half its entries are 1), and HiGH
 interior-point code IPX works with sparse LU factors of a basis matrix. At n = 1000,
 m = 2000 with noisy answers, 3.2 s of its 5.6 s go to factorising that dense basis
 sparsely (HiGHS's own timing report). The LP is the same; HiGHS stays available
-as ``method="highs"`` in :func:`core.attacks.dinur_nissim_lp.solve_lp` and is the
+as ``method="highs"`` in :func:`core.attacks.reconstruction.dinur_nissim_lp.solve_lp` and is the
 reference the tests compare against.
 
 Speed details (each measured at n = 1000, m = 2000, on the 2-core machine):

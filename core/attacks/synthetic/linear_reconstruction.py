@@ -13,8 +13,8 @@ where row j of the 0/1 matrix A marks the records of X in query j's QI cell (§3
 all n bits; only the target's ``t_u`` is used: the guess is ``⌊t_u⌉`` (1 if ``t_u ≥ ½``) and the ROC score
 is ``t_u``.
 
-Solver (both through :func:`core.attacks.dinur_nissim_lp.solve_lp`, which reaches the same optimum either
-way): the certified dense interior-point method for exactly this LP
+Solver (both through :func:`core.attacks.reconstruction.dinur_nissim_lp.solve_lp`, which reaches the same
+optimum either way): the certified dense interior-point method for exactly this LP
 (:func:`core.solvers.frisch_newton.l1_box_ipm`) or HiGHS on the sparse dual. The dense method forms
 ``Mᵀ W M`` densely (q·n² flops per iteration), which pays off when A is dense (Dinur–Nissim's random subsets,
 half ones) but not here: every record lies in exactly one cell per attribute tuple, so A has 1–3% non-zeros
@@ -34,7 +34,7 @@ import scipy.sparse as sp
 
 from ...releases.kway_queries import KWayQueries
 from ...errors import SolverError
-from ..dinur_nissim_lp import solve_lp
+from ..reconstruction.dinur_nissim_lp import solve_lp
 
 
 @dataclass

@@ -13,7 +13,7 @@ import numpy as np
 import highspy
 from scipy import sparse
 
-from ..errors import SolverError
+from ...errors import SolverError
 
 
 def solve_ip(queries, answers, time_limit: float | None = 30.0) -> np.ndarray:

@@ -4,7 +4,7 @@ Game: the defender removes either the target (``b = 0``) or another user unique
 on ``A'`` (``b = 1``) from ``D`` and releases ``Q(D)`` and ``|D|``; the attacker
 knows the target's full record ``r*``.
 
-**M_D.** The constraint program of :mod:`core.attacks.desia` *without* the
+**M_D.** The constraint program of :mod:`core.attacks.aggregates.desia` *without* the
 uniqueness constraint. A feasible ``σ`` gives a multiplicity ``σ(x_{r*})``;
 verification adds ``x_{r*} = 0`` if ``σ(x_{r*}) ≥ 1`` and ``x_{r*} ≥ 1`` otherwise
 (the general form of the paper's ``c_t'``). If that is infeasible, membership is
@@ -23,8 +23,8 @@ import time
 
 import numpy as np
 
-from ..errors import DataError, ParameterError
-from ..releases.aggregate_release import AggregateRelease
+from ...errors import DataError, ParameterError
+from ...releases.aggregate_release import AggregateRelease
 from .desia import (DeSIAOutput, QueryGrid, _Program, check_shadow_labels, make_classifier, sample_backgrounds,
                     solve_feasibility)
 
@@ -54,7 +54,7 @@ class DeSIAMIA:
         self.labels_ = rng.integers(0, 2, size=self.shadows)
         base = B + (1 - self.labels_)[:, None] * E  # non-members contribute their filler record
         if epsilon > 0:
-            from ..releases.census_tables import noisy_answers
+            from ...releases.census_tables import noisy_answers
             base = noisy_answers(base, epsilon, rng)
         self.base_ = base.astype(np.float32)
         n_train = int(round(self.train_fraction * self.shadows))

@@ -19,7 +19,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from ..errors import DataError
+from ...errors import DataError
 
 __all__ = ["aia_scores", "mia_scores", "pool"]
 

@@ -59,9 +59,9 @@ from dataclasses import dataclass
 import numpy as np
 import scipy.sparse as sp
 
-from ..cancel import checkpoint
-from ..errors import DataError, ParameterError, SolverError
-from ..releases.aggregate_release import AggregateRelease
+from ...cancel import checkpoint
+from ...errors import DataError, ParameterError, SolverError
+from ...releases.aggregate_release import AggregateRelease
 
 _EPS_SCORE = 1e-9
 MAX_GRID_CELLS = 4_000_000
@@ -415,7 +415,7 @@ class StochasticModule:
                                   release.cardinalities, rng)
         self.labels_ = rng.integers(0, self.k_, size=self.shadows)
         if release.epsilon > 0:  # the attacker knows the mechanism: same noise on the shadows
-            from ..releases.census_tables import noisy_answers
+            from ...releases.census_tables import noisy_answers
             B = noisy_answers(B, release.epsilon, rng)
         self.B_ = B.astype(np.float32)
         n_train = int(round(self.train_fraction * self.shadows))

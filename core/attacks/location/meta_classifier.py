@@ -29,7 +29,7 @@ from typing import Callable
 
 import numpy as np
 
-from ..errors import Cancelled, DataError
+from ...errors import Cancelled, DataError
 
 
 def _torch():

@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..errors import ParameterError
+from ...errors import ParameterError
 
 DECODERS = ("lp", "lsq", "ilp")
 ILP_MAX_N = 60

