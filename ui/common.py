@@ -361,11 +361,13 @@ def download_result(result: Result, name: str | None = None) -> None:
 
 
 def metric_row(metrics: dict, names: dict[str, str], fmt: str = "{:.3f}") -> None:
-    """A row of ``st.metric`` tiles for the named metrics that exist."""
+    """A row of ``st.metric`` tiles for the named metrics that exist. The row wraps instead of truncating a
+    label: each tile is as wide as its label."""
     shown = [(label, metrics[k]) for k, label in names.items() if k in metrics]
     if not shown:
         return
-    for col, (label, value) in zip(st.columns(len(shown)), shown):
+    row = st.container(horizontal=True, wrap=True, gap="large")
+    for label, value in shown:
         text = "—" if value is None or (isinstance(value, float) and math.isnan(value)) else (
             fmt.format(value) if isinstance(value, (int, float)) else str(value))
-        col.metric(label, text)
+        row.metric(label, text, width="content")
