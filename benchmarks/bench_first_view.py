@@ -11,48 +11,20 @@ from __future__ import annotations
 import argparse
 import os
 import re
-import socket
 import statistics
-import subprocess
 import sys
 import time
-import urllib.request
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
-CHROMIUM = "/usr/bin/chromium"
-ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-        "--disable-background-networking", "--disable-component-update", "--disable-sync",
-        "--disable-dev-shm-usage"]
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from labserver import ROOT, launch_options, serve  # shared with bench_load.py
+
 GOAL = 2.0
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 def _pages() -> list[str]:
     return [re.sub(r"^\d+_", "", p.stem) for p in sorted((ROOT / "pages").glob("[0-9]*_*.py"))
             if not p.stem.startswith("9")]  # the glossary has no plot
-
-
-def _start(port: int) -> subprocess.Popen:
-    env = {**os.environ, "OPENBLAS_NUM_THREADS": "1"}
-    proc = subprocess.Popen([sys.executable, "-m", "streamlit", "run", str(ROOT / "app.py"), "--server.port",
-                             str(port), "--server.address", "127.0.0.1", "--server.headless", "true",
-                             "--browser.gatherUsageStats", "false"], cwd=ROOT, env=env,
-                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    deadline = time.time() + 60
-    while time.time() < deadline:
-        try:
-            if urllib.request.urlopen(f"http://127.0.0.1:{port}/_stcore/health", timeout=2).read() == b"ok":
-                return proc
-        except OSError:
-            time.sleep(0.3)
-    proc.kill()
-    raise SystemExit("streamlit did not start")
 
 
 def first_plot_seconds(browser, url: str, shot: Path | None = None, timeout_s: float = 120, ctx=None) -> float:
@@ -87,38 +59,29 @@ def main() -> None:
     args = ap.parse_args()
     from playwright.sync_api import sync_playwright
 
-    port = args.port or _free_port()
-    proc = _start(port)
-    base = f"http://127.0.0.1:{port}"
-    try:
-        with sync_playwright() as p:
-            browser = p.chromium.launch(executable_path=CHROMIUM, headless=True, args=ARGS)
-            rows = []
-            print("seconds to the first plot; 'warm' = second visit to a warm server; 'new browser' = empty HTTP "
-                  "cache, 'returning' = the browser has the app's JavaScript cached", flush=True)
-            print(f"{'page':32s} {'first visit':>12s} {'warm, new browser':>18s} {'warm, returning':>16s} "
-                  f"{'returning / goal':>17s}", flush=True)
-            returning = browser.new_context(viewport={"width": 1400, "height": 1600})
-            for slug in args.pages or _pages():
-                cold = first_plot_seconds(browser, f"{base}/{slug}", ctx=returning)
-                fresh, back = [], []
-                for i in range(args.repeat):
-                    shot = args.shots / f"first-view-{slug}.png" if args.shots and i == 0 else None
-                    if shot:
-                        args.shots.mkdir(parents=True, exist_ok=True)
-                    fresh.append(first_plot_seconds(browser, f"{base}/{slug}", shot))
-                    back.append(first_plot_seconds(browser, f"{base}/{slug}", ctx=returning))
-                rows.append((slug, cold, statistics.median(fresh), statistics.median(back)))
-                print(f"{slug:32s} {cold:12.2f} {rows[-1][2]:18.2f} {rows[-1][3]:16.2f} "
-                      f"{rows[-1][3] / GOAL:17.2f}", flush=True)
-            returning.close()
-            browser.close()
-    finally:
-        proc.terminate()
-        try:
-            proc.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            proc.kill()
+    with serve(args.port) as server, sync_playwright() as p:
+        base = server.url
+        browser = p.chromium.launch(**launch_options())
+        rows = []
+        print("seconds to the first plot; 'warm' = second visit to a warm server; 'new browser' = empty HTTP "
+              "cache, 'returning' = the browser has the app's JavaScript cached", flush=True)
+        print(f"{'page':32s} {'first visit':>12s} {'warm, new browser':>18s} {'warm, returning':>16s} "
+              f"{'returning / goal':>17s}", flush=True)
+        returning = browser.new_context(viewport={"width": 1400, "height": 1600})
+        for slug in args.pages or _pages():
+            cold = first_plot_seconds(browser, f"{base}/{slug}", ctx=returning)
+            fresh, back = [], []
+            for i in range(args.repeat):
+                shot = args.shots / f"first-view-{slug}.png" if args.shots and i == 0 else None
+                if shot:
+                    args.shots.mkdir(parents=True, exist_ok=True)
+                fresh.append(first_plot_seconds(browser, f"{base}/{slug}", shot))
+                back.append(first_plot_seconds(browser, f"{base}/{slug}", ctx=returning))
+            rows.append((slug, cold, statistics.median(fresh), statistics.median(back)))
+            print(f"{slug:32s} {cold:12.2f} {rows[-1][2]:18.2f} {rows[-1][3]:16.2f} "
+                  f"{rows[-1][3] / GOAL:17.2f}", flush=True)
+        returning.close()
+        browser.close()
     print(f"(goal: ≤ {GOAL:.0f} s to the first plot on a warm server; "
           f"os.getloadavg() = {', '.join(f'{x:.1f}' for x in os.getloadavg())} — timings are noisy under load)")
 

@@ -6,10 +6,10 @@ import pickle
 import time
 from pathlib import Path
 
+import pool_jobs
 import pytest
 from streamlit.testing.v1 import AppTest
 
-import pool_jobs
 from core.cost import Cost, CostLimitError
 from core.errors import Cancelled, ParameterError, WorkerCrashed
 from core.games import Progress, Result, run
