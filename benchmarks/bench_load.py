@@ -14,7 +14,9 @@ Done/Stored, or the page has no run), measured two ways:
   competes with the server for the same cores (about 3 s of CPU per page view), an artefact of testing 30
   browsers on the server's own machine.
 
-Also printed: errors (exceptions, "Unexpected error", timeouts), refusals by the cost limits, the server's
+Summary rows split the light sessions into pages without an engine run (closed-form plots, never queued) and
+pages whose default run goes through the pool (their first plot can wait for a free worker while the heavy runs
+hold both; a stored result is drawn at once). Also printed: errors (exceptions, "Unexpected error", timeouts), refusals by the cost limits, the server's
 memory (the server process *and* its worker processes: RSS sum, an upper bound, and PSS) and the load average
 before and after. Goal (issue 12): zero errors; light pages' p95 first plot ≤ 5 s while heavy runs queue;
 memory ≤ 4 GB. Not part of CI (minutes of wall time), and only meaningful on a quiet machine:
@@ -109,6 +111,7 @@ async def _session(browser, url: str, path: str, delay: float, timeout: float) -
             if out["first_plot"] is None and await page.locator(PLOT).count():
                 out["first_plot"] = time.perf_counter() - start
             running = "Running " in body or "Queued:" in body or "preparing" in body
+            out["has_run"] = out.get("has_run") or running or bool(DONE_TEXT.search(body))
             if DONE_TEXT.search(body) or (out["first_plot"] is not None and not running):
                 out["done"] = time.perf_counter() - start
                 out["refused"] = "needs about" in body
@@ -214,6 +217,8 @@ def main() -> int:
     for name in sorted({r["page"] + (" [heavy]" if r["heavy"] else "") for r in results}):
         print(_row(name, [r for r in results if r["page"] + (" [heavy]" if r["heavy"] else "") == name]))
     light_rows = [r for r in results if not r["heavy"]]
+    print(_row("light: pages without a run", [r for r in light_rows if not r.get("has_run")]))
+    print(_row("light: default runs (may queue)", [r for r in light_rows if r.get("has_run")]))
     print(_row("all light pages", light_rows))
     errors = sum(1 for r in results if r["error"])
     refused = sum(1 for r in results if r.get("refused"))
