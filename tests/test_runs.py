@@ -188,6 +188,16 @@ def test_abandoned_session_after_grace():
     assert not live.abandoned()
 
 
+def test_a_closed_tab_stops_its_run_in_the_worker():
+    from ui.runs import _watch_abandoned, pool
+
+    job = pool().submit(Job(pool_jobs.loop, {"seconds": 300}))
+    _wait_for_update(job, [])
+    _watch_abandoned(job, _Liveness("gone", grace=0.2, alive=lambda sid: False))
+    assert job.finished.wait(30)
+    assert isinstance(job.box["error"], Cancelled) and "loop: stopped" in str(job.box["error"])
+
+
 def test_stop_before_any_game_stays_stopped():
     # Stop pressed while "preparing…" (no game finished yet) used to rerun into a fresh run of the same
     # configuration, so the Stop was ignored. Now the page shows the stop and offers "Run again".
