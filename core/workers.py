@@ -195,10 +195,9 @@ def _worker_main(conn, stop_flag, nice: int) -> None:
             with stop_check(stopped):
                 out = ("value", job_id, target(report, **kwargs))
         except BaseException as exc:  # noqa: BLE001 - every error goes back to the page
-            text = traceback.format_exc()
-            if not isinstance(exc, LabError):
-                sys.stderr.write(f"[lab worker {os.getpid()}] {text}")
-            out = ("error", job_id, exc, text)
+            if not isinstance(exc, LabError):  # a bug: its traceback goes to the server's log
+                sys.stderr.write(f"[lab worker {os.getpid()}] {traceback.format_exc()}")
+            out = ("error", job_id, exc)
         try:
             report.flush()
             conn.send(out)
@@ -209,7 +208,7 @@ def _worker_main(conn, stop_flag, nice: int) -> None:
             what = out[2] if out[0] == "error" else None
             conn.send(("error", job_id, RuntimeError(
                 f"{type(what).__name__}: {what}" if what is not None else
-                f"the worker's answer could not be sent back ({detail})"), ""))
+                f"the worker's answer could not be sent back ({detail})")))
 
 
 # ------------------------------------------------------------ the server side
@@ -397,7 +396,7 @@ class RunPool:
         try:
             slot.ensure()
         except OSError as exc:
-            job.box["error"] = WorkerCrashed(f"{job.label}: no worker process could be started ({exc})")
+            job.box["error"] = WorkerCrashed(f"No worker process could be started for this run ({exc})")
             return
         job.pid = slot.proc.pid
         env = {k: v for k, v in os.environ.items() if k.startswith("LAB_")}
@@ -405,7 +404,7 @@ class RunPool:
             slot.conn.send((job.id, job.target, job.kwargs, env))
         except (BrokenPipeError, ConnectionError, EOFError) as exc:
             code = self._replace(slot)
-            job.box["error"] = WorkerCrashed(f"the worker process for this {job.label} ended ({_crash_text(code)}; "
+            job.box["error"] = WorkerCrashed(f"The worker process for this run had ended ({_crash_text(code)}; "
                                              f"{exc}); the server started a new one — run again")
             return
         # anything else (a job that will not serialise) is raised: a programming error, shown as such
@@ -451,6 +450,6 @@ class RunPool:
             # the pipe closed (the process ended) without an answer: a crash
             code = self._replace(slot)
             job.box["error"] = WorkerCrashed(
-                f"the worker process running this {job.label} ended unexpectedly ({_crash_text(code)}); the server "
-                "started a new one — run again, or choose a smaller run if it happens again")
+                f"The worker process doing this run ended unexpectedly ({_crash_text(code)}); the server started a "
+                "new one — run again, or choose a smaller run if it happens again")
             return
