@@ -13,48 +13,20 @@ from __future__ import annotations
 import argparse
 import os
 import re
-import socket
 import statistics
-import subprocess
 import sys
 import time
-import urllib.request
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
-CHROMIUM = "/usr/bin/chromium"
-ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-        "--disable-background-networking", "--disable-component-update", "--disable-sync",
-        "--disable-dev-shm-usage"]
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from labserver import ROOT, launch_options, serve  # shared with bench_load.py
+
 GOAL = 2.0
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 def _pages() -> list[str]:
     return [re.sub(r"^\d+_", "", p.stem) for p in sorted((ROOT / "pages").glob("[0-9]*_*.py"))
             if int(p.stem.split("_")[0]) < 60]  # the labs; Compare runs, presets and the glossary have no plot
-
-
-def _start(port: int, app: Path = ROOT / "app.py") -> subprocess.Popen:
-    env = {**os.environ, "OPENBLAS_NUM_THREADS": "1"}
-    proc = subprocess.Popen([sys.executable, "-m", "streamlit", "run", str(app), "--server.port",
-                             str(port), "--server.address", "127.0.0.1", "--server.headless", "true",
-                             "--browser.gatherUsageStats", "false"], cwd=ROOT, env=env,
-                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    deadline = time.time() + 60
-    while time.time() < deadline:
-        try:
-            if urllib.request.urlopen(f"http://127.0.0.1:{port}/_stcore/health", timeout=2).read() == b"ok":
-                return proc
-        except OSError:
-            time.sleep(0.3)
-    proc.kill()
-    raise SystemExit("streamlit did not start")
 
 
 def first_plot_seconds(browser, url: str, shot: Path | None = None, timeout_s: float = 120, ctx=None,
@@ -119,16 +91,11 @@ def floor_seconds(browser, repeat: int = 3) -> float:
     with tempfile.TemporaryDirectory() as tmp:
         app = Path(tmp) / "floor.py"
         app.write_text(FLOOR_APP, encoding="utf-8")
-        port = _free_port()
-        proc = _start(port, app)
-        try:
+        with serve(app=app) as server:
             ctx = browser.new_context(viewport={"width": 1400, "height": 1600})
-            first_plot_seconds(browser, f"http://127.0.0.1:{port}/", ctx=ctx)  # warm the server
-            times = [first_plot_seconds(browser, f"http://127.0.0.1:{port}/", ctx=ctx) for _ in range(repeat)]
+            first_plot_seconds(browser, f"{server.url}/", ctx=ctx)  # warm the server
+            times = [first_plot_seconds(browser, f"{server.url}/", ctx=ctx) for _ in range(repeat)]
             ctx.close()
-        finally:
-            proc.terminate()
-            proc.wait(timeout=10)
     return statistics.median(times)
 
 
@@ -141,55 +108,46 @@ def main() -> None:
     args = ap.parse_args()
     from playwright.sync_api import sync_playwright
 
-    port = args.port or _free_port()
-    proc = _start(port)
-    base = f"http://127.0.0.1:{port}"
-    try:
-        with sync_playwright() as p:
-            browser = p.chromium.launch(executable_path=CHROMIUM, headless=True, args=ARGS)
-            rows = []
-            print("seconds to the first plot; 'warm' = second visit to a warm server; 'new browser' = empty HTTP "
-                  "cache, 'returning' = the browser has the app's JavaScript cached", flush=True)
-            print(f"{'page':32s} {'first visit':>12s} {'warm, new browser':>18s} {'warm, returning':>16s} "
-                  f"{'returning / goal':>17s}", flush=True)
-            returning = browser.new_context(viewport={"width": 1400, "height": 1600})
-            titles: dict[str, str] = {}
-            for slug in args.pages or _pages():
-                cold = first_plot_seconds(browser, f"{base}/{slug}", ctx=returning, titles=titles, slug=slug)
-                fresh, back = [], []
-                for i in range(args.repeat):
-                    shot = args.shots / f"first-view-{slug}.png" if args.shots and i == 0 else None
-                    if shot:
-                        args.shots.mkdir(parents=True, exist_ok=True)
-                    fresh.append(first_plot_seconds(browser, f"{base}/{slug}", shot))
-                    back.append(first_plot_seconds(browser, f"{base}/{slug}", ctx=returning))
-                rows.append((slug, cold, statistics.median(fresh), statistics.median(back)))
-                print(f"{slug:32s} {cold:12.2f} {rows[-1][2]:18.2f} {rows[-1][3]:16.2f} "
-                      f"{rows[-1][3] / GOAL:17.2f}", flush=True)
-            print(f"{'(floor: a title and one chart)':32s} {'':12s} {'':18s} {floor_seconds(browser):16.2f}",
-                  flush=True)
-            # In-app navigation: one tab opened at the home page (whose chart loads Plotly's JavaScript once),
-            # then every lab chosen in the sidebar, as a class uses the app.
-            print(f"\n{'page (in-app navigation)':32s} {'first pass':>12s} {'second pass':>12s} {'/ goal':>8s}",
-                  flush=True)
-            tab = returning.new_page()
-            tab.goto(base, wait_until="commit")
-            tab.wait_for_selector(".js-plotly-plot .main-svg", timeout=120_000)
-            passes: dict[str, list[float]] = {}
-            for _ in range(2):
-                for slug, title in titles.items():
-                    passes.setdefault(slug, []).append(in_app_seconds(tab, slug.replace("_", " "), title))
-            for slug, (one, two) in passes.items():
-                print(f"{slug:32s} {one:12.2f} {two:12.2f} {max(one, two) / GOAL:8.2f}", flush=True)
-            tab.close()
-            returning.close()
-            browser.close()
-    finally:
-        proc.terminate()
-        try:
-            proc.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            proc.kill()
+    with serve(args.port) as server, sync_playwright() as p:
+        base = server.url
+        browser = p.chromium.launch(**launch_options())
+        rows = []
+        print("seconds to the first plot; 'warm' = second visit to a warm server; 'new browser' = empty HTTP "
+              "cache, 'returning' = the browser has the app's JavaScript cached", flush=True)
+        print(f"{'page':32s} {'first visit':>12s} {'warm, new browser':>18s} {'warm, returning':>16s} "
+              f"{'returning / goal':>17s}", flush=True)
+        returning = browser.new_context(viewport={"width": 1400, "height": 1600})
+        titles: dict[str, str] = {}
+        for slug in args.pages or _pages():
+            cold = first_plot_seconds(browser, f"{base}/{slug}", ctx=returning, titles=titles, slug=slug)
+            fresh, back = [], []
+            for i in range(args.repeat):
+                shot = args.shots / f"first-view-{slug}.png" if args.shots and i == 0 else None
+                if shot:
+                    args.shots.mkdir(parents=True, exist_ok=True)
+                fresh.append(first_plot_seconds(browser, f"{base}/{slug}", shot))
+                back.append(first_plot_seconds(browser, f"{base}/{slug}", ctx=returning))
+            rows.append((slug, cold, statistics.median(fresh), statistics.median(back)))
+            print(f"{slug:32s} {cold:12.2f} {rows[-1][2]:18.2f} {rows[-1][3]:16.2f} "
+                  f"{rows[-1][3] / GOAL:17.2f}", flush=True)
+        print(f"{'(floor: a title and one chart)':32s} {'':12s} {'':18s} {floor_seconds(browser):16.2f}",
+              flush=True)
+        # In-app navigation: one tab opened at the home page (whose chart loads Plotly's JavaScript once),
+        # then every lab chosen in the sidebar, as a class uses the app.
+        print(f"\n{'page (in-app navigation)':32s} {'first pass':>12s} {'second pass':>12s} {'/ goal':>8s}",
+              flush=True)
+        tab = returning.new_page()
+        tab.goto(base, wait_until="commit")
+        tab.wait_for_selector(".js-plotly-plot .main-svg", timeout=120_000)
+        passes: dict[str, list[float]] = {}
+        for _ in range(2):
+            for slug, title in titles.items():
+                passes.setdefault(slug, []).append(in_app_seconds(tab, slug.replace("_", " "), title))
+        for slug, (one, two) in passes.items():
+            print(f"{slug:32s} {one:12.2f} {two:12.2f} {max(one, two) / GOAL:8.2f}", flush=True)
+        tab.close()
+        returning.close()
+        browser.close()
     print(f"(goal: ≤ {GOAL:.0f} s to the first plot on a warm server; "
           f"os.getloadavg() = {', '.join(f'{x:.1f}' for x in os.getloadavg())} — timings are noisy under load)")
 

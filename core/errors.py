@@ -8,7 +8,15 @@ from __future__ import annotations
 
 
 class LabError(Exception):
-    """Base class of every error the engine raises on purpose."""
+    """Base class of every error the engine raises on purpose.
+
+    Engine errors travel from the worker processes that run a server's jobs back to the page
+    (:mod:`core.workers`), so each one is rebuilt there with its class, message and attributes even when its
+    ``__init__`` takes other arguments than its message (``ParameterError(param, message)``).
+    """
+
+    def __reduce__(self):
+        return _rebuild, (type(self), self.args, dict(self.__dict__))
 
 
 class ParameterError(LabError, ValueError):
@@ -30,3 +38,15 @@ class SolverError(LabError, RuntimeError):
 
 class Cancelled(LabError):
     """A run was stopped by the user before it finished."""
+
+
+class WorkerCrashed(LabError):
+    """The worker process running a job ended without an answer (killed, out of memory, a crash in C code)."""
+
+
+def _rebuild(cls: type, args: tuple, state: dict) -> "LabError":
+    """An engine error rebuilt in another process without calling its ``__init__``."""
+    exc = cls.__new__(cls, *args)
+    exc.args = args
+    exc.__dict__.update(state)
+    return exc

@@ -26,6 +26,8 @@ class Settings:
     max_run_seconds: float = 600.0
     max_run_bytes: int = 1_000_000_000
     abandoned_grace_seconds: float = 5.0
+    worker_nice: int = 10
+    stop_timeout_seconds: float = 10.0
     # [engine]
     poll_seconds: float = 0.5
     memory_guard_fraction: float = 0.8
@@ -41,7 +43,8 @@ class Settings:
 
 
 _SECTIONS = {
-    "server": {"slots": int, "max_run_seconds": float, "max_run_bytes": int, "abandoned_grace_seconds": float},
+    "server": {"slots": int, "max_run_seconds": float, "max_run_bytes": int, "abandoned_grace_seconds": float,
+               "worker_nice": int, "stop_timeout_seconds": float},
     "engine": {"poll_seconds": float, "memory_guard_fraction": float},
     "store": {"path": str, "size_limit_bytes": int},
 }

@@ -1,64 +1,179 @@
-"""The app's run machinery (ui/runs.py): one bounded pool per server, queue positions, Stop while queued,
-abandoned sessions, and a Stop pressed before any game finished that stays a stop (issue 8 item 2, issue 12)."""
-import threading
+"""The app's run machinery (ui/runs.py, core/workers.py): one bounded pool of worker processes per server,
+queue positions, Stop while queued and while running, typed errors, crashed workers, abandoned sessions, and a
+Stop pressed before any game finished that stays a stop (issue 8 item 2, issue 12)."""
+import os
+import pickle
 import time
 from pathlib import Path
 
+import pool_jobs
+import pytest
 from streamlit.testing.v1 import AppTest
 
-from core.errors import Cancelled
+from core.cost import Cost, CostLimitError
+from core.errors import Cancelled, ParameterError, WorkerCrashed
+from core.games import Progress, Result, run
 from core.scenario import get
 from core.store import result_key
-from ui.runs import Job, RunPool, _Liveness
+from core.workers import Job, RunPool, run_job, sweep_job
+from ui.runs import _Liveness
 
 ROOT = Path(__file__).resolve().parent.parent
+WAIT = 120  # seconds a test waits for a worker (they start at low priority on a busy machine)
 
 
-def _blocker(gate: threading.Event, started: list, name: str):
-    def call(report):
-        started.append(name)
-        gate.wait(10)
-        return name
-    return call
+@pytest.fixture(scope="module")
+def pool():
+    p = RunPool(2, stop_timeout=60)
+    yield p
+    p.close()
 
 
-def test_pool_is_bounded_fifo_with_positions_and_withdraw():
-    pool = RunPool(2)
-    gate, started = threading.Event(), []
-    jobs = [pool.submit(Job(_blocker(gate, started, f"j{i}"))) for i in range(5)]
-    deadline = time.time() + 5
-    while len(started) < 2 and time.time() < deadline:
-        time.sleep(0.01)
-    time.sleep(0.1)
+def _drain(job: Job) -> list:
+    out = []
+    while not job.updates.empty():
+        out.append(job.updates.get_nowait())
+    return out
+
+
+def _wait_for_update(job: Job, seen: list, timeout: float = WAIT):
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        seen.extend(_drain(job))
+        if seen:
+            return seen[0]
+        time.sleep(0.02)
+    raise AssertionError(f"{job} reported nothing")
+
+
+def test_a_job_runs_in_another_process_at_lower_priority(pool):
+    job = pool.submit(Job(pool_jobs.whoami))
+    assert job.finished.wait(WAIT)
+    pid = job.box["value"]
+    assert pid != os.getpid() and pid == job.pid and pid in pool.pids()
+    assert os.getpriority(os.PRIO_PROCESS, pid) == min(19, os.getpriority(os.PRIO_PROCESS, 0) + 10)
+
+
+def test_jobs_are_data_not_closures():
+    def local(report):
+        return 1
+
+    with pytest.raises(TypeError, match="module-level function"):
+        Job(local)
+    with pytest.raises(TypeError, match="module-level function"):
+        Job(lambda report: 1)
+
+
+def test_pool_is_bounded_fifo_with_positions_and_withdraw(pool, tmp_path):
+    gate = str(tmp_path / "gate")
+    jobs = [pool.submit(Job(pool_jobs.blocker, {"gate": gate, "name": f"j{i}"})) for i in range(5)]
+    started = [_wait_for_update(jobs[0], []), _wait_for_update(jobs[1], [])]
+    time.sleep(0.3)
     assert sorted(started) == ["j0", "j1"]  # two slots: two run, three wait
+    assert all(j.updates.empty() for j in jobs[2:])
     assert pool.load() == (2, 3)
     assert [pool.position(j) for j in jobs[2:]] == [0, 1, 2]  # "2 runs ahead of yours" for the last
     assert pool.withdraw(jobs[3])  # Stop while queued: it never runs
     assert isinstance(jobs[3].box["error"], Cancelled) and jobs[3].finished.is_set()
     assert pool.position(jobs[4]) == 1
     assert not pool.withdraw(jobs[0])  # already running: the cancel flag stops it instead
-    gate.set()
+    Path(gate).touch()
     for j in jobs:
-        assert j.finished.wait(5)
-    assert sorted(started) == ["j0", "j1", "j2", "j4"]
+        assert j.finished.wait(WAIT)
     assert [j.box.get("value") for j in jobs] == ["j0", "j1", "j2", None, "j4"]
+    assert jobs[3].started_at is None and jobs[3].pid is None
 
 
-def test_cancel_flag_reaches_engine_checkpoints_in_the_pool():
-    from core.cancel import checkpoint
-
-    def call(report):
-        for _ in range(1000):
-            checkpoint("test")
-            time.sleep(0.01)
-        return "finished"
-
-    pool = RunPool(1)
-    job = pool.submit(Job(call))
-    time.sleep(0.2)
+def test_stop_while_running_reaches_the_engines_checkpoints(pool):
+    job = pool.submit(Job(pool_jobs.loop, {"seconds": 300}))
+    first = _wait_for_update(job, [])
+    assert first[0] == "started"
+    worker = first[1]
+    time.sleep(0.5)
+    assert not job.finished.is_set()
     job.cancel.set()
-    assert job.finished.wait(2)
-    assert isinstance(job.box["error"], Cancelled)
+    assert job.finished.wait(30)  # long before the loop's 300 s and the pool's 60 s stop timeout
+    error = job.box["error"]
+    assert isinstance(error, Cancelled) and "loop: stopped" in str(error), error
+    assert worker in pool.pids()  # stopped cooperatively: the same worker serves the next job
+    nxt = pool.submit(Job(pool_jobs.whoami))
+    assert nxt.finished.wait(WAIT) and nxt.box["value"] in pool.pids()
+
+
+@pytest.mark.parametrize("kind, cls", [("parameter", ParameterError), ("cost", CostLimitError),
+                                       ("unexpected", KeyError)])
+def test_errors_come_back_typed(pool, kind, cls):
+    job = pool.submit(Job(pool_jobs.fail, {"kind": kind}))
+    assert job.finished.wait(WAIT)
+    error = job.box["error"]
+    assert type(error) is cls, repr(error)
+    if kind == "parameter":
+        assert (error.param, error.message) == ("n", "too big for this server")
+    if kind == "cost":
+        assert error.cost == Cost(seconds=720.0, bytes=4e9, drivers=("games",))
+        assert error.message == "this run needs about 4 GB" and error.param == "games"
+
+
+@pytest.mark.parametrize("how", ["exit", "kill"])
+def test_a_crashed_worker_gives_an_error_and_the_next_job_runs(pool, how):
+    job = pool.submit(Job(pool_jobs.crash, {"how": how}, label="games"))
+    assert job.finished.wait(WAIT)
+    error = job.box["error"]
+    assert isinstance(error, WorkerCrashed), repr(error)
+    assert ("exit code 3" if how == "exit" else "killed by SIGKILL") in str(error)
+    assert "ended unexpectedly" in str(error)
+    assert job.pid not in pool.pids() and len(pool.pids()) == 2  # replaced
+    nxt = pool.submit(Job(pool_jobs.whoami))
+    assert nxt.finished.wait(WAIT) and "value" in nxt.box
+
+
+def test_a_worker_that_ignores_stop_is_ended_and_replaced():
+    small = RunPool(1, stop_timeout=1.0)
+    try:
+        job = small.submit(Job(pool_jobs.stubborn, {"seconds": 300}))
+        _wait_for_update(job, [])
+        job.cancel.set()
+        assert job.finished.wait(60)
+        assert isinstance(job.box["error"], Cancelled) and "was ended" in str(job.box["error"])
+        nxt = small.submit(Job(pool_jobs.whoami))
+        assert nxt.finished.wait(WAIT) and nxt.box["value"] != job.pid
+    finally:
+        small.close()
+    assert small.pids() == []
+
+
+def test_a_page_run_in_a_worker_gives_the_same_numbers_and_streams_progress(pool):
+    params = {"n": 40, "trials": 6}
+    job = pool.submit(Job(run_job, {"scenario": "reconstruction", "params": params, "seed": 11}, label="games"))
+    assert job.finished.wait(WAIT)
+    here = run("reconstruction", params, seed=11)
+    there = Result.from_dict(job.box["value"])
+    assert there.metrics == here.metrics and there.games_done == here.games_done  # (series hold timings)
+    updates = _drain(job)
+    assert updates and all(isinstance(u, Progress) for u in updates)
+    assert updates[-1].done == updates[-1].total == here.games_total  # the final report always arrives
+    assert updates[-1].result.metrics == here.metrics
+
+
+def test_a_sweep_in_a_worker_gives_the_same_rows(pool):
+    from core.sweep import sweep
+
+    args = {"scenario": "reconstruction", "base": {"trials": 2}, "grid": {"n": [20, 30]}, "seed": 5}
+    job = pool.submit(Job(sweep_job, args, label="settings"))
+    assert job.finished.wait(WAIT)
+    here = sweep("reconstruction", {"trials": 2}, {"n": [20, 30]}, seed=5)
+    assert job.box["value"]["rows"] == here["rows"]
+    assert _drain(job)[-1][:2] == (2, 2)
+
+
+def test_results_and_engine_errors_survive_the_trip():
+    result = run("reconstruction", {"n": 20, "trials": 2}, seed=1)
+    progress = Progress(done=2, total=2, seconds=0.1, result=result)
+    assert pickle.loads(pickle.dumps(progress)) == progress
+    for exc in (ParameterError("eps", "must be positive"), Cancelled("stopped"), WorkerCrashed("gone"),
+                CostLimitError(Cost(1.0, 2.0, ("n",)), "too big")):
+        back = pickle.loads(pickle.dumps(exc))
+        assert type(back) is type(exc) and str(back) == str(exc) and vars(back) == vars(exc)
 
 
 def test_abandoned_session_after_grace():
@@ -71,6 +186,16 @@ def test_abandoned_session_after_grace():
     assert live.abandoned()
     alive["v"] = True
     assert not live.abandoned()
+
+
+def test_a_closed_tab_stops_its_run_in_the_worker():
+    from ui.runs import _watch_abandoned, pool
+
+    job = pool().submit(Job(pool_jobs.loop, {"seconds": 300}))
+    _wait_for_update(job, [])
+    _watch_abandoned(job, _Liveness("gone", grace=0.2, alive=lambda sid: False))
+    assert job.finished.wait(30)
+    assert isinstance(job.box["error"], Cancelled) and "loop: stopped" in str(job.box["error"])
 
 
 def test_stop_before_any_game_stays_stopped():

@@ -1,9 +1,13 @@
 """The app's run machinery: one bounded worker pool per server, a visible queue, Stop, abandoned runs, the store.
 
-* **One pool per server.** :func:`pool` is a process-wide :class:`RunPool` with ``[server] slots`` worker
-  threads (``lab_settings.toml``) shared by every session. Engine work never runs on a Streamlit script
-  thread; a run waits in a first-come, first-served queue and its page says how many runs are ahead
-  ("2 runs ahead of yours"). Stop works while queued (the run is withdrawn) and while running.
+* **One pool per server.** :func:`pool` is a process-wide :class:`~core.workers.RunPool` with
+  ``[server] slots`` worker *processes* (``lab_settings.toml``) shared by every session, at a lowered CPU
+  priority (``worker_nice``). Engine work never runs in the server process, so it never holds up a page
+  script; a run is sent as data (scenario name, configuration, seed, grid) and waits in a first-come,
+  first-served queue while its page says how many runs are ahead ("2 runs ahead of yours"). Stop works while
+  queued (the run is withdrawn) and while running (the worker's stop checks; a worker that does not stop
+  within ``stop_timeout_seconds`` is replaced). Progress streams back for live plots; a worker that crashes
+  gives a clear error and is replaced.
 * **Nothing waits that need not.** Before queueing, a page looks the run up in the shared result store
   (:mod:`core.store`, every session and the CLI) and in a small in-memory cache; a hit is drawn at once.
   Closed-form content never touches the pool.
@@ -16,23 +20,21 @@
 from __future__ import annotations
 
 import json
-import queue
 import threading
 import time
-from collections import OrderedDict, deque
+from collections import OrderedDict
 from typing import Any, Callable
 
 import streamlit as st
 
-from core.cancel import stop_check
 from core.cost import CostLimitError, check_server_limits
 from core.errors import Cancelled, LabError
-from core.games import Progress, Result, run
+from core.games import Progress, Result
 from core.plain_language import count
 from core.scenario import Scenario
 from core.settings import settings
 from core.store import default_store, engine_version, result_key
-from core.sweep import sweep
+from core.workers import Job, RunPool, run_job, sweep_job
 
 MAX_CACHED_RESULTS = 32  # recent results held in this process (the disk store holds the rest)
 POLL_SECONDS = 0.25
@@ -40,106 +42,18 @@ REDRAW_SECONDS = 2.0  # live plots of a running game at most this often
 
 
 # ------------------------------------------------------------------ the pool
-class Job:
-    """One unit of engine work submitted to the pool: ``call(report)`` with a cancel flag."""
-
-    def __init__(self, call: Callable[[Callable[[Any], None]], Any], label: str = "run"):
-        self.call = call
-        self.label = label
-        self.cancel = threading.Event()
-        self.updates: "queue.Queue[Any]" = queue.Queue()
-        self.finished = threading.Event()
-        self.started_at: float | None = None
-        self.box: dict[str, Any] = {}
-
-    @property
-    def running(self) -> bool:
-        return self.started_at is not None and not self.finished.is_set()
-
-    def execute(self) -> None:
-        self.started_at = time.perf_counter()
-        try:
-            if self.cancel.is_set():
-                raise Cancelled(f"{self.label}: stopped while queued")
-            with stop_check(self.cancel.is_set):  # nested engine calls (sweeps) see the same stop
-                self.box["value"] = self.call(self.updates.put)
-        except BaseException as exc:  # reported to the page by the script thread
-            self.box["error"] = exc
-        finally:
-            self.finished.set()
-
-
-class RunPool:
-    """A fixed number of worker threads fed from one FIFO queue, with queue positions."""
-
-    def __init__(self, slots: int):
-        self.slots = max(1, int(slots))
-        self._waiting: deque[Job] = deque()
-        self._running: set[Job] = set()
-        self._cond = threading.Condition()
-        self._threads = [threading.Thread(target=self._work, name=f"lab-run-{i}", daemon=True)
-                         for i in range(self.slots)]
-        for t in self._threads:
-            t.start()
-
-    def submit(self, job: Job) -> Job:
-        with self._cond:
-            self._waiting.append(job)
-            self._cond.notify()
-        return job
-
-    def position(self, job: Job) -> int:
-        """Runs queued ahead of ``job`` (0 when it runs or is next)."""
-        with self._cond:
-            try:
-                return self._waiting.index(job)
-            except ValueError:
-                return 0
-
-    def queued(self, job: Job) -> bool:
-        with self._cond:
-            return job in self._waiting
-
-    def withdraw(self, job: Job) -> bool:
-        """Remove a queued job (it then never runs); False if it already started."""
-        with self._cond:
-            try:
-                self._waiting.remove(job)
-            except ValueError:
-                return False
-        job.box["error"] = Cancelled(f"{job.label}: withdrawn from the queue")
-        job.finished.set()
-        return True
-
-    def load(self) -> tuple[int, int]:
-        """(running, waiting) right now."""
-        with self._cond:
-            return len(self._running), len(self._waiting)
-
-    def _work(self) -> None:
-        while True:
-            with self._cond:
-                while not self._waiting:
-                    self._cond.wait()
-                job = self._waiting.popleft()
-                self._running.add(job)
-            try:
-                job.execute()
-            finally:
-                with self._cond:
-                    self._running.discard(job)
-
-
+# The pool itself (worker processes, the queue, Stop, crashes) is engine-side: core/workers.py.
 _POOL: RunPool | None = None
 _POOL_LOCK = threading.Lock()
 
 
 def pool() -> RunPool:
-    """The server's one run pool (``[server] slots`` workers), created on first use."""
+    """The server's one run pool (``[server] slots`` worker processes), created on first use."""
     global _POOL
     with _POOL_LOCK:
         if _POOL is None:
-            _POOL = RunPool(settings().slots)
+            s = settings()
+            _POOL = RunPool(s.slots, nice=s.worker_nice, stop_timeout=s.stop_timeout_seconds)
         return _POOL
 
 
@@ -205,17 +119,15 @@ def _queue_text(position: int, elapsed: float) -> str:
     return f"Queued: the server runs {pool().slots} at a time ({running} running); {ahead} · {elapsed:.0f} s"
 
 
-def _in_worker(call: Callable[[Callable], Any], cancel: threading.Event, on_update: Callable[[Any], tuple],
-               bar, unit: str) -> dict:
-    """Run ``call(report)`` on the server's pool while the script thread shows its queue place and reports.
+def _in_worker(job: Job, on_update: Callable[[Any], tuple], bar, unit: str) -> dict:
+    """Run ``job`` on the server's pool while the script thread shows its queue place and reports.
 
     ``on_update(report) -> (done, total)`` runs on the script thread for the latest report. The progress bar
     is refreshed every poll, which also lets Streamlit deliver a click promptly. If the script is interrupted
-    (Stop, a widget change) or the session disconnects, ``cancel`` is set (a queued run is withdrawn) so the
-    engine stops too. Returns ``{"value": …}`` or ``{"error": exception}``.
+    (Stop, a widget change) or the session disconnects, ``job.cancel`` is set (a queued run is withdrawn) so
+    the engine stops too. Returns ``{"value": …}`` or ``{"error": exception}``.
     """
-    job = Job(call, label=unit)
-    job.cancel = cancel
+    cancel = job.cancel
     _watch_abandoned(job, _Liveness(_session_id(), settings().abandoned_grace_seconds))
     pool().submit(job)
     started = time.perf_counter()
@@ -387,13 +299,10 @@ def run_scenario(scenario: Scenario, config: dict, draw: Callable[[Result, bool]
         return p.done, p.total
 
     limits = _limits()
-
-    def call(report):
-        result = run(scenario.name, params, seed=seed, n_jobs=n_jobs, progress=report, cancel=cancel,
-                     raise_on_cancel=True, **limits)
-        return result.to_dict()
-
-    box = _in_worker(call, cancel, on_update, bar, "games")
+    job = Job(run_job, {"scenario": scenario.name, "params": params, "seed": seed, "n_jobs": n_jobs,
+                        **limits}, label="games")
+    job.cancel = cancel
+    box = _in_worker(job, on_update, bar, "games")
     if "error" in box:
         exc = box["error"]
         if isinstance(exc, Cancelled):
@@ -464,16 +373,9 @@ def run_sweep(scenario: Scenario, base: dict, grid: dict[str, list], seed: int, 
         return None
     status = st.status(f"Sweeping {' × '.join(grid)}…", expanded=True)
     bar = status.progress(0.0, text="starting…")
-    cancel = threading.Event()
-
-    def call(report):
-        out = sweep(args[0], json.loads(args[1]), json.loads(args[2]), seed=args[3],
-                    progress=lambda i, n, rows: report((i, n, rows)), cancel=cancel.is_set)
-        if not out["completed"]:
-            raise Cancelled("sweep stopped")
-        return out
-
-    box = _in_worker(call, cancel, lambda upd: (upd[0], upd[1]), bar, "settings")
+    job = Job(sweep_job, {"scenario": args[0], "base": json.loads(args[1]), "grid": json.loads(args[2]),
+                          "seed": args[3]}, label="settings")
+    box = _in_worker(job, lambda upd: (upd[0], upd[1]), bar, "settings")
     if "error" in box:
         status.update(label="Sweep stopped" if isinstance(box["error"], Cancelled) else "Sweep failed",
                       state="error")

@@ -1,0 +1,63 @@
+"""Module-level job targets for the run-pool tests (tests/test_runs.py): jobs travel to worker processes as
+data, so their functions must be importable there."""
+from __future__ import annotations
+
+import os
+import signal
+import time
+from pathlib import Path
+
+from core.cancel import checkpoint
+from core.cost import Cost, CostLimitError
+from core.errors import ParameterError
+
+
+def whoami(report) -> int:
+    return os.getpid()
+
+
+def blocker(report, gate: str, name: str) -> str:
+    """Say it started, then wait (obeying Stop) until the file ``gate`` exists."""
+    report(name)
+    deadline = time.monotonic() + 60
+    while not Path(gate).exists() and time.monotonic() < deadline:
+        checkpoint("blocker")
+        time.sleep(0.02)
+    return name
+
+
+def loop(report, seconds: float = 60.0) -> str:
+    """Cooperative work: a checkpoint every 10 ms, a report every step."""
+    report(("started", os.getpid()))
+    deadline = time.monotonic() + seconds
+    step = 0
+    while time.monotonic() < deadline:
+        checkpoint("loop")
+        step += 1
+        report(step)
+        time.sleep(0.01)
+    return "finished"
+
+
+def stubborn(report, seconds: float) -> str:
+    """Work without any stop check (a long C call, say)."""
+    report("started")
+    time.sleep(seconds)
+    return "finished"
+
+
+def fail(report, kind: str):
+    if kind == "parameter":
+        raise ParameterError("n", "too big for this server")
+    if kind == "cost":
+        raise CostLimitError(Cost(seconds=720.0, bytes=4e9, drivers=("games",)), "this run needs about 4 GB")
+    if kind == "unexpected":
+        raise KeyError("no such column")
+    raise AssertionError(kind)
+
+
+def crash(report, how: str) -> None:
+    report("about to crash")
+    if how == "kill":
+        os.kill(os.getpid(), signal.SIGKILL)
+    os._exit(3)
