@@ -217,3 +217,88 @@ def test_stop_before_any_game_stays_stopped():
     at.button(key="_run.reconstruction.again").click().run()
     assert not at.exception, at.exception
     assert float({m.label: m.value for m in at.metric}["Bits recovered"]) == 1.0
+
+
+# ------------------------------------------------ one job for every session asking the same (issue 12)
+class _Bar:
+    def __init__(self):
+        self.texts = []
+
+    def progress(self, value, text=""):
+        self.texts.append(text)
+
+
+def _watch(key, name, gate, cancel=None):
+    """A session's wait for ``blocker(name)`` under ``key``, in a thread; returns (thread, outcome dict)."""
+    import threading
+
+    from ui.runs import _in_worker
+
+    out = {"cancel": cancel or threading.Event(), "bar": _Bar()}
+    job = Job(pool_jobs.blocker, {"gate": str(gate), "name": name})
+    out["job"] = job
+
+    def session():
+        out["box"] = _in_worker(job, lambda upd: (0, None), out["bar"], "steps", key=key, cancel=out["cancel"])
+
+    t = threading.Thread(target=session, daemon=True)
+    t.start()
+    return t, out
+
+
+def _until(cond, timeout=WAIT):
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if cond():
+            return True
+        time.sleep(0.02)
+    raise AssertionError("condition not reached")
+
+
+def test_sessions_asking_for_the_same_result_share_one_run(tmp_path):
+    from ui.runs import watchers
+
+    gate = tmp_path / "go"
+    ta, a = _watch("share-1", "first", gate)
+    _until(lambda: watchers("share-1") == 1)
+    tb, b = _watch("share-1", "second", gate)
+    _until(lambda: watchers("share-1") == 2)
+    gate.touch()
+    ta.join(WAIT), tb.join(WAIT)
+    assert a["box"] == {"value": "first"} and b["box"] == {"value": "first"}  # computed once, by the first
+    assert not b["job"].finished.is_set() and b["job"].started_at is None     # the second job never ran
+    assert watchers("share-1") == 0
+
+
+def test_one_session_leaving_does_not_stop_the_others(tmp_path):
+    from ui.runs import watchers
+
+    gate = tmp_path / "go"
+    ta, a = _watch("share-2", "first", gate)
+    _until(lambda: watchers("share-2") == 1)
+    tb, b = _watch("share-2", "second", gate)
+    _until(lambda: watchers("share-2") == 2)
+    a["cancel"].set()                                       # the first session presses Stop
+    ta.join(WAIT)
+    assert isinstance(a["box"]["error"], Cancelled)
+    assert watchers("share-2") == 1 and not a["job"].cancel.is_set()
+    gate.touch()
+    tb.join(WAIT)
+    assert b["box"] == {"value": "first"}
+
+
+def test_the_last_session_leaving_stops_the_shared_run(tmp_path):
+    from ui.runs import watchers
+
+    gate = tmp_path / "never"
+    ta, a = _watch("share-3", "first", gate)
+    _until(lambda: watchers("share-3") == 1)
+    tb, b = _watch("share-3", "second", gate)
+    _until(lambda: watchers("share-3") == 2)
+    a["cancel"].set(), b["cancel"].set()
+    ta.join(WAIT), tb.join(WAIT)
+    assert isinstance(a["box"]["error"], Cancelled) and isinstance(b["box"]["error"], Cancelled)
+    job = a["job"]
+    assert job.cancel.is_set() and job.finished.wait(WAIT)  # withdrawn or stopped at a stop check
+    assert isinstance(job.box["error"], Cancelled)
+    assert watchers("share-3") == 0

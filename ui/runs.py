@@ -97,17 +97,87 @@ class _Liveness:
         return now - self.gone_since >= self.grace
 
 
-def _watch_abandoned(job: Job, liveness: _Liveness) -> None:
-    """Background watcher: cancels ``job`` if its session disconnects (the script thread may be stuck)."""
+def _watch_abandoned(job: Job, liveness: _Liveness, cancel: threading.Event | None = None) -> None:
+    """Background watcher: sets ``cancel`` (default: ``job.cancel``, which also withdraws a queued job) if the
+    session disconnects — the script thread may be stuck, so this cannot wait for it."""
     def watch():
         while not job.finished.wait(POLL_SECONDS):
+            if cancel is not None and cancel.is_set():
+                return
             if liveness.abandoned():
+                if cancel is not None:
+                    cancel.set()  # the session's share; _Shared cancels the job when no one is left
+                    return
                 job.cancel.set()
-                if not pool().withdraw(job):
-                    pass  # running: the engine stops at its next check
+                pool().withdraw(job)  # False if running: the engine stops at its next check
                 return
 
     threading.Thread(target=watch, name="lab-run-watch", daemon=True).start()
+
+
+# ------------------------------------------------------ one job, many sessions
+class _Latest:
+    """Stands in for ``Job.updates``: keeps only the newest report, numbered, so every session watching the
+    job sees it (a queue would hand each report to one reader)."""
+
+    def __init__(self):
+        self.value: Any = None
+        self.version = 0
+        self._lock = threading.Lock()
+
+    def put(self, update: Any) -> None:
+        with self._lock:
+            self.value, self.version = update, self.version + 1
+
+    def read(self) -> tuple[int, Any]:
+        with self._lock:
+            return self.version, self.value
+
+
+class _Shared:
+    """A pool job that every session asking for the same result (same store key) watches, so a class opening
+    the same lab runs its default once, not thirty times. The job is cancelled only when the last session
+    watching it leaves (Stop, a widget change, a closed tab)."""
+
+    def __init__(self, key: str, job: Job):
+        self.key, self.job = key, job
+        self.watchers = 0
+        job.updates = _Latest()
+
+
+_SHARED: dict[str, _Shared] = {}
+_SHARED_LOCK = threading.Lock()
+
+
+def _join(key: str | None, job: Job) -> _Shared:
+    """The running or queued job for ``key`` if there is one (``job`` is then dropped), else ``job``, submitted."""
+    with _SHARED_LOCK:
+        shared = _SHARED.get(key) if key is not None else None
+        if shared is None or shared.job.finished.is_set() or shared.job.cancel.is_set():
+            shared = _Shared(key, job)
+            if key is not None:
+                _SHARED[key] = shared
+            pool().submit(job)
+        shared.watchers += 1
+        return shared
+
+
+def _leave(shared: _Shared) -> None:
+    with _SHARED_LOCK:
+        shared.watchers -= 1
+        last = shared.watchers <= 0
+        if last and _SHARED.get(shared.key) is shared:
+            del _SHARED[shared.key]
+    if last and not shared.job.finished.is_set():
+        shared.job.cancel.set()
+        pool().withdraw(shared.job)
+
+
+def watchers(key: str) -> int:
+    """Sessions now watching the queued or running job for ``key`` (0: none in flight)."""
+    with _SHARED_LOCK:
+        shared = _SHARED.get(key)
+        return shared.watchers if shared is not None else 0
 
 
 # ---------------------------------------------------------- the page's wait
@@ -119,40 +189,48 @@ def _queue_text(position: int, elapsed: float) -> str:
     return f"Queued: the server runs {pool().slots} at a time ({running} running); {ahead} · {elapsed:.0f} s"
 
 
-def _in_worker(job: Job, on_update: Callable[[Any], tuple], bar, unit: str) -> dict:
+def _in_worker(job: Job, on_update: Callable[[Any], tuple], bar, unit: str, key: str | None = None,
+               cancel: threading.Event | None = None) -> dict:
     """Run ``job`` on the server's pool while the script thread shows its queue place and reports.
 
-    ``on_update(report) -> (done, total)`` runs on the script thread for the latest report. The progress bar
-    is refreshed every poll, which also lets Streamlit deliver a click promptly. If the script is interrupted
-    (Stop, a widget change) or the session disconnects, ``job.cancel`` is set (a queued run is withdrawn) so
-    the engine stops too. Returns ``{"value": …}`` or ``{"error": exception}``.
+    With a ``key`` (the result's store key), a job for the same key already queued or running — another
+    session's — is watched instead of queueing ``job``: the same numbers, computed once. ``cancel`` is this
+    session's Stop: it leaves the job, which is cancelled (withdrawn if queued, stopped if running) when no
+    session watches it any more. ``on_update(report) -> (done, total)`` runs on the script thread for the
+    latest report. The progress bar is refreshed every poll, which also lets Streamlit deliver a click
+    promptly. If the script is interrupted (Stop, a widget change) or the session disconnects, this session
+    leaves. Returns ``{"value": …}`` or ``{"error": exception}``.
     """
-    cancel = job.cancel
-    _watch_abandoned(job, _Liveness(_session_id(), settings().abandoned_grace_seconds))
-    pool().submit(job)
+    cancel = cancel if cancel is not None else threading.Event()
+    shared = _join(key, job)
+    job = shared.job
+    _watch_abandoned(job, _Liveness(_session_id(), settings().abandoned_grace_seconds), cancel)
     started = time.perf_counter()
     done, total = 0, None
+    seen = 0
     try:
-        while not job.finished.is_set() or not job.updates.empty():
-            latest = None
-            while not job.updates.empty():
-                latest = job.updates.get_nowait()
-            if latest is not None:
+        while True:
+            finished = job.finished.is_set()
+            version, latest = job.updates.read()
+            if version != seen and latest is not None:
+                seen = version
                 done, total = on_update(latest)
+            if finished:
+                return job.box
+            if cancel.is_set():
+                return {"error": Cancelled(f"{job.label}: stopped")}
             now = time.perf_counter()
             if job.started_at is None:
                 bar.progress(0.0, text=_queue_text(pool().position(job), now - started))
             else:
                 elapsed = now - job.started_at
+                shared_text = f" · shared by {shared.watchers} sessions" if shared.watchers > 1 else ""
                 bar.progress(min(1.0, done / total) if total else 0.0,
-                             text=f"{done} / {total} {unit} · {elapsed:.1f} s" if total else
-                             f"preparing… {elapsed:.1f} s")
+                             text=(f"{done} / {total} {unit} · {elapsed:.1f} s" if total else
+                                   f"preparing… {elapsed:.1f} s") + shared_text)
             job.finished.wait(POLL_SECONDS)
     finally:
-        if not job.finished.is_set():
-            cancel.set()
-            pool().withdraw(job)
-    return job.box
+        _leave(shared)
 
 
 # ------------------------------------------------------------ stored results
@@ -301,8 +379,7 @@ def run_scenario(scenario: Scenario, config: dict, draw: Callable[[Result, bool]
     limits = _limits()
     job = Job(run_job, {"scenario": scenario.name, "params": params, "seed": seed, "n_jobs": n_jobs,
                         **limits}, label="games")
-    job.cancel = cancel
-    box = _in_worker(job, on_update, bar, "games")
+    box = _in_worker(job, on_update, bar, "games", key=key, cancel=cancel)
     if "error" in box:
         exc = box["error"]
         if isinstance(exc, Cancelled):
@@ -375,7 +452,7 @@ def run_sweep(scenario: Scenario, base: dict, grid: dict[str, list], seed: int, 
     bar = status.progress(0.0, text="starting…")
     job = Job(sweep_job, {"scenario": args[0], "base": json.loads(args[1]), "grid": json.loads(args[2]),
                           "seed": args[3]}, label="settings")
-    box = _in_worker(job, lambda upd: (upd[0], upd[1]), bar, "settings")
+    box = _in_worker(job, lambda upd: (upd[0], upd[1]), bar, "settings", key=skey)
     if "error" in box:
         status.update(label="Sweep stopped" if isinstance(box["error"], Cancelled) else "Sweep failed",
                       state="error")
