@@ -42,6 +42,8 @@ from labserver import ROOT, launch_options, load_text, memory, serve  # shared w
 HEAVY = ["Reconstruction_attack?n=600&trials=20", "Location_membership?games=200000",
          "Reconstruction_attack?n=500&trials=25&seed=1", "Location_membership?games=300000&seed=2"]
 PLOT = "[data-testid=stPlotlyChart], .js-plotly-plot"
+# Pages that draw a plot (the labs, numbered below 60); the others are done once their script has run.
+LABS = {re.sub(r"^\d+_", "", p.stem) for p in (ROOT / "pages").glob("[0-9]*_*.py") if int(p.stem.split("_")[0]) < 60}
 DONE_TEXT = re.compile(r"Done:|Stored result|Cached result|Stopped after|needs about")
 DONE_BYTES = re.compile(rb"Done: |Stored result|Cached result|Stopped after|needs about")
 PLOT_BYTES = (b'"layout":', b'"data":')  # a plotly figure's JSON inside a ForwardMsg
@@ -112,7 +114,8 @@ async def _session(browser, url: str, path: str, delay: float, timeout: float) -
                 out["first_plot"] = time.perf_counter() - start
             running = "Running " in body or "Queued:" in body or "preparing" in body
             out["has_run"] = out.get("has_run") or running or bool(DONE_TEXT.search(body))
-            if DONE_TEXT.search(body) or (out["first_plot"] is not None and not running):
+            plotless = out["page"] not in LABS and await page.locator("h1").count()  # nothing to draw
+            if DONE_TEXT.search(body) or ((out["first_plot"] is not None or plotless) and not running):
                 out["done"] = time.perf_counter() - start
                 out["refused"] = "needs about" in body
                 break
@@ -137,7 +140,9 @@ async def _warm(browser, url: str, pages: list[str]) -> None:
         page = await ctx.new_page()
         try:
             await page.goto(f"{url}/{name}?seed=987654", timeout=180_000)
-            await page.locator(PLOT).first.wait_for(timeout=180_000)
+            await page.locator("h1").first.wait_for(timeout=180_000)
+            if name in LABS:  # the labs draw a plot; Compare runs, presets and the glossary do not
+                await page.locator(PLOT).first.wait_for(timeout=180_000)
         except Exception:
             pass
         await ctx.close()

@@ -163,16 +163,34 @@ def sweep(scenario: str | Scenario, base: dict[str, Any] | None, grid: dict[str,
         workers = n_jobs
         if client is not None:
             workers = max(1, sum(w.get("nthreads", 1) for w in client.scheduler_info()["workers"].values()))
-        # Games of every point in one task list: ~4 chunks per worker over the whole grid, ≥ 1 per point.
-        chunk = max(1, math.ceil(sum(totals) / (4 * workers)))
-        tasks = [(p, list(range(i, min(total, i + chunk))))
-                 for p, total in enumerate(totals) for i in range(0, total, chunk)]
+        tasks = _tasks(sc, configs, totals, workers)
         rows = _play_all(sc, configs, contexts, seed, tasks, totals, points, workers,
                          parallel=client is not None or n_jobs > 1, cancel=is_cancelled, progress=progress)
     out["rows"] = rows
     out["completed"] = len(rows) == len(points)
     out["seconds"] = time.perf_counter() - start
     return _jsonable(out)
+
+
+def _tasks(sc, configs, totals, workers) -> list[tuple[int, list[int]]]:
+    """The games of every point in one task list, ``(point, game indices)``.
+
+    Chunks hold about a sixteenth of a worker's share of the games (so a grid of few, unequal points still
+    spreads over the workers: one chunk per point would leave a worker alone with the heaviest point), and the
+    points with the most expensive games (by :meth:`Scenario.estimate_cost`) go first, so the tail is made of
+    cheap ones (longest-processing-time-first). Chunks of one point keep their order, so each point's records
+    arrive in game order whatever the schedule, and the results do not depend on it.
+    """
+    chunk = max(1, math.ceil(sum(totals) / (16 * workers)))
+
+    def per_game(p: int) -> float:
+        try:
+            return float(sc.estimate_cost(configs[p]).seconds) / max(1, totals[p])
+        except Exception:  # an estimate is only a scheduling hint
+            return 0.0
+
+    order = sorted(range(len(totals)), key=per_game, reverse=True) if workers > 1 else range(len(totals))
+    return [(p, list(range(i, min(totals[p], i + chunk)))) for p in order for i in range(0, totals[p], chunk)]
 
 
 def _play_all(sc, configs, contexts, seed, tasks, totals, points, workers, *, parallel, cancel, progress):
