@@ -35,3 +35,21 @@ def test_unreachable_scheduler_is_a_parameter_error():
     with pytest.raises(ParameterError, match="scheduler"):
         sweep("reconstruction", BASE, {"query_ratio": [1.0]}, seed=0, scheduler="tcp://127.0.0.1:9",
               scheduler_timeout=1)
+
+
+def test_tasks_cover_every_game_once_heaviest_points_first():
+    """Scheduling: every game of every point in exactly one chunk, each point's chunks in game order, and the
+    point with the costliest games first when there are several workers (the synthetic paper grid's m = 10⁶)."""
+    from core.scenario import get
+    from core.sweep import _tasks
+
+    sc = get("synthetic")
+    configs = [sc.resolve({"synth_size": m, "games": 3, "query_sweep": False}) for m in (10, 1_000_000, 1_000)]
+    totals = [3, 3, 3]
+    tasks = _tasks(sc, configs, totals, workers=2)
+    assert tasks[0][0] == 1                                      # m = 10⁶ goes first
+    for p in range(3):
+        games = [g for q, idx in tasks if q == p for g in idx]
+        assert games == [0, 1, 2]                                # once each, in order
+    assert len(tasks) == 9                                       # 9 games / (16 × 2) → chunks of one game
+    assert [p for p, _ in _tasks(sc, configs, totals, workers=1)][:3] == [0, 0, 0]  # one worker: grid order

@@ -16,7 +16,7 @@ from core.games import Progress, Result, run
 from core.scenario import get
 from core.store import result_key
 from core.workers import Job, RunPool, run_job, sweep_job
-from ui.runs import _Liveness
+from ui.runs import _Liveness, watchers
 
 ROOT = Path(__file__).resolve().parent.parent
 WAIT = 120  # seconds a test waits for a worker (they start at low priority on a busy machine)
@@ -255,14 +255,18 @@ def _until(cond, timeout=WAIT):
     raise AssertionError("condition not reached")
 
 
-def test_sessions_asking_for_the_same_result_share_one_run(tmp_path):
-    from ui.runs import watchers
+def _two_sessions(key, gate):
+    """Two sessions asking for ``key``: the first queues its job, the second joins it."""
+    first = _watch(key, "first", gate)
+    _until(lambda: watchers(key) == 1)
+    second = _watch(key, "second", gate)
+    _until(lambda: watchers(key) == 2)
+    return first, second
 
+
+def test_sessions_asking_for_the_same_result_share_one_run(tmp_path):
     gate = tmp_path / "go"
-    ta, a = _watch("share-1", "first", gate)
-    _until(lambda: watchers("share-1") == 1)
-    tb, b = _watch("share-1", "second", gate)
-    _until(lambda: watchers("share-1") == 2)
+    (ta, a), (tb, b) = _two_sessions("share-1", gate)
     gate.touch()
     ta.join(WAIT), tb.join(WAIT)
     assert a["box"] == {"value": "first"} and b["box"] == {"value": "first"}  # computed once, by the first
@@ -271,13 +275,8 @@ def test_sessions_asking_for_the_same_result_share_one_run(tmp_path):
 
 
 def test_one_session_leaving_does_not_stop_the_others(tmp_path):
-    from ui.runs import watchers
-
     gate = tmp_path / "go"
-    ta, a = _watch("share-2", "first", gate)
-    _until(lambda: watchers("share-2") == 1)
-    tb, b = _watch("share-2", "second", gate)
-    _until(lambda: watchers("share-2") == 2)
+    (ta, a), (tb, b) = _two_sessions("share-2", gate)
     a["cancel"].set()                                       # the first session presses Stop
     ta.join(WAIT)
     assert isinstance(a["box"]["error"], Cancelled)
@@ -288,13 +287,8 @@ def test_one_session_leaving_does_not_stop_the_others(tmp_path):
 
 
 def test_the_last_session_leaving_stops_the_shared_run(tmp_path):
-    from ui.runs import watchers
-
     gate = tmp_path / "never"
-    ta, a = _watch("share-3", "first", gate)
-    _until(lambda: watchers("share-3") == 1)
-    tb, b = _watch("share-3", "second", gate)
-    _until(lambda: watchers("share-3") == 2)
+    (ta, a), (tb, b) = _two_sessions("share-3", gate)
     a["cancel"].set(), b["cancel"].set()
     ta.join(WAIT), tb.join(WAIT)
     assert isinstance(a["box"]["error"], Cancelled) and isinstance(b["box"]["error"], Cancelled)
