@@ -28,6 +28,8 @@ class Settings:
     abandoned_grace_seconds: float = 5.0
     worker_nice: int = 10
     stop_timeout_seconds: float = 10.0
+    express_slots: int = 1
+    express_max_seconds: float = 60.0
     # [engine]
     poll_seconds: float = 0.5
     memory_guard_fraction: float = 0.8
@@ -44,7 +46,8 @@ class Settings:
 
 _SECTIONS = {
     "server": {"slots": int, "max_run_seconds": float, "max_run_bytes": int, "abandoned_grace_seconds": float,
-               "worker_nice": int, "stop_timeout_seconds": float},
+               "worker_nice": int, "stop_timeout_seconds": float, "express_slots": int,
+               "express_max_seconds": float},
     "engine": {"poll_seconds": float, "memory_guard_fraction": float},
     "store": {"path": str, "size_limit_bytes": int},
 }

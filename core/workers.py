@@ -90,6 +90,7 @@ class Job:
         self.started_at: float | None = None
         self.pid: int | None = None  # the worker process that ran it
         self.box: dict[str, Any] = {}
+        self.estimate: float | None = None  # estimated seconds (the cost check's); short jobs may take the express lane
 
     @property
     def running(self) -> bool:
@@ -228,6 +229,7 @@ class _Slot:
         self.flag = ctypes.c_longlong.from_buffer(self._map)
         self.proc: subprocess.Popen | None = None
         self.conn: Connection | None = None
+        self.express = False  # an express slot takes only short jobs (RunPool.express_seconds)
 
     def start(self) -> None:
         here, there = socket.socketpair()
@@ -291,14 +293,19 @@ class RunPool:
     if it has not stopped ``stop_timeout`` seconds later) and replaces a worker that died.
     """
 
-    def __init__(self, slots: int, *, nice: int = NICE, stop_timeout: float = STOP_TIMEOUT):
+    def __init__(self, slots: int, *, nice: int = NICE, stop_timeout: float = STOP_TIMEOUT,
+                 express_slots: int = 0, express_seconds: float = 0.0):
         self.slots = max(1, int(slots))
+        self.express_slots = max(0, int(express_slots))
+        self.express_seconds = float(express_seconds)
         self.stop_timeout = float(stop_timeout)
         self._waiting: deque[Job] = deque()
         self._running: set[Job] = set()
         self._cond = threading.Condition()
         self._closed = False
-        self._slots = [_Slot(i, int(nice)) for i in range(self.slots)]
+        self._slots = [_Slot(i, int(nice)) for i in range(self.slots + self.express_slots)]
+        for slot in self._slots[self.slots:]:
+            slot.express = True
         for slot in self._slots:
             slot.start()
         self._threads = [threading.Thread(target=self._serve, args=(slot,), name=f"lab-run-{slot.index}",
@@ -313,16 +320,24 @@ class RunPool:
             if self._closed:
                 raise RuntimeError("the run pool is closed")
             self._waiting.append(job)
-            self._cond.notify()
+            self._cond.notify_all()  # slots differ in what they take
         return job
 
+    def short(self, job: Job) -> bool:
+        """Whether ``job`` may take the express lane: its estimate is at most ``express_seconds``."""
+        return bool(self.express_slots) and job.estimate is not None and job.estimate <= self.express_seconds
+
     def position(self, job: Job) -> int:
-        """Runs queued ahead of ``job`` (0 when it runs or is next)."""
+        """Runs queued ahead of ``job`` (0 when it runs or is next): for a short job, only the short ones —
+        the express lane serves them in order whatever the long runs do."""
         with self._cond:
             try:
-                return self._waiting.index(job)
+                i = self._waiting.index(job)
             except ValueError:
                 return 0
+            if self.short(job):
+                return sum(1 for other in list(self._waiting)[:i] if self.short(other))
+            return i
 
     def queued(self, job: Job) -> bool:
         with self._cond:
@@ -364,14 +379,21 @@ class RunPool:
             slot.end("close")
 
     # ------------------------------------------------------------ the slots
+    def _next_for(self, slot: _Slot) -> Job | None:
+        """The first waiting job this slot takes: any job for a regular slot, a short one for an express slot."""
+        for job in self._waiting:
+            if not slot.express or self.short(job):
+                return job
+        return None
+
     def _serve(self, slot: _Slot) -> None:
         while True:
             with self._cond:
-                while not self._waiting and not self._closed:
+                while not self._closed and (job := self._next_for(slot)) is None:
                     self._cond.wait()
                 if self._closed:
                     return
-                job = self._waiting.popleft()
+                self._waiting.remove(job)
                 self._running.add(job)
                 job.started_at = time.perf_counter()
             try:

@@ -296,3 +296,38 @@ def test_the_last_session_leaving_stops_the_shared_run(tmp_path):
     assert job.cancel.is_set() and job.finished.wait(WAIT)  # withdrawn or stopped at a stop check
     assert isinstance(job.box["error"], Cancelled)
     assert watchers("share-3") == 0
+
+
+def test_the_express_lane_takes_short_runs_past_long_ones(tmp_path):
+    """One regular slot held by a long run, a long run queued: a short run (estimate ≤ express_seconds) runs at
+    once in the express slot, which never takes a long one; queue places count only the lane that serves a job."""
+    p = RunPool(1, express_slots=1, express_seconds=5, stop_timeout=60)
+    try:
+        def blocker(name, estimate):
+            job = Job(pool_jobs.blocker, {"gate": str(tmp_path / name), "name": name})
+            job.estimate = estimate
+            return job
+
+        long1, long2, short1, short2 = (blocker("long1", 100), blocker("long2", 100), blocker("short1", 1),
+                                        blocker("short2", 2))
+        p.submit(long1)
+        _wait_for_update(long1, [])
+        p.submit(long2), p.submit(short1), p.submit(short2)
+        _wait_for_update(short1, [])                      # started although long2 was queued before it
+        assert p.queued(long2) and p.queued(short2)
+        assert p.position(long2) == 0 and p.position(short2) == 0  # next in their own lanes
+        (tmp_path / "short1").touch()
+        assert short1.finished.wait(WAIT) and short1.box == {"value": "short1"}
+        _wait_for_update(short2, [])
+        (tmp_path / "short2").touch()
+        assert short2.finished.wait(WAIT)
+        time.sleep(0.5)
+        assert p.queued(long2)                            # the idle express slot does not take a long run
+        (tmp_path / "long1").touch()
+        _wait_for_update(long2, [])
+        assert long1.box == {"value": "long1"} and long2.pid == long1.pid  # the regular slot's worker
+        (tmp_path / "long2").touch()
+        assert long2.finished.wait(WAIT) and long2.box == {"value": "long2"}
+        assert short1.pid != long1.pid
+    finally:
+        p.close()

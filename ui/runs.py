@@ -53,7 +53,8 @@ def pool() -> RunPool:
     with _POOL_LOCK:
         if _POOL is None:
             s = settings()
-            _POOL = RunPool(s.slots, nice=s.worker_nice, stop_timeout=s.stop_timeout_seconds)
+            _POOL = RunPool(s.slots, nice=s.worker_nice, stop_timeout=s.stop_timeout_seconds,
+                            express_slots=s.express_slots, express_seconds=s.express_max_seconds)
         return _POOL
 
 
@@ -186,7 +187,8 @@ def _queue_text(position: int, elapsed: float) -> str:
     ahead = "1 run ahead of yours" if position == 1 else f"{position} runs ahead of yours"
     if position == 0:
         ahead = "yours is next"
-    return f"Queued: the server runs {pool().slots} at a time ({running} running); {ahead} · {elapsed:.0f} s"
+    lane = f" (+{pool().express_slots} for short runs)" if pool().express_slots else ""
+    return f"Queued: the server runs {pool().slots}{lane} at a time ({running} running); {ahead} · {elapsed:.0f} s"
 
 
 def _in_worker(job: Job, on_update: Callable[[Any], tuple], bar, unit: str, key: str | None = None,
@@ -341,7 +343,8 @@ def run_scenario(scenario: Scenario, config: dict, draw: Callable[[Result, bool]
         return None
 
     try:
-        check_server_limits(scenario.estimate_cost(full), **_limits())
+        cost = scenario.estimate_cost(full)
+        check_server_limits(cost, **_limits())
     except CostLimitError as exc:
         with area:
             st.error(f"{exc.message}.", icon=":material/block:")
@@ -379,6 +382,7 @@ def run_scenario(scenario: Scenario, config: dict, draw: Callable[[Result, bool]
     limits = _limits()
     job = Job(run_job, {"scenario": scenario.name, "params": params, "seed": seed, "n_jobs": n_jobs,
                         **limits}, label="games")
+    job.estimate = float(cost.seconds)  # a short run may take the express lane
     box = _in_worker(job, on_update, bar, "games", key=key, cancel=cancel)
     if "error" in box:
         exc = box["error"]
@@ -439,7 +443,8 @@ def run_sweep(scenario: Scenario, base: dict, grid: dict[str, list], seed: int, 
             return None
         state["args"] = args
     try:
-        check_server_limits(_sweep_cost(scenario, base, grid), **_limits())
+        cost = _sweep_cost(scenario, base, grid)
+        check_server_limits(cost, **_limits())
     except CostLimitError as exc:
         state.pop("args", None)
         st.error(f"{exc.message}.", icon=":material/block:")
@@ -452,6 +457,7 @@ def run_sweep(scenario: Scenario, base: dict, grid: dict[str, list], seed: int, 
     bar = status.progress(0.0, text="starting…")
     job = Job(sweep_job, {"scenario": args[0], "base": json.loads(args[1]), "grid": json.loads(args[2]),
                           "seed": args[3]}, label="settings")
+    job.estimate = float(cost.seconds)
     box = _in_worker(job, lambda upd: (upd[0], upd[1]), bar, "settings", key=skey)
     if "error" in box:
         status.update(label="Sweep stopped" if isinstance(box["error"], Cancelled) else "Sweep failed",
