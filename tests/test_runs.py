@@ -193,7 +193,7 @@ def test_a_closed_tab_stops_its_run_in_the_worker():
 
     job = pool().submit(Job(pool_jobs.loop, {"seconds": 300}))
     _wait_for_update(job, [])
-    _watch_abandoned(job, _Liveness("gone", grace=0.2, alive=lambda sid: False))
+    _watch_abandoned(job, _Liveness("gone", grace=0.2, alive=lambda sid: False), job.cancel)
     assert job.finished.wait(30)
     assert isinstance(job.box["error"], Cancelled) and "loop: stopped" in str(job.box["error"])
 

@@ -98,19 +98,13 @@ class _Liveness:
         return now - self.gone_since >= self.grace
 
 
-def _watch_abandoned(job: Job, liveness: _Liveness, cancel: threading.Event | None = None) -> None:
-    """Background watcher: sets ``cancel`` (default: ``job.cancel``, which also withdraws a queued job) if the
-    session disconnects — the script thread may be stuck, so this cannot wait for it."""
+def _watch_abandoned(job: Job, liveness: _Liveness, cancel: threading.Event) -> None:
+    """Background watcher: sets ``cancel`` — the session's Stop, which takes it off ``job`` — if the session
+    disconnects; the script thread may be stuck, so this cannot wait for it."""
     def watch():
-        while not job.finished.wait(POLL_SECONDS):
-            if cancel is not None and cancel.is_set():
-                return
+        while not job.finished.wait(POLL_SECONDS) and not cancel.is_set():
             if liveness.abandoned():
-                if cancel is not None:
-                    cancel.set()  # the session's share; _Shared cancels the job when no one is left
-                    return
-                job.cancel.set()
-                pool().withdraw(job)  # False if running: the engine stops at its next check
+                cancel.set()
                 return
 
     threading.Thread(target=watch, name="lab-run-watch", daemon=True).start()
