@@ -113,15 +113,18 @@ def test_every_page_runs_its_default(server, browser, path):
 
 
 # ----------------------------------------------------------------- shareable links
-def _thumb(page, label: str) -> str:
-    """The value shown on the slider whose label is ``label``."""
+def _slider_shows(page, label: str, text: str) -> None:
+    """The slider whose label is ``label`` shows ``text`` (polled: the widget may still be settling)."""
+    from playwright.sync_api import expect
     box = page.locator('[data-testid="stSlider"]').filter(has_text=label).first
-    return box.locator('[data-testid="stSliderThumbValue"]').first.inner_text()
+    expect(box.locator('[data-testid="stSliderThumbValue"]').first).to_have_text(text, timeout=10_000)
 
 
-def _number(page, label: str) -> str:
+def _field_holds(page, label: str, value: str) -> None:
+    """The number input whose label is ``label`` holds ``value`` (polled, as above)."""
+    from playwright.sync_api import expect
     box = page.locator('[data-testid="stNumberInput"]').filter(has_text=label).first
-    return box.locator("input").first.input_value()
+    expect(box.locator("input").first).to_have_value(value, timeout=10_000)
 
 
 def _open(browser, url: str):
@@ -137,24 +140,24 @@ def _open(browser, url: str):
 def test_links_restore_the_configuration(server, browser):
     # ε explorer: every control is bound to the URL
     ctx, page = _open(browser, f"{server}/Epsilon_explorer?eps.epsilon=2.0&eps.k=30&eps.n=500&eps.delta=1e-05")
-    assert _thumb(page, "ε per observation") == "2.0"
-    assert _thumb(page, "Observations k") == "30"
-    assert _thumb(page, "δ") == "1e-05"
-    assert _number(page, "People n") == "500"
+    _slider_shows(page, "ε per observation", "2.0")
+    _slider_shows(page, "Observations k", "30")
+    _slider_shows(page, "δ", "1e-05")
+    _field_holds(page, "People n", "500")
     assert page.get_by_text("after k = 30").count() >= 1
     ctx.close()
     # Reconstruction: scenario parameters by name
     ctx, page = _open(browser, f"{server}/Reconstruction_attack?n=40&defense=gaussian&defense_level=2.5&trials=2"
                                "&sweeps=false&seed=7")
-    assert _thumb(page, "People n") == "40"
-    assert _number(page, "Defence level") == "2.5"
-    assert _number(page, "Seed") == "7"
+    _slider_shows(page, "People n", "40")
+    _field_holds(page, "Defence level", "2.5")
+    _field_holds(page, "Seed", "7")
     # defence = gaussian came through: the level control is active (it is disabled for defence none)
     assert page.locator('[data-testid="stNumberInput"]').filter(has_text="Defence level").locator("input").is_enabled()
     ctx.close()
     # Second reidentification page: a number, a toggle and a select slider
     ctx, page = _open(browser, f"{server}/More_reidentification_demos?rm.k_rel=3&rm.tb=false&rm.k_c=7")
-    assert _number(page, "k") == "3"
+    _field_holds(page, "k", "3")
     assert page.get_by_text("Salil has no TB").count() >= 1
     ctx.close()
 
