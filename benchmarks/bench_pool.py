@@ -73,7 +73,7 @@ def with_workers(page: str, repeat: int, slots: int, nice: int) -> list[float]:
     jobs = [pool.submit(Job(run_job, {"scenario": name, "params": params, "seed": 7}))
             for name, params in (HEAVY[i % len(HEAVY)] for i in range(slots))]
     deadline = time.time() + 300
-    while any(j.updates.empty() for j in jobs) and time.time() < deadline:  # both have started playing
+    while any(j.latest()[0] == 0 for j in jobs) and time.time() < deadline:  # both have started playing
         time.sleep(0.1)
     try:
         out = page_seconds(page, repeat)

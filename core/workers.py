@@ -38,7 +38,6 @@ import ctypes
 import itertools
 import mmap
 import os
-import queue
 import signal
 import socket
 import subprocess
@@ -73,9 +72,13 @@ def _check_target(target: Callable) -> None:
 class Job:
     """One unit of engine work: ``target(report, **kwargs)`` in a worker process, with a cancel flag.
 
-    The page's script thread reads ``updates`` (what the target reported), waits on ``finished`` and then
-    finds ``box["value"]`` or ``box["error"]``; setting ``cancel`` stops the job (withdrawn while queued,
-    the worker's stop checks while running).
+    The page's script thread reads :meth:`latest` (the newest thing the target reported), waits on
+    ``finished`` and then finds ``box["value"]`` or ``box["error"]``; setting ``cancel`` stops the job
+    (withdrawn while queued, the worker's stop checks while running).
+
+    Reports are kept latest-only and numbered: reading does not consume, so every session watching one
+    shared job sees the same newest report, and a reader that polls less often than the worker reports
+    simply skips the ones in between (a progress bar and a live plot want only the newest).
     """
 
     def __init__(self, target: Callable[..., Any], kwargs: dict | None = None, label: str = "run"):
@@ -85,12 +88,23 @@ class Job:
         self.label = label
         self.id = next(_IDS)
         self.cancel = threading.Event()
-        self.updates: "queue.Queue[Any]" = queue.Queue()
+        self._latest: tuple[int, Any] = (0, None)  # (reports so far, the newest one)
+        self._latest_lock = threading.Lock()
         self.finished = threading.Event()
         self.started_at: float | None = None
         self.pid: int | None = None  # the worker process that ran it
         self.box: dict[str, Any] = {}
         self.estimate: float | None = None  # estimated seconds (the cost check's); short jobs may take the express lane
+
+    def publish(self, update: Any) -> None:
+        """Record ``update`` as the newest report (the pool does, for each report from the worker)."""
+        with self._latest_lock:
+            self._latest = (self._latest[0] + 1, update)
+
+    def latest(self) -> tuple[int, Any]:
+        """``(version, report)``: how many reports have arrived (0: none yet, report None) and the newest one."""
+        with self._latest_lock:
+            return self._latest
 
     @property
     def running(self) -> bool:
@@ -289,7 +303,7 @@ class RunPool:
     """``slots`` worker processes fed from one first-come, first-served queue, with queue positions.
 
     Each slot has a dispatcher thread in this process that hands the next job to its worker, relays the
-    worker's reports into ``job.updates``, turns ``job.cancel`` into the worker's stop flag (ending the worker
+    worker's reports to ``job.publish``, turns ``job.cancel`` into the worker's stop flag (ending the worker
     if it has not stopped ``stop_timeout`` seconds later) and replaces a worker that died.
     """
 
@@ -462,7 +476,7 @@ class RunPool:
                     if job_id != job.id:  # a late word about an earlier job
                         continue
                     if kind == "update":
-                        job.updates.put(msg[2])
+                        job.publish(msg[2])
                         continue
                     if kind == "value":
                         job.box["value"] = msg[2]

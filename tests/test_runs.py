@@ -29,21 +29,31 @@ def pool():
     p.close()
 
 
-def _drain(job: Job) -> list:
-    out = []
-    while not job.updates.empty():
-        out.append(job.updates.get_nowait())
-    return out
-
-
-def _wait_for_update(job: Job, seen: list, timeout: float = WAIT):
+def _until(cond, timeout=WAIT):
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
-        seen.extend(_drain(job))
-        if seen:
-            return seen[0]
+        if cond():
+            return True
         time.sleep(0.02)
-    raise AssertionError(f"{job} reported nothing")
+    raise AssertionError("condition not reached")
+
+
+def _wait_for_report(job: Job, timeout: float = WAIT):
+    """The job's newest report, once it has sent one."""
+    _until(lambda: job.latest()[0] > 0, timeout)
+    return job.latest()[1]
+
+
+def test_a_job_keeps_its_newest_report_numbered_for_every_reader():
+    job = Job(pool_jobs.whoami)
+    assert job.latest() == (0, None)
+    job.publish("a")
+    assert job.latest() == (1, "a")
+    job.publish("b")
+    job.publish(None)  # a report is whatever the target sent; the version still counts it
+    assert job.latest() == (3, None)
+    job.publish("c")
+    assert job.latest() == job.latest() == (4, "c")  # reading does not consume: every watcher sees it
 
 
 def test_a_job_runs_in_another_process_at_lower_priority(pool):
@@ -67,10 +77,10 @@ def test_jobs_are_data_not_closures():
 def test_pool_is_bounded_fifo_with_positions_and_withdraw(pool, tmp_path):
     gate = str(tmp_path / "gate")
     jobs = [pool.submit(Job(pool_jobs.blocker, {"gate": gate, "name": f"j{i}"})) for i in range(5)]
-    started = [_wait_for_update(jobs[0], []), _wait_for_update(jobs[1], [])]
+    started = [_wait_for_report(jobs[0]), _wait_for_report(jobs[1])]
     time.sleep(0.3)
     assert sorted(started) == ["j0", "j1"]  # two slots: two run, three wait
-    assert all(j.updates.empty() for j in jobs[2:])
+    assert all(j.latest() == (0, None) for j in jobs[2:])
     assert pool.load() == (2, 3)
     assert [pool.position(j) for j in jobs[2:]] == [0, 1, 2]  # "2 runs ahead of yours" for the last
     assert pool.withdraw(jobs[3])  # Stop while queued: it never runs
@@ -86,9 +96,9 @@ def test_pool_is_bounded_fifo_with_positions_and_withdraw(pool, tmp_path):
 
 def test_stop_while_running_reaches_the_engines_checkpoints(pool):
     job = pool.submit(Job(pool_jobs.loop, {"seconds": 300}))
-    first = _wait_for_update(job, [])
-    assert first[0] == "started"
-    worker = first[1]
+    report = _wait_for_report(job)
+    worker = job.pid
+    assert report == ("started", worker) or isinstance(report, int)  # the loop began (it may be a step on)
     time.sleep(0.5)
     assert not job.finished.is_set()
     job.cancel.set()
@@ -131,7 +141,7 @@ def test_a_worker_that_ignores_stop_is_ended_and_replaced():
     small = RunPool(1, stop_timeout=1.0)
     try:
         job = small.submit(Job(pool_jobs.stubborn, {"seconds": 300}))
-        _wait_for_update(job, [])
+        _wait_for_report(job)
         job.cancel.set()
         assert job.finished.wait(60)
         assert isinstance(job.box["error"], Cancelled) and "was ended" in str(job.box["error"])
@@ -149,10 +159,10 @@ def test_a_page_run_in_a_worker_gives_the_same_numbers_and_streams_progress(pool
     here = run("reconstruction", params, seed=11)
     there = Result.from_dict(job.box["value"])
     assert there.metrics == here.metrics and there.games_done == here.games_done  # (series hold timings)
-    updates = _drain(job)
-    assert updates and all(isinstance(u, Progress) for u in updates)
-    assert updates[-1].done == updates[-1].total == here.games_total  # the final report always arrives
-    assert updates[-1].result.metrics == here.metrics
+    version, last = job.latest()
+    assert version >= 1 and isinstance(last, Progress)
+    assert last.done == last.total == here.games_total  # the final report always arrives, and last
+    assert last.result.metrics == here.metrics
 
 
 def test_a_sweep_in_a_worker_gives_the_same_rows(pool):
@@ -163,7 +173,7 @@ def test_a_sweep_in_a_worker_gives_the_same_rows(pool):
     assert job.finished.wait(WAIT)
     here = sweep("reconstruction", {"trials": 2}, {"n": [20, 30]}, seed=5)
     assert job.box["value"]["rows"] == here["rows"]
-    assert _drain(job)[-1][:2] == (2, 2)
+    assert job.latest()[1][:2] == (2, 2)
 
 
 def test_results_and_engine_errors_survive_the_trip():
@@ -192,7 +202,7 @@ def test_a_closed_tab_stops_its_run_in_the_worker():
     from ui.runs import _watch_abandoned, pool
 
     job = pool().submit(Job(pool_jobs.loop, {"seconds": 300}))
-    _wait_for_update(job, [])
+    _wait_for_report(job)
     _watch_abandoned(job, _Liveness("gone", grace=0.2, alive=lambda sid: False), job.cancel)
     assert job.finished.wait(30)
     assert isinstance(job.box["error"], Cancelled) and "loop: stopped" in str(job.box["error"])
@@ -234,25 +244,20 @@ def _watch(key, name, gate, cancel=None):
 
     from ui.runs import _in_worker
 
-    out = {"cancel": cancel or threading.Event(), "bar": _Bar()}
+    out = {"cancel": cancel or threading.Event(), "bar": _Bar(), "seen": []}
     job = Job(pool_jobs.blocker, {"gate": str(gate), "name": name})
     out["job"] = job
 
+    def on_update(report):
+        out["seen"].append(report)
+        return 0, None
+
     def session():
-        out["box"] = _in_worker(job, lambda upd: (0, None), out["bar"], "steps", key=key, cancel=out["cancel"])
+        out["box"] = _in_worker(job, on_update, out["bar"], "steps", key=key, cancel=out["cancel"])
 
     t = threading.Thread(target=session, daemon=True)
     t.start()
     return t, out
-
-
-def _until(cond, timeout=WAIT):
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if cond():
-            return True
-        time.sleep(0.02)
-    raise AssertionError("condition not reached")
 
 
 def _two_sessions(key, gate):
@@ -270,6 +275,7 @@ def test_sessions_asking_for_the_same_result_share_one_run(tmp_path):
     gate.touch()
     ta.join(WAIT), tb.join(WAIT)
     assert a["box"] == {"value": "first"} and b["box"] == {"value": "first"}  # computed once, by the first
+    assert a["seen"] == b["seen"] == ["first"]  # each session saw the shared job's report, once
     assert not b["job"].finished.is_set() and b["job"].started_at is None     # the second job never ran
     assert watchers("share-1") == 0
 
@@ -311,20 +317,20 @@ def test_the_express_lane_takes_short_runs_past_long_ones(tmp_path):
         long1, long2, short1, short2 = (blocker("long1", 100), blocker("long2", 100), blocker("short1", 1),
                                         blocker("short2", 2))
         p.submit(long1)
-        _wait_for_update(long1, [])
+        _wait_for_report(long1)
         p.submit(long2), p.submit(short1), p.submit(short2)
-        _wait_for_update(short1, [])                      # started although long2 was queued before it
+        _wait_for_report(short1)                      # started although long2 was queued before it
         assert p.queued(long2) and p.queued(short2)
         assert p.position(long2) == 0 and p.position(short2) == 0  # next in their own lanes
         (tmp_path / "short1").touch()
         assert short1.finished.wait(WAIT) and short1.box == {"value": "short1"}
-        _wait_for_update(short2, [])
+        _wait_for_report(short2)
         (tmp_path / "short2").touch()
         assert short2.finished.wait(WAIT)
         time.sleep(0.5)
         assert p.queued(long2)                            # the idle express slot does not take a long run
         (tmp_path / "long1").touch()
-        _wait_for_update(long2, [])
+        _wait_for_report(long2)
         assert long1.box == {"value": "long1"} and long2.pid == long1.pid  # the regular slot's worker
         (tmp_path / "long2").touch()
         assert long2.finished.wait(WAIT) and long2.box == {"value": "long2"}

@@ -111,33 +111,15 @@ def _watch_abandoned(job: Job, liveness: _Liveness, cancel: threading.Event) -> 
 
 
 # ------------------------------------------------------ one job, many sessions
-class _Latest:
-    """Stands in for ``Job.updates``: keeps only the newest report, numbered, so every session watching the
-    job sees it (a queue would hand each report to one reader)."""
-
-    def __init__(self):
-        self.value: Any = None
-        self.version = 0
-        self._lock = threading.Lock()
-
-    def put(self, update: Any) -> None:
-        with self._lock:
-            self.value, self.version = update, self.version + 1
-
-    def read(self) -> tuple[int, Any]:
-        with self._lock:
-            return self.version, self.value
-
-
 class _Shared:
     """A pool job that every session asking for the same result (same store key) watches, so a class opening
     the same lab runs its default once, not thirty times. The job is cancelled only when the last session
-    watching it leaves (Stop, a widget change, a closed tab)."""
+    watching it leaves (Stop, a widget change, a closed tab). Each session reads the job's newest report
+    (``Job.latest``), which reading does not consume."""
 
     def __init__(self, key: str, job: Job):
         self.key, self.job = key, job
         self.watchers = 0
-        job.updates = _Latest()
 
 
 _SHARED: dict[str, _Shared] = {}
@@ -207,7 +189,7 @@ def _in_worker(job: Job, on_update: Callable[[Any], tuple], bar, unit: str, key:
     try:
         while True:
             finished = job.finished.is_set()
-            version, latest = job.updates.read()
+            version, latest = job.latest()
             if version != seen and latest is not None:
                 seen = version
                 done, total = on_update(latest)
