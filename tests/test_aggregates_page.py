@@ -1,23 +1,13 @@
 """AppTest: the aggregate-statistics page runs a small default, labels synthetic numbers, rejects bad input."""
-from pathlib import Path
-
 from apptest_helpers import chart_titles, open_page
 
-ROOT = Path(__file__).resolve().parent.parent
 PAGE = "pages/30_Aggregate_statistics.py"
 
 
-def _page(**params):
-    return open_page(PAGE, timeout=120, **params)
-
-
-_titles = chart_titles
-
-
 def test_page_small_run_shows_roc_ablation_and_synthetic_label():
-    at = _page(block_size=100, shadows=200, attack="desia", query_ratio=0.5)
+    at = open_page(PAGE, block_size=100, shadows=200, attack="desia", query_ratio=0.5)
     assert not at.exception, at.exception
-    titles = _titles(at)
+    titles = chart_titles(at)
     assert any(t.startswith("ROC") and "synthetic" in t for t in titles)
     assert any("Synthetic census blocks" in c.value for c in at.caption)
     labels = {m.label: m.value for m in at.metric}
@@ -27,7 +17,7 @@ def test_page_small_run_shows_roc_ablation_and_synthetic_label():
 
 
 def test_page_rejects_bad_combination_with_a_message():
-    at = _page(block_size=100, shadows=200, attack="desia", query_ratio=0.5)
+    at = open_page(PAGE, block_size=100, shadows=200, attack="desia", query_ratio=0.5)
     at.selectbox(key="aggregates.task").select("mia").run()
     at.toggle(key="aggregates.ablation").set_value(True).run()
     assert not at.exception
@@ -50,7 +40,7 @@ def _sliders(at):
 
 
 def test_choosing_generic_csv_keeps_every_parameter_and_the_link():
-    at = _page(block_size=100, shadows=200, attack="desia", query_ratio=0.5)
+    at = open_page(PAGE, block_size=100, shadows=200, attack="desia", query_ratio=0.5)
     before = _sliders(at)
     link = dict(at.query_params)
     at.radio(key="aggregates.source_choice").set_value("Generic CSV").run()
@@ -73,7 +63,7 @@ def test_generic_csv_defaults_to_a_yes_no_column_and_titles_the_roc_with_it():
     sel = at.selectbox(key="aggregates.sensitive")
     assert list(sel.options) == ["sex", "smoker"] and sel.value == "sex"  # two-valued columns only, not "zip"
     assert not at.error, [e.value for e in at.error]
-    titles = _titles(at)
+    titles = chart_titles(at)
     assert any(t.startswith("ROC") and "(sex)" in t for t in titles), titles
     assert not any("Hispanic" in t for t in titles)
     sentence = [m.value for m in list(at.markdown) + list(at.info) if "against 50% by chance" in m.value]
@@ -81,13 +71,13 @@ def test_generic_csv_defaults_to_a_yes_no_column_and_titles_the_roc_with_it():
 
 
 def test_few_targets_get_a_warning_with_the_confidence_interval():
-    at = _page(block_size=40, shadows=200, attack="desia", query_ratio=0.5, blocks=1, targets=4)
+    at = open_page(PAGE, block_size=40, shadows=200, attack="desia", query_ratio=0.5, blocks=1, targets=4)
     assert not at.exception
     warn = [w.value for w in at.warning if "targets" in w.value]
     assert warn and "confidence interval" in warn[0], [w.value for w in at.warning]
 
 
 def test_a_link_keeps_a_value_that_differs_from_the_page_default():
-    at = _page(block_size=100, shadows=200, attack="desia", query_ratio=0.5, blocks=1)
+    at = open_page(PAGE, block_size=100, shadows=200, attack="desia", query_ratio=0.5, blocks=1)
     assert not at.exception
     assert at.query_params["attack"] == ["desia"] or at.query_params["attack"] == "desia"

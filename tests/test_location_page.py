@@ -1,28 +1,15 @@
 """AppTest: the location membership page runs its default, shows the bound, and rejects bad input."""
 import json
-from pathlib import Path
 
 from apptest_helpers import chart_titles, open_page
 
-ROOT = Path(__file__).resolve().parent.parent
 PAGE = "pages/20_Location_membership.py"
 
 
-def _page():
-    return open_page(PAGE, timeout=120, run=False)
-
-
-_titles = chart_titles
-
-
 def test_location_page_default_small_run():
-    at = _page()
-    at.query_params["games"] = "2000"
-    at.query_params["shadow_sweep_max"] = "1000"
-    at.query_params["observations"] = "20"
-    at.run()
+    at = open_page(PAGE, games=2000, shadow_sweep_max=1000, observations=20)
     assert not at.exception, at.exception
-    titles = _titles(at)
+    titles = chart_titles(at)
     assert any("vs number of observations" in t for t in titles)
     assert any(t.startswith("ROC") for t in titles)
     assert any("training shadow" in t for t in titles)
@@ -37,11 +24,7 @@ def test_location_page_default_small_run():
 
 
 def test_location_page_bad_combination_shows_message():
-    at = _page()
-    at.query_params["games"] = "1000"
-    at.query_params["shadow_sweep_max"] = "0"
-    at.query_params["observations"] = "5"
-    at.run()
+    at = open_page(PAGE, games=1000, shadow_sweep_max=0, observations=5)
     at.selectbox(key="location.mechanism").select("gaussian").run()
     at.slider(key="location.epsilon").set_value(2.0).run()
     assert not at.exception
@@ -49,16 +32,12 @@ def test_location_page_bad_combination_shows_message():
 
 
 def test_location_page_mlp_button_trains_and_shows_weights():
-    at = _page()
-    for key, value in (("games", "1000"), ("shadow_sweep_max", "0"), ("observations", "5"),
-                       ("train_shadows", "400")):
-        at.query_params[key] = value
-    at.run()
+    at = open_page(PAGE, games=1000, shadow_sweep_max=0, observations=5, train_shadows=400)
     assert not at.exception, at.exception
     button = next(b for b in at.button if "Train the MLP" in b.label)
     button.click().run(timeout=180)
     assert not at.exception, at.exception
-    titles = _titles(at)
+    titles = chart_titles(at)
     assert any(t.startswith("MLP weights") for t in titles)
     assert any("validation accuracy" in t for t in titles)
     labels = {m.label: m.value for m in at.metric}

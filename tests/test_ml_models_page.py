@@ -1,28 +1,13 @@
 """AppTest: the ML-models page runs a small default, names the most exposed groups and rejects bad input."""
-from pathlib import Path
-
 from apptest_helpers import chart_titles, open_page
 
-ROOT = Path(__file__).resolve().parent.parent
 PAGE = "pages/50_ML_models.py"
 
 
-def _page():
-    return open_page(PAGE, timeout=180, run=False)
-
-
-_titles = chart_titles
-
-
 def test_ml_models_page_small_run_names_exposed_groups():
-    at = _page()
-    at.query_params["groups"] = "8"
-    at.query_params["n_per_group"] = "250"
-    at.query_params["epochs"] = "30"
-    at.query_params["defense"] = "bcorr"
-    at.run()
+    at = open_page(PAGE, groups=8, n_per_group=250, epochs=30, defense="bcorr")
     assert not at.exception, at.exception
-    titles = _titles(at)
+    titles = chart_titles(at)
     assert any(t.startswith("Correlation between the sensitive attribute") for t in titles)
     assert any(t.startswith("Groups ranked by the attacker's predicted risk") for t in titles)
     assert any(t.startswith("Angular difference vs attack accuracy") for t in titles)
@@ -41,15 +26,11 @@ def test_ml_models_page_small_run_names_exposed_groups():
     other = box.options[-1]
     box.select(other).run()
     assert not at.exception, at.exception
-    assert any(t.startswith(f"{other}: the model's confidence") for t in _titles(at))
+    assert any(t.startswith(f"{other}: the model's confidence") for t in chart_titles(at))
 
 
 def test_ml_models_page_rejects_bad_column_choice():
-    at = _page()
-    at.query_params["dataset"] = "tv16"
-    at.query_params["max_records"] = "2000"
-    at.query_params["epochs"] = "10"
-    at.run()
+    at = open_page(PAGE, dataset="tv16", max_records=2000, epochs=10)
     assert not at.exception, at.exception
     # choosing the same column for the label and the sensitive attribute is refused with a message
     at.selectbox(key="ml-models.col.tv16.sensitive").select("votetrump").run()

@@ -1,24 +1,14 @@
 """AppTest: the synthetic-data page runs a small game, draws the trade-off scatter and the one-game panel, and
 refuses bad input with a message."""
-from pathlib import Path
-
 from apptest_helpers import chart_titles, open_page
 
-ROOT = Path(__file__).resolve().parent.parent
 PAGE = "pages/40_Synthetic_data.py"
 
 
-def _page(**params):
-    return open_page(PAGE, timeout=180, **params)
-
-
-_titles = chart_titles
-
-
 def test_page_small_run_draws_tradeoff_roc_and_one_game():
-    at = _page(games=3, synth_size=100, n=300)
+    at = open_page(PAGE, games=3, synth_size=100, n=300)
     assert not at.exception, at.exception
-    titles = _titles(at)
+    titles = chart_titles(at)
     assert any(t.startswith("Privacy–utility trade-off") for t in titles), titles
     assert any(t.startswith("ROC at m = 100") for t in titles), titles
     assert any("vs synthetic data size" in t for t in titles), titles
@@ -32,6 +22,6 @@ def test_page_small_run_draws_tradeoff_roc_and_one_game():
 
 
 def test_page_rejects_query_ratio_beyond_what_k_offers():
-    at = _page(games=2, synth_size=100, n=200, query_k=2, query_ratio=50)
+    at = open_page(PAGE, games=2, synth_size=100, n=200, query_k=2, query_ratio=50)
     assert not at.exception, at.exception
     assert any("query_ratio" in e.value for e in at.error)
