@@ -17,9 +17,6 @@ page_header(scenario)
 # Small, fast page defaults (first ROC within seconds); the sidebar scales up to the paper's setting.
 PAGE_DEFAULTS = {"block_size": 200, "blocks": 1, "query_ratio": 0.75, "shadows": 1000, "reconstructions": 3,
                  "rap_steps": 100, "attack": "all", "targets": 0}
-for _name, _value in PAGE_DEFAULTS.items():
-    if _name not in st.query_params:
-        st.session_state.setdefault(f"{scenario.name}.{_name}", _value)
 
 with st.expander("What is happening here? (read me first)", expanded=False):
     st.markdown(content("aggregates"))
@@ -59,12 +56,7 @@ if source != "Synthetic census blocks":
                     help="The secret the attacker infers; only columns with exactly two values are offered. "
                          "Every other column is what the attacker knows about the target.")
 
-config = param_widgets(scenario, exclude=("data", "sweep"))
-# param_widgets leaves a value out of the link when it equals the *scenario's* default; this page starts
-# from other defaults, so such a value must stay in the link or a shared link would reopen with the page's.
-for _name, _value in PAGE_DEFAULTS.items():
-    if config.get(_name) != _value and config.get(_name) == scenario.param(_name).default:
-        st.query_params[_name] = str(config[_name])
+config = param_widgets(scenario, exclude=("data", "sweep"), defaults=PAGE_DEFAULTS)
 if problem is not None:
     show_error(problem)
     st.stop()

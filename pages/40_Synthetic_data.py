@@ -18,9 +18,6 @@ page_header(scenario)
 
 # Small, fast page defaults (first plot within seconds); the sidebar scales up to the paper's setting.
 PAGE_DEFAULTS = {"games": 10, "synth_size": 10_000, "n": 1000}
-for _name, _value in PAGE_DEFAULTS.items():
-    if _name not in st.query_params:
-        st.session_state.setdefault(f"{scenario.name}.{_name}", _value)
 
 with st.expander("What is happening here? (read me first)", expanded=False):
     st.markdown(content("synthetic"))
@@ -64,7 +61,7 @@ else:
     st.sidebar.caption(f"{SYNTHESIZERS[generator].title or generator}: no DP guarantee, so no ε to set.")
 
 st.sidebar.header("Game and attack")
-widget_config = param_widgets(scenario, exclude=page_params(generator))
+widget_config = param_widgets(scenario, exclude=page_params(generator), defaults=PAGE_DEFAULTS)
 seed = widget_config.pop("seed")
 try:
     config = scenario.resolve({**widget_config, **extra})

@@ -1,6 +1,8 @@
 """AppTest: the aggregate-statistics page runs a small default, labels synthetic numbers, rejects bad input."""
 from apptest_helpers import chart_titles, open_page
 
+from core.scenario import get
+
 PAGE = "pages/30_Aggregate_statistics.py"
 
 
@@ -81,3 +83,7 @@ def test_a_link_keeps_a_value_that_differs_from_the_page_default():
     at = open_page(PAGE, block_size=100, shadows=200, attack="desia", query_ratio=0.5, blocks=1)
     assert not at.exception
     assert at.query_params["attack"] == ["desia"] or at.query_params["attack"] == "desia"
+    # where the page starts (not the scenario's defaults): blocks=1 and rap_steps=100 need no place in the link
+    assert at.session_state["aggregates.rap_steps"] == 100 != get("aggregates").param("rap_steps").default
+    assert "blocks" not in at.query_params and "rap_steps" not in at.query_params
+    assert at.query_params["block_size"] in (["100"], "100")

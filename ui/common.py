@@ -206,7 +206,8 @@ def _range_words(lo, hi) -> str:
     return "any number"
 
 
-def _initial(p: Param, key: str) -> Any:
+def _initial(p: Param, key: str, default: Any = None) -> Any:
+    """This session's value, else the link's, else ``default`` (the page's starting value; None: ``p.default``)."""
     if key in st.session_state:
         return st.session_state[key]
     text = st.query_params.get(p.name)
@@ -216,7 +217,7 @@ def _initial(p: Param, key: str) -> Any:
         except ParameterError:
             st.toast(f"Ignored the link's value for {p.name}: {text!r} (allowed: {p.range_text()})",
                      icon=":material/warning:")
-    return p.default
+    return p.default if default is None else default
 
 
 def _widget(p: Param, key: str, container, inactive: str | None = None) -> Any:
@@ -253,21 +254,27 @@ def _widget(p: Param, key: str, container, inactive: str | None = None) -> Any:
                         step=step, low_open=p.low_open, high_open=p.high_open, help=help_text, disabled=disabled)
 
 
-def param_widgets(scenario: Scenario, container=None, only=None, exclude=(), seed: bool = True) -> dict:
+def param_widgets(scenario: Scenario, container=None, only=None, exclude=(), seed: bool = True,
+                  defaults: dict | None = None) -> dict:
     """Widgets generated from the scenario's Params; values mirrored into ``st.query_params``.
 
     Widgets of parameters that have no effect under the current choices (``Param.active_when``) are
     disabled with a note. Returns the validated config (plus ``"seed"`` when ``seed``). On an invalid
     combination the page shows the engine's message and stops.
+
+    ``defaults``: where the page starts for some parameters instead of the scenario's defaults (a small, fast
+    first run). The link holds every value that differs from where the page starts, so a shared link reopens
+    with the same values (a value equal to the scenario's default but not the page's stays in it).
     """
     container = container if container is not None else st.sidebar
+    start = {**scenario.defaults(), **(defaults or {}), "seed": 0}
     shown = [p for p in scenario.params
              if p.ui and (only is None or p.name in only) and p.name not in exclude]
     # Current values first (session state or the link), so a widget knows whether it is active.
     for p in shown:
         key = f"{scenario.name}.{p.name}"
         if key not in st.session_state:
-            st.session_state[key] = _initial(p, key)
+            st.session_state[key] = _initial(p, key, start[p.name])
     current = {**scenario.defaults(), **{p.name: st.session_state[f"{scenario.name}.{p.name}"] for p in shown}}
     inactive = scenario.inactive(current)
     values = {}
@@ -278,8 +285,7 @@ def param_widgets(scenario: Scenario, container=None, only=None, exclude=(), see
                            label="Seed", low=0, high=2**31 - 1)
         values["seed"] = _widget(seed_param, f"{scenario.name}.seed", container)
     for name, value in values.items():
-        default = 0 if name == "seed" else scenario.param(name).default
-        if value != default:
+        if value != start[name]:
             st.query_params[name] = str(value).lower() if isinstance(value, bool) else str(value)
         elif name in st.query_params:
             del st.query_params[name]
