@@ -1,18 +1,13 @@
 """AppTest for the reidentification lecture page."""
-from pathlib import Path
-
 import pytest
-from streamlit.testing.v1 import AppTest
+from apptest_helpers import open_page
 
-ROOT = Path(__file__).resolve().parents[1]
 PAGE = "pages/11_Reidentification_lecture.py"
 
 
 @pytest.fixture
 def app():
-    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=60)
-    at.run()
-    return at.switch_page(PAGE).run()
+    return open_page(PAGE)
 
 
 def test_page_renders_every_demo(app):
