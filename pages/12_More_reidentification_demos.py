@@ -59,6 +59,11 @@ with t_rel:
         (st.warning if guess is not None else st.info)(
             f"An observer who knows A looks only at the release and concludes: **{said}**"
             + (" — correct." if guess is tb else "." if guess is None else " — wrong."), icon=":material/visibility:")
+        # the picture first: its chart is what a student looks at, the tables below are the detail
+        figure(plots.relational_heights(W.heights_table(), W.columns, out.tops), "reid-more-tb-heights")
+        st.dataframe(W.heights_table(), hide_index=True)
+        st.caption("Heights: 0 = exact, top = *. Raise k and both worlds suppress everything: then, and only "
+                   "then, the two outputs coincide and nothing leaks.")
         a, b = st.columns(2)
         with a:
             st.markdown("**Input x** (the clinic's table)")
@@ -67,10 +72,6 @@ with t_rel:
             st.markdown(f"**Release A(x)**, walk order: {' → '.join(out.order)}")
             st.dataframe(out.table, hide_index=True)
             download_table(out.table, f"reid-more-tb-release-{'tb' if tb else 'no-tb'}")
-        figure(plots.relational_heights(W.heights_table(), W.columns, out.tops), "reid-more-tb-heights")
-        st.dataframe(W.heights_table(), hide_index=True)
-        st.caption("Heights: 0 = exact, top = *. Raise k and both worlds suppress everything: then, and only "
-                   "then, the two outputs coincide and nothing leaks.")
 
 # ------------------------------------------------------------------------------------------------ downcoding
 with t_down:

@@ -258,7 +258,8 @@ def _show_error(exc: BaseException) -> None:
 
 # ------------------------------------------------------------------- runs
 def run_scenario(scenario: Scenario, config: dict, draw: Callable[[Result, bool], None], *,
-                 auto: bool = True, n_jobs: int = 1, label: str = "Run") -> Result | None:
+                 auto: bool = True, n_jobs: int = 1, label: str = "Run",
+                 preview: Callable[[], None] | None = None) -> Result | None:
     """Run ``scenario`` with ``config`` (``config["seed"]`` is the seed) and draw it live.
 
     * A stored result (shared store or this server's memory) is drawn at once, without queueing.
@@ -267,6 +268,9 @@ def run_scenario(scenario: Scenario, config: dict, draw: Callable[[Result, bool]
     * ``auto``: run on page load; otherwise wait for the Run button.
     * Stop (queued or running), a widget change, or a closed tab cancels the run; a stopped run keeps the
       games played so far (``draw(partial, True)``). Completed runs go to the store.
+    * ``preview()``: drawn where the results will appear while the run is queued or preparing — closed-form
+      theory or the data under attack, so the page shows something true at once (issue 8: "draw closed-form
+      results first, run the games after"); the first live draw replaces it.
     """
     params = {k: v for k, v in config.items() if k != "seed"}
     seed = int(config.get("seed", 0))
@@ -338,6 +342,9 @@ def run_scenario(scenario: Scenario, config: dict, draw: Callable[[Result, bool]
                   help="Stop now (also while queued) and keep the games played so far")
     bar = status.progress(0.0, text="starting…")
     live = area.empty()
+    if preview is not None:
+        with live.container():
+            preview()
 
     redraw = {"at": 0.0, "cost": 0.0}
 
