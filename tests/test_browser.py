@@ -189,3 +189,17 @@ def test_synthetic_lab_link_restores_data_and_generator(server, browser):
     assert "ACS-like" in body and "BayNet" in body  # and the run shows that data and generator
     assert "NonPrivate" not in body.split("Generator", 1)[1][:200]
     ctx.close()
+
+
+def test_stop_ends_a_running_run(server, browser):
+    # Issue 8 item 2 in a real browser: Stop clicked while a run is going (queued, preparing or playing games)
+    # ends it and the page says so (the page's wait now sends a progress line at most once a second). A seed
+    # no other run uses: no stored result can answer at once.
+    seed = int(time.time()) % 1_000_000 + 1000
+    ctx, page = _open(browser, f"{server}/Reconstruction_attack?n=300&trials=200&seed={seed}")
+    page.get_by_text(re.compile(r"^Running ")).first.wait_for(timeout=60_000)
+    page.get_by_role("button", name="Stop").click()
+    page.get_by_text(re.compile(r"Stopped (after|before)")).first.wait_for(timeout=60_000)
+    assert page.get_by_text(re.compile(r"^Running ")).count() == 0
+    assert page.locator('[data-testid="stException"]').count() == 0
+    ctx.close()

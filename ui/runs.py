@@ -39,6 +39,18 @@ from core.workers import Job, RunPool, run_job, sweep_job
 MAX_CACHED_RESULTS = 32  # recent results held in this process (the disk store holds the rest)
 POLL_SECONDS = 0.25
 REDRAW_SECONDS = 2.0  # live plots of a running game at most this often
+BAR_SECONDS = 1.0  # the queue/progress line at most this often: each update is a message every browser redraws
+
+
+def _yield_to_streamlit() -> None:
+    """Let Streamlit act on a Stop click or a widget change now, without sending the browser anything.
+
+    Streamlit interrupts a running script only inside its own calls; reading session state is one of them
+    (it checks for a pending rerun or stop request), so the wait can stay silent between progress updates."""
+    from streamlit.runtime.scriptrunner import get_script_run_ctx
+
+    if get_script_run_ctx(suppress_warning=True) is not None:  # none in a bare thread (unit tests)
+        "_" in st.session_state
 
 
 # ------------------------------------------------------------------ the pool
@@ -175,8 +187,8 @@ def _in_worker(job: Job, on_update: Callable[[Any], tuple], bar, unit: str, key:
     session's — is watched instead of queueing ``job``: the same numbers, computed once. ``cancel`` is this
     session's Stop: it leaves the job, which is cancelled (withdrawn if queued, stopped if running) when no
     session watches it any more. ``on_update(report) -> (done, total)`` runs on the script thread for the
-    latest report. The progress bar is refreshed every poll, which also lets Streamlit deliver a click
-    promptly. If the script is interrupted (Stop, a widget change) or the session disconnects, this session
+    latest report. The progress line is sent when it changes, at most every ``BAR_SECONDS``; between
+    updates each poll still lets Streamlit act on a click (Stop, a widget change) promptly. If the script is interrupted (Stop, a widget change) or the session disconnects, this session
     leaves. Returns ``{"value": …}`` or ``{"error": exception}``.
     """
     cancel = cancel if cancel is not None else threading.Event()
@@ -186,6 +198,7 @@ def _in_worker(job: Job, on_update: Callable[[Any], tuple], bar, unit: str, key:
     started = time.perf_counter()
     done, total = 0, None
     seen = 0
+    shown, shown_at = None, -BAR_SECONDS
     try:
         while True:
             finished = job.finished.is_set()
@@ -199,13 +212,20 @@ def _in_worker(job: Job, on_update: Callable[[Any], tuple], bar, unit: str, key:
                 return {"error": Cancelled(f"{job.label}: stopped")}
             now = time.perf_counter()
             if job.started_at is None:
-                bar.progress(0.0, text=_queue_text(pool().position(job), now - started))
+                line = (0.0, _queue_text(pool().position(job), now - started))
             else:
                 elapsed = now - job.started_at
                 shared_text = f" · shared by {shared.watchers} sessions" if shared.watchers > 1 else ""
-                bar.progress(min(1.0, done / total) if total else 0.0,
-                             text=(f"{done} / {total} {unit} · {elapsed:.1f} s" if total else
-                                   f"preparing… {elapsed:.1f} s") + shared_text)
+                line = (min(1.0, done / total) if total else 0.0,
+                        (f"{done} / {total} {unit} · {elapsed:.0f} s" if total else
+                         f"preparing… {elapsed:.0f} s") + shared_text)
+            # a new line at most every BAR_SECONDS, and only if it changed (30 waiting tabs polling 4× a
+            # second each redrew their page 4× a second); Stop is still seen within a poll
+            if line != shown and now - shown_at >= BAR_SECONDS:
+                bar.progress(line[0], text=line[1])
+                shown, shown_at = line, now
+            else:
+                _yield_to_streamlit()
             job.finished.wait(POLL_SECONDS)
     finally:
         _leave(shared)
