@@ -21,7 +21,11 @@ memory (the server process *and* its worker processes: RSS sum, an upper bound, 
 before and after. Goal (issue 12): zero errors; light pages' p95 first plot ≤ 5 s while heavy runs queue;
 memory ≤ 4 GB. Not part of CI (minutes of wall time), and only meaningful on a quiet machine:
 
-    .venv/bin/python benchmarks/bench_load.py --sessions 30 --heavy 4 --arrival 60
+    .venv/bin/python benchmarks/bench_load.py --sessions 30 --heavy 4 --arrival 60 [--browser-nice 15]
+
+``--browser-nice`` runs the 30 test browsers at a lower CPU priority than the server and its workers, so the
+server column measures the server as a class would meet it (browsers on the students' own machines); without
+it, the browsers take most of the two cores.
 """
 from __future__ import annotations
 
@@ -149,11 +153,12 @@ async def _warm(browser, url: str, pages: list[str]) -> None:
     await asyncio.sleep(8)  # abandoned warm-up runs are cancelled after the grace period
 
 
-async def _drive(url: str, plan: list[tuple[str, float]], timeout: float, warm: list[str]) -> list[dict]:
+async def _drive(url: str, plan: list[tuple[str, float]], timeout: float, warm: list[str],
+                 browser_nice: int = 0) -> list[dict]:
     from playwright.async_api import async_playwright
 
     async with async_playwright() as p:
-        browser = await p.chromium.launch(**launch_options())
+        browser = await p.chromium.launch(**launch_options(nice=browser_nice))
         if warm:
             await _warm(browser, url, warm)
         results = await asyncio.gather(*(_session(browser, url, path, delay, timeout) for path, delay in plan))
@@ -189,6 +194,9 @@ def main() -> int:
     ap.add_argument("--timeout", type=float, default=900.0, help="seconds per session")
     ap.add_argument("--warm", action="store_true", help="keep the user's result store (default: a fresh one)")
     ap.add_argument("--cold", action="store_true", help="skip the warm-up visit of every page")
+    ap.add_argument("--browser-nice", type=int, default=0,
+                    help="run the test browsers at this lower CPU priority (e.g. 15), so the server is measured "
+                         "as if the browsers were on the students' own machines")
     args = ap.parse_args()
     pages = [re.sub(r"^\d+_", "", p.stem) for p in sorted((ROOT / "pages").glob("[0-9]*_*.py"))]
     n_heavy = min(args.heavy, args.sessions)
@@ -210,12 +218,14 @@ def main() -> int:
         threading.Thread(target=watch, daemon=True).start()
         t0 = time.perf_counter()
         try:
-            results = asyncio.run(_drive(server.url, plan, args.timeout, [] if args.cold else pages))
+            results = asyncio.run(_drive(server.url, plan, args.timeout, [] if args.cold else pages,
+                                         args.browser_nice))
         finally:
             stop.set()
         wall = time.perf_counter() - t0
     print(f"{len(plan)} sessions ({n_heavy} heavy, arriving first) over {args.arrival:.0f} s on one "
-          f"{'cold' if args.cold else 'warm'} server; wall {wall:.1f} s (warm-up included)")
+          f"{'cold' if args.cold else 'warm'} server; wall {wall:.1f} s (warm-up included); browsers at nice "
+          f"{args.browser_nice}")
     print(f"before: {load_before}; after: {load_text()}")
     print(f"{'seconds, p50 / p95':34s} {'n':>3s}  {'first plot':^13s}  {'(server)':^13s}  {'done':^13s}  "
           f"{'(server)':^13s}  errors")

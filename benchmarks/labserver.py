@@ -26,11 +26,24 @@ CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic"
                  "--disable-dev-shm-usage"]
 
 
-def launch_options() -> dict:
-    """Keyword arguments of ``playwright.chromium.launch`` (sync or async) for the system's Chromium."""
+def launch_options(nice: int = 0) -> dict:
+    """Keyword arguments of ``playwright.chromium.launch`` (sync or async) for the system's Chromium.
+
+    ``nice`` > 0 starts the browser (and so every renderer it forks) at that lower CPU priority, through a
+    small wrapper script: on a test machine that hosts both the server and a class's worth of browsers, the
+    browsers then stop competing with the server for the cores, as they do not in a real class where each
+    student's browser runs on their own laptop."""
     if not os.path.exists(CHROMIUM):
         raise SystemExit(f"needs {CHROMIUM} (Debian's chromium) and the python playwright package")
-    return {"executable_path": CHROMIUM, "headless": True, "args": CHROMIUM_ARGS}
+    executable = CHROMIUM
+    if nice > 0:
+        import tempfile
+
+        wrapper = Path(tempfile.mkdtemp(prefix="lab-chromium-")) / "chromium-nice"
+        wrapper.write_text(f'#!/bin/sh\nexec nice -n {int(nice)} {CHROMIUM} "$@"\n', encoding="utf-8")
+        wrapper.chmod(0o700)
+        executable = str(wrapper)
+    return {"executable_path": executable, "headless": True, "args": CHROMIUM_ARGS}
 
 
 def free_port() -> int:
