@@ -157,19 +157,25 @@ def aggregates_preview(preview: dict) -> str:
     if p["task"] == "mia":
         text += " The attacker guesses whether a target's record is in the block: 50% by chance."
     else:
-        share = f" ({pct(p['sensitive_share'])} of the block now Hispanic)" if p["sensitive"] == "Hispanic" else ""
+        where = "the block" if p["blocks"] == 1 else "the blocks"
+        share = f" ({pct(p['sensitive_share'])} of {where} now Hispanic)" if p["sensitive"] == "Hispanic" else ""
         text += f" Their {p['sensitive']} values were re-drawn by a coin flip{share}, so guessing scores 50%."
         if p["untouched"]:
             who = (count(p["untouched"], "target") if per_block == 1 else
                    f"{p['untouched']:,} of the {p['targets']:,} target-release pairs")
             text += f" For {who} no released cell depends on that value: no attack can beat the coin on them."
+    claim = ""
+    if p.get("claimed"):
+        eps = p["claimed"]["epsilon"]
+        cap = 1.0 / (1.0 + math.exp(-eps))
+        claim = f"the release's DP claim is ε = {eps:.3g} per person"
+        if cap > 0.99:
+            claim += f", which allows up to {100 * cap:.6g}% accuracy on the most exposed person: hardly a guarantee"
     if p.get("bound"):
         text += (f" With Laplace noise of ε = {p['epsilon']:g} per cell, no attack can average more than "
-                 f"{pct(p['bound']['mean'])} right over these targets")
-        text += (f"; the release's DP claim is ε = {p['claimed']['epsilon']:.3g} per person." if p.get("claimed")
-                 else ".")
-    elif p.get("claimed"):
-        text += f" The release's DP claim is ε = {p['claimed']['epsilon']:.3g} per person."
+                 f"{pct(p['bound']['mean'])} right over these targets" + (f"; {claim}." if claim else "."))
+    elif claim:
+        text += f" {claim[0].upper()}{claim[1:]}."
     return text
 
 
@@ -205,7 +211,7 @@ def synthetic_preview(preview: dict) -> str:
     """Synthetic data before any game: what the attacker knows, who can be a target and what caps the attack
     (:func:`core.scenarios.synthetic.data_preview`)."""
     p = preview
-    qis = list(p["qis"])
+    qis = list(p["order"])  # most identifying first, as on the chart
     shown = ", ".join(qis[:4]) + (f" and {len(qis) - 4} more" if len(qis) > 4 else "")
     steps = next((i + 1 for i, v in enumerate(p["unique_share"]) if v >= 0.9), None)
     text = (f"Before any game: the generator is fitted on n = {p['n']:,} of the {p['records']:,} records. The "
@@ -213,8 +219,7 @@ def synthetic_preview(preview: dict) -> str:
             f"in game 1, {p['targets']:,} of the {p['n']:,} records are unique on them — the possible targets")
     if steps is not None and steps < len(qis):
         text += f" ({steps} well-chosen columns already single out 90%)"
-    secret = f"`{p['secret']}`"
-    text += (f". The target's {secret} ({secret} = {p['secret_values'][-1]} for {pct(p['secret_share'])} of all "
+    text += (f". The target's `{p['secret']}` ({p['secret_values'][-1]} for {pct(p['secret_share'])} of all "
              "records) is re-drawn by a coin flip before the generator sees it, so guessing wins 50%.")
     if p["dp"]:
         text += (f" {p['generator']} is differentially private at ε = {p['epsilon']:g}"

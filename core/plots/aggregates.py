@@ -149,6 +149,10 @@ def ablation_figure(series: dict) -> go.Figure | None:
 
 
 # ------------------------------------------------------------------ before any attack
+PREVIEW_TITLE = "Before any attack: who can be attacked"
+ROC_PREVIEW_MAX_EPSILON = math.log(99.0)  # above it the DP region allows an AUC over 0.99: nothing to see
+
+
 def secret_cells(preview: dict) -> go.Figure:
     """The data under attack (:func:`core.scenarios.aggregates.block_preview`): targets by the number of
     released cells that move with their secret (attribute inference) or contain their record (membership).
@@ -171,10 +175,12 @@ def secret_cells(preview: dict) -> go.Figure:
                                  line=dict(color="black", dash="dash", width=1.5),
                                  hovertemplate="k = %{x}: accuracy ≤ %{y:.1%}<extra>DP bound</extra>"))
         fig.update_layout(yaxis2=dict(title="accuracy bound on such a target", overlaying="y", side="right",
-                                      range=[0.45, 1.02], tickformat=".0%", showgrid=False))
-    title = (f"Before any attack: released cells that move with each target's {sensitive}" if aia else
-             "Before any attack: released cells that contain each target's record")
-    base_layout(fig, title + _tag(preview), f"released {what} (of {preview['cells']} per release)",
+                                      range=[0.45, 1.02], tickvals=[0.5, 0.6, 0.7, 0.8, 0.9, 1.0],
+                                      tickformat=".0%", showgrid=False))
+    sub = (f"targets by the released cells that move with their {sensitive}" if aia else
+           "targets by the released cells that contain their record")
+    base_layout(fig, f"{PREVIEW_TITLE}{_tag(preview)}<br><sup>{sub}</sup>",
+                f"released {what} (of {preview['cells']} per release)",
                 "targets" if preview["releases"] == 1 else "targets (summed over releases)")
     fig.update_xaxes(dtick=1)
     fig.update_layout(bargap=0.15, margin=dict(r=70 if bound else 20))
@@ -182,10 +188,11 @@ def secret_cells(preview: dict) -> go.Figure:
 
 
 def roc_bound_preview(preview: dict) -> go.Figure | None:
-    """The ROC frame of :func:`roc_all` before any attack: chance diagonal and, with noise, the region the
-    release's per-person ε allows (None without noise: the frame alone would say nothing)."""
+    """The ROC frame of :func:`roc_all` before any attack: chance diagonal and the region the release's
+    per-person ε allows. None without noise, or when that ε allows an AUC above 0.99 (the region would be the
+    whole square: the caption says so in words instead)."""
     claimed = preview.get("claimed")
-    if not claimed or not math.isfinite(claimed.get("epsilon", math.inf)):
+    if not claimed or not claimed.get("epsilon", math.inf) <= ROC_PREVIEW_MAX_EPSILON:
         return None
     return roc_all({"roc": {}, "dp_bound": claimed, "task": preview["task"], "sensitive": preview["sensitive"],
                     "synthetic": preview["synthetic"]})

@@ -99,6 +99,9 @@ def dp_bound(preview_or_metrics: dict) -> dict | None:
     return {"accuracy": p["bound"], "epsilon": p["epsilon"], "delta": p.get("delta") or 0.0}
 
 
+PREVIEW_TITLE = "Before any game: who can be a target"
+
+
 def uniqueness_bars(preview: dict) -> go.Figure:
     """Share of game 1's n records unique on the quasi-identifiers as the attacker learns them, most singling
     column first (:func:`core.scenarios.synthetic.greedy_uniqueness`); the last bar: the possible targets."""
@@ -110,9 +113,9 @@ def uniqueness_bars(preview: dict) -> go.Figure:
                            customdata=[preview["qis"][name] for name in order],
                            hovertemplate="%{x} (%{customdata} values): %{y:.1%} of the records unique"
                                          "<extra></extra>"))
-    base_layout(fig, f"Before any game: how fast the quasi-identifiers single people out (game 1's "
-                     f"{preview['n']:,} records)", "quasi-identifiers the attacker knows, added one by one",
-                "records unique on them")
+    base_layout(fig, f"{PREVIEW_TITLE}<br><sup>records unique on the quasi-identifiers (game 1, "
+                     f"n = {preview['n']:,})</sup>",
+                "quasi-identifiers the attacker knows, added one by one", "records unique on them")
     fig.update_yaxes(range=[0, 1.12], tickformat=".0%")
     fig.update_xaxes(tickangle=-30)
     return fig

@@ -711,20 +711,24 @@ def greedy_uniqueness(X: np.ndarray, names) -> tuple[list[str], list[float]]:
     """Quasi-identifiers in the order that singles out the most records, and the share of records unique after
     each: step j adds the column that makes the most rows of ``X`` unique together with the j−1 before it (ties:
     the earlier column). The last share is that of records unique on every column."""
-    X = np.asarray(X)
+    X = np.asarray(X, dtype=np.int64)
+    X = X - X.min(axis=0)  # non-negative codes, so a column extends a key as one more mixed-radix digit
+    radix = X.max(axis=0) + 1
     order: list[int] = []
     shares: list[float] = []
     left = list(range(X.shape[1]))
+    prefix = np.zeros(X.shape[0], dtype=np.int64)  # dense id of each row's values on the chosen columns
     while left:
-        best, best_share = left[0], -1.0
+        best, best_share, best_ids = left[0], -1.0, prefix
         for j in left:
-            _, inv, cnt = np.unique(X[:, order + [j]], axis=0, return_inverse=True, return_counts=True)
-            share = float(np.mean(cnt[inv.ravel()] == 1))
+            _, inv, cnt = np.unique(prefix * radix[j] + X[:, j], return_inverse=True, return_counts=True)
+            share = float(np.mean(cnt[inv] == 1))
             if share > best_share:
-                best, best_share = j, share
+                best, best_share, best_ids = j, share, inv
         order.append(best)
         shares.append(best_share)
         left.remove(best)
+        prefix = best_ids.astype(np.int64)
     return [names[j] for j in order], shares
 
 
