@@ -167,7 +167,7 @@ def secret_cells(preview: dict) -> go.Figure:
                            hovertemplate="%{y} targets: %{x} released " + what + "<extra></extra>"))
     if aia and preview.get("untouched"):
         fig.add_annotation(x=0, y=preview["untouched"], text="a coin flip<br>for every attack", showarrow=True,
-                           arrowhead=2, ax=40, ay=-40, font=dict(size=12))
+                           arrowhead=2, ax=0, ay=-38, font=dict(size=12), bgcolor="rgba(255,255,255,0.85)")
     bound = preview.get("bound")
     if bound:
         fig.add_trace(go.Scatter(x=bound["k"], y=bound["accuracy"], mode="lines+markers", yaxis="y2",
@@ -181,8 +181,8 @@ def secret_cells(preview: dict) -> go.Figure:
            "targets by the released cells that contain their record")
     base_layout(fig, f"{PREVIEW_TITLE}{_tag(preview)}<br><sup>{sub}</sup>",
                 f"released {what} (of {preview['cells']} per release)",
-                "targets" if preview["releases"] == 1 else "targets (summed over releases)")
-    fig.update_xaxes(dtick=1)
+                "targets" if preview["releases"] <= preview["blocks"] else "targets (summed over releases)")
+    fig.update_xaxes(dtick=1, range=[-0.6, max(hist["k"]) + 0.6])
     fig.update_layout(bargap=0.15, margin=dict(r=70 if bound else 20))
     return fig
 
