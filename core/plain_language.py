@@ -119,6 +119,66 @@ def reconstruction(metrics: dict) -> str:
     return text
 
 
+def reconstruction_preview(theory: dict) -> str:
+    """Reconstruction before any game: what the closed forms (:func:`core.scenarios.reconstruction.theory_curves`)
+    say about the chosen setting."""
+    c = theory["chosen"]
+    n, m = theory["n"], theory["m"]
+    text = (f"Before any game: {count(n, 'person', 'people')}, {count(m, 'query', 'queries')}; guessing the more "
+            f"common value for everyone scores about {pct(theory['majority'])}.")
+    if theory["defense"] == "none" and theory["queries"] == "random-subsets":
+        text += (" With exact answers and m ≥ n random queries the counts determine every bit: expect 100%."
+                 if m >= n else
+                 f" With exact answers but fewer queries than people (m < n) the counts leave {n - m} directions "
+                 "free: some bits stay undetermined.")
+    elif _ok(c.get("ls")):
+        text += (f" At the chosen noise (error std {c['noise_over_sqrt_n']:.2g}·√n) least squares should recover "
+                 f"about {pct(c['ls'])} of the bits.")
+    if _ok(c.get("dp_bound")):
+        text += (f" The Gaussian noise makes the release differentially private (ε ≈ {c['epsilon']:.3g} at "
+                 f"δ = {c['delta']:.0e} per person): no attacker, however strong, can expect more than "
+                 f"{pct(c['dp_bound'])} of the bits.")
+    elif theory["defense"] in ("rounding", "subsample"):
+        text += " This defence carries no differential-privacy guarantee, so no bound caps the attack."
+    return text
+
+
+def aggregates_preview(preview: dict) -> str:
+    """Aggregate statistics before any attack: who is attacked and what the release can reveal about them
+    (:func:`core.scenarios.aggregates.block_preview`)."""
+    p = preview
+    blocks = count(p["blocks"], "block")
+    per_block = max(1, p["releases"] // max(1, p["blocks"]))
+    people = p["targets"] // per_block
+    releases = "" if per_block == 1 else f", each attacked in {per_block} independent releases"
+    text = (f"Before any attack: {count(people, 'target')} — the people unique on every column except "
+            f"{p['sensitive']} — in {blocks} of {count(p['block_size'], 'person', 'people')}{releases}, "
+            f"with {count(p['cells'], 'released cell')} per release.")
+    if p["task"] == "mia":
+        text += " The attacker guesses whether a target's record is in the block: 50% by chance."
+    else:
+        where = "the block" if p["blocks"] == 1 else "the blocks"
+        share = f" ({pct(p['sensitive_share'])} of {where} now Hispanic)" if p["sensitive"] == "Hispanic" else ""
+        text += f" Their {p['sensitive']} values were re-drawn by a coin flip{share}, so guessing scores 50%."
+        if p["untouched"]:
+            who = (count(p["untouched"], "target") if per_block == 1 else
+                   f"{p['untouched']:,} of the {p['targets']:,} target-release pairs")
+            text += f" For {who} no released cell depends on that value: no attack can beat the coin on them."
+    claim = ""
+    if p.get("claimed"):
+        eps = p["claimed"]["epsilon"]
+        cap = 1.0 / (1.0 + math.exp(-eps))
+        claim = f"the release's DP claim is ε = {eps:.3g} per person"
+        if cap > 0.99:
+            claim += f", which allows up to {100 * cap:.6g}% accuracy on the most exposed person: hardly a guarantee"
+    if p.get("bound"):
+        text += (f" With Laplace noise of ε = {p['epsilon']:g} per cell, no attack can average more than "
+                 f"{pct(p['bound']['mean'])} right over these targets" + (f"; {claim}." if claim else "."))
+    elif claim:
+        text += f" {claim[0].upper()}{claim[1:]}."
+    return text
+
+
 def location(metrics: dict, k: int) -> str:
     """Location membership: accuracy of the headline attack against chance and the DP bound."""
     acc, bound = metrics.get("accuracy"), metrics.get("dp_bound_accuracy")
@@ -145,6 +205,30 @@ def synthetic(metrics: dict, series: dict) -> str:
             f"`{secret}` right {acc:.0%} of the time** from {size:,} synthetic records made by {gen} — "
             f"{risk} the 50% of a coin flip (95% CI {m['accuracy_ci_low']:.0%}–{m['accuracy_ci_high']:.0%}, "
             f"{count(m['games_done'], 'game')}). The same release is {useful}.")
+
+
+def synthetic_preview(preview: dict) -> str:
+    """Synthetic data before any game: what the attacker knows, who can be a target and what caps the attack
+    (:func:`core.scenarios.synthetic.data_preview`)."""
+    p = preview
+    qis = list(p["order"])  # most identifying first, as on the chart
+    shown = ", ".join(qis[:4]) + (f" and {len(qis) - 4} more" if len(qis) > 4 else "")
+    steps = next((i + 1 for i, v in enumerate(p["unique_share"]) if v >= 0.9), None)
+    text = (f"Before any game: the generator is fitted on n = {p['n']:,} of the {p['records']:,} records. The "
+            f"attacker knows every record's {count(len(qis), 'quasi-identifier')} ({shown}) and the synthetic data; "
+            f"in game 1, {p['targets']:,} of the {p['n']:,} records are unique on them — the possible targets")
+    if steps is not None and steps < len(qis):
+        text += f" ({steps} well-chosen columns already single out 90%)"
+    text += (f". The target's `{p['secret']}` ({p['secret_values'][-1]} for {pct(p['secret_share'])} of all "
+             "records) is re-drawn by a coin flip before the generator sees it, so guessing wins 50%.")
+    if p["dp"]:
+        text += (f" {p['generator']} is differentially private at ε = {p['epsilon']:g}"
+                 + (f", δ = {p['delta']:.0e}" if p.get("delta") else "")
+                 + f": no attack can guess the target right more than {pct(p['bound'])} of the time, whatever "
+                 "the synthetic size.")
+    else:
+        text += f" {p['generator']} gives no differential-privacy guarantee: nothing caps the attack in advance."
+    return text
 
 
 def synthetic_best(name: str | None, best: dict | None, metric_label: str, metric: str, limit: float) -> str:

@@ -4,8 +4,10 @@ import streamlit as st
 
 from core import plain_language as say
 from core.plots import reconstruction as plots
+from core.errors import LabError
 from core.scenario import get
-from ui.common import content, download_result, download_table, figure, metric_row, page_header, \
+from core.scenarios.reconstruction import theory_curves
+from ui.common import chart, content, download_result, download_table, figure, metric_row, page_header, \
     param_widgets, plain, run_scenario, run_sweep
 from ui.report import run_tools
 
@@ -17,6 +19,37 @@ with st.expander("What is happening here?", expanded=False):
 
 st.sidebar.header("Reconstruction game")
 config = param_widgets(scenario)
+
+
+@st.cache_data(max_entries=64, show_spinner=False)
+def _theory(items: tuple) -> dict:
+    return theory_curves(dict(items))
+
+
+try:  # closed form first (issue 8): no games needed; a bad setting is reported by the run below
+    theory = _theory(tuple(sorted(scenario.resolve({k: v for k, v in config.items() if k != "seed"}).items())))
+except LabError:
+    theory = None
+
+
+def _chosen_level(sweep_defense):
+    """The sidebar's level on the level sweep (absolute units), or None when the sweep is of another defence
+    (defence none: the sweep adds Gaussian noise, and the chosen setting is its σ = 0)."""
+    if sweep_defense == config["defense"]:
+        return scenario.level(config)
+    return 0.0 if config["defense"] == "none" and sweep_defense == "gaussian" else None
+
+
+def preview():
+    """The closed-form frame of the two sweeps, drawn while the run waits; the run's points fill it in."""
+    left, right = st.columns(2)
+    with left:
+        chart(plots.accuracy_vs_ratio({}, {}, chosen=config["query_ratio"], theory=theory),
+              "reconstruction-theory-ratio")
+    with right:
+        chart(plots.accuracy_vs_level({}, {}, chosen=_chosen_level(theory["level"]["defense"]), theory=theory),
+              "reconstruction-theory-level")
+    st.caption(say.reconstruction_preview(theory) + " " + content("reconstruction", "preview"))
 
 
 def draw(result, final):
@@ -34,12 +67,11 @@ def draw(result, final):
                    f"queries · {eps_txt}.")
     figs = {}
     if s.get("accuracy_vs_query_ratio", {}).get("x"):
-        figs["accuracy_vs_query_ratio"] = plots.accuracy_vs_ratio(s, m, chosen=config["query_ratio"])
+        figs["accuracy_vs_query_ratio"] = plots.accuracy_vs_ratio(s, m, chosen=config["query_ratio"],
+                                                                  theory=theory)
     if s.get("accuracy_vs_defense_level", {}).get("x"):
-        # defence none: the sweep adds Gaussian noise, and the chosen setting is its σ = 0
-        chosen = scenario.level(config) if s.get("sweep_defense") == config["defense"] else (
-            0.0 if config["defense"] == "none" and s.get("sweep_defense") == "gaussian" else None)
-        figs["accuracy_vs_defense_level"] = plots.accuracy_vs_level(s, m, chosen=chosen)
+        figs["accuracy_vs_defense_level"] = plots.accuracy_vs_level(
+            s, m, chosen=_chosen_level(s.get("sweep_defense")), theory=theory)
     cols = st.columns(2)
     for col, (name, fig) in zip(cols, list(figs.items())[:2]):
         with col:
@@ -62,7 +94,7 @@ def draw(result, final):
         run_tools(result)  # issue 11: audit banner, pin, report
 
 
-run_scenario(scenario, config, draw)
+run_scenario(scenario, config, draw, preview=preview if theory is not None else None)
 
 st.subheader("Heatmap: queries per person × noise")
 st.caption(content("reconstruction", "heatmap"))

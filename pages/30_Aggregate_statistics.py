@@ -3,10 +3,12 @@
 import pandas as pd
 import streamlit as st
 
+from core import plain_language as say
 from core.data.census import binary_columns
 from core.errors import LabError
 from core.plots import aggregates as plots
 from core.scenario import get
+from core.scenarios.aggregates import block_preview
 from ui.common import (chart, content, download_figure, download_result, download_table, metric_row, page_header,
                        param_widgets, plain, run_scenario, show_error)
 from ui.report import run_tools
@@ -123,6 +125,10 @@ def draw(result, final):
         st.dataframe(table, width="stretch", hide_index=True)
         if final:
             download_table(table, "aggregates-ablation")
+    if final and before is not None:
+        with st.expander("Before any attack: the targets and the cells that involve them"):
+            chart(plots.secret_cells(before), "aggregates-before")
+            st.caption(say.aggregates_preview(before))
     if final:
         with st.expander("Per-target records"):
             rows = [{**{k: v for k, v in rec.items() if k != "rows"}, **row}
@@ -134,7 +140,31 @@ def draw(result, final):
         run_tools(result)  # issue 11: audit banner, f-DP panel, pin, report
 
 
-run_scenario(scenario, config, draw)
+@st.cache_data(max_entries=32, show_spinner=False)
+def _block_preview(items: tuple, seed: int) -> dict:
+    return block_preview(dict(items), seed)
+
+
+try:  # the data under attack first (issue 8): the run's own blocks and cells, no attack needed
+    before = _block_preview(tuple(sorted((k, v) for k, v in config.items() if k != "seed")), config["seed"])
+except LabError:
+    before = None  # the run reports the same problem
+
+
+def preview():
+    """Drawn while the run waits: the targets and how many released cells involve each; with noise, the ROC
+    region the release's DP claim allows."""
+    bound = plots.roc_bound_preview(before)
+    left, right = st.columns(2) if bound is not None else (st.container(), None)
+    with left:
+        chart(plots.secret_cells(before), "aggregates-before")
+    if right is not None:
+        with right:
+            chart(bound, "aggregates-roc-bound")
+    st.caption(say.aggregates_preview(before) + " " + content("aggregates", "preview"))
+
+
+run_scenario(scenario, config, draw, preview=preview if before is not None else None)
 
 st.divider()
 st.subheader("How do the attacks change with more counts, or with noise?")

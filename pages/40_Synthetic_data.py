@@ -1,12 +1,13 @@
 """Synthetic data: does releasing generated records protect a person's secret? (Annamalai et al., USENIX Sec. 2024)."""
 import streamlit as st
 
+from core import plain_language as say
 from core.errors import LabError
 from core.plots import synthetic as plots
 from core.scenario import get
 from core.scenarios.synthetic import (DATASETS, DP_GENERATORS, GENERATORS, UTILITY_METRICS, compare_setup,
-                                      compare_view, epsilon_choices, games_table, page_params, result_view,
-                                      secret_choices, secret_param)
+                                      compare_view, data_preview, epsilon_choices, games_table, page_params,
+                                      result_view, secret_choices, secret_param)
 from core.releases.synthesizers import SYNTHESIZERS
 from ui.common import (chart, content, download_figure, download_result, download_table, figure, metric_row,
                        page_header, param_widgets, run_scenario, run_sweep, show_error)
@@ -100,7 +101,9 @@ def draw(result, final):
         download_figure(fig, "synthetic-tradeoff")
     left, right = st.columns(2)
     with left:
-        figure(plots.accuracy_vs_size(plots.size_lines(s)), "synthetic-accuracy-vs-size", downloads=final)
+        cap = plots.dp_bound(before) if before is not None else None
+        figure(plots.accuracy_vs_size(plots.size_lines(s), bound=cap), "synthetic-accuracy-vs-size",
+               downloads=final)
     with right:
         if s.get("roc"):
             figure(plots.roc(s), "synthetic-roc", downloads=final)
@@ -118,6 +121,8 @@ def draw(result, final):
             st.dataframe(ex["guesses"], hide_index=True, width="stretch")
             if ex["recon"]:
                 st.markdown(ex["recon"])
+            if final and before is not None:
+                chart(plots.uniqueness_bars(before), "synthetic-before")
     if final:
         with st.expander("Per-game records"):
             df = games_table(result.records)
@@ -135,7 +140,31 @@ st.radio("Utility error on the trade-off plot's x axis", list(UTILITY_METRICS), 
          format_func=UTILITY_METRICS.get, key="synthetic.metric_choice",
          help="MRE>10: mean relative error of 3-way counts above 10. 3-TVD: total variation distance of 3-way "
               "marginals. Both: lower = more useful; the paper calls < 0.2 good utility.")
-run_scenario(scenario, config, draw)
+@st.cache_data(max_entries=32, show_spinner=False)
+def _data_preview(items: tuple, seed: int) -> dict:
+    return data_preview(dict(items), seed)
+
+
+try:  # the data under attack first (issue 8): game 1's own sample, no generator fitted
+    before = _data_preview(tuple(sorted((k, v) for k, v in config.items() if k != "seed")), seed)
+except LabError:
+    before = None  # the run reports the same problem
+
+
+def preview():
+    """Drawn while the run waits: how the quasi-identifiers single out game 1's records; for a DP generator,
+    the accuracy frame with the cap its ε puts on every attack."""
+    cap = plots.dp_bound(before)
+    left, right = st.columns(2) if cap is not None else (st.container(), None)
+    with left:
+        chart(plots.uniqueness_bars(before), "synthetic-before")
+    if right is not None:
+        with right:
+            chart(plots.accuracy_vs_size([], bound=cap, sizes=before["sizes"]), "synthetic-accuracy-bound")
+    st.caption(say.synthetic_preview(before))
+
+
+run_scenario(scenario, config, draw, preview=preview if before is not None else None)
 
 # ------------------------------------------------------------------ compare generators (sweeps)
 st.divider()

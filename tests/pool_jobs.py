@@ -61,3 +61,11 @@ def crash(report, how: str) -> None:
     if how == "kill":
         os.kill(os.getpid(), signal.SIGKILL)
     os._exit(3)
+
+
+def broken_run(report, **job):
+    """Stands in for ``core.workers.run_job``: the engine fails in the worker with a typed error (page tests of
+    what a page keeps on screen when its run fails)."""
+    from core.errors import DataError
+
+    raise DataError(f"the {job.get('scenario', '?')} engine failed on purpose (test)")

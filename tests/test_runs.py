@@ -337,3 +337,44 @@ def test_the_express_lane_takes_short_runs_past_long_ones(tmp_path):
         assert short1.pid != long1.pid
     finally:
         p.close()
+
+
+# ------------------------------------------------ the preview gives way to the run's draws (issue 8)
+def _preview_app(n: int, trials: int, seed: int) -> AppTest:
+    """A page that previews, then runs the reconstruction scenario; its draw stops the page at the first live
+    (partial) draw, so the test sees the page exactly as that draw left it."""
+    def app():
+        import streamlit as st
+
+        from core.scenario import get
+        from ui.runs import run_scenario
+
+        def preview():
+            st.markdown("PREVIEW: the closed-form frame")
+
+        def draw(result, final):
+            st.markdown(f"DRAW final={final}")
+            if not final:
+                st.stop()
+
+        cfg = st.session_state["cfg"]
+        run_scenario(get("reconstruction"), cfg, draw, preview=preview)
+
+    at = AppTest.from_function(app, default_timeout=WAIT)
+    at.session_state["cfg"] = {"n": n, "trials": trials, "sweeps": False, "seed": seed}
+    return at.run()
+
+
+def test_the_first_live_draw_replaces_the_preview():
+    # 400 LP games at n = 300 take tens of seconds; partial reports come every ~0.5 s, long before the end
+    at = _preview_app(300, 400, 424243)
+    assert not at.exception, at.exception
+    texts = [m.value for m in at.markdown]
+    assert "DRAW final=False" in texts and not any(t.startswith("PREVIEW") for t in texts), texts
+
+
+def test_the_final_draw_replaces_the_preview():
+    at = _preview_app(20, 2, 424244)
+    assert not at.exception, at.exception
+    texts = [m.value for m in at.markdown]
+    assert "DRAW final=True" in texts and not any(t.startswith("PREVIEW") for t in texts), texts

@@ -290,7 +290,9 @@ def run_scenario(scenario: Scenario, config: dict, draw: Callable[[Result, bool]
       games played so far (``draw(partial, True)``). Completed runs go to the store.
     * ``preview()``: drawn where the results will appear while the run is queued or preparing — closed-form
       theory or the data under attack, so the page shows something true at once (issue 8: "draw closed-form
-      results first, run the games after"); the first live draw replaces it.
+      results first, run the games after"); the first live draw replaces it. It stays when no result comes:
+      under a refusal (cost over the server's limits), a failed run, a Stop before any game finished, and
+      above the Run button of a run that waits for it (``auto=False``).
     """
     params = {k: v for k, v in config.items() if k != "seed"}
     seed = int(config.get("seed", 0))
@@ -334,12 +336,17 @@ def run_scenario(scenario: Scenario, config: dict, draw: Callable[[Result, bool]
             if result is not None:
                 _tick()
                 draw(result, True)
+            elif preview is not None:
+                preview()
         return result
 
     if not auto and state.get("requested") != key:
         if st.button(label, type="primary", key=f"_run.{scenario.name}.go"):
             state["requested"] = key
             st.rerun()
+        if preview is not None:
+            with area:
+                preview()
         return None
 
     try:
@@ -348,6 +355,8 @@ def run_scenario(scenario: Scenario, config: dict, draw: Callable[[Result, bool]
     except CostLimitError as exc:
         with area:
             st.error(f"{exc.message}.", icon=":material/block:")
+            if preview is not None:
+                preview()
         return None
 
     cancel = threading.Event()

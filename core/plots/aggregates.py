@@ -146,3 +146,53 @@ def ablation_figure(series: dict) -> go.Figure | None:
     fig.update_yaxes(autorange="reversed")
     fig.update_xaxes(range=[0, 1])
     return fig
+
+
+# ------------------------------------------------------------------ before any attack
+PREVIEW_TITLE = "Before any attack: who can be attacked"
+ROC_PREVIEW_MAX_EPSILON = math.log(99.0)  # above it the DP region allows an AUC over 0.99: nothing to see
+
+
+def secret_cells(preview: dict) -> go.Figure:
+    """The data under attack (:func:`core.scenarios.aggregates.block_preview`): targets by the number of
+    released cells that move with their secret (attribute inference) or contain their record (membership).
+    Attribute inference: the 0 bar is grey (no attack can beat a coin flip on those targets); with noise, the
+    right axis gives the most any attack can reach on a target with k such cells, e^{εk}/(1+e^{εk})."""
+    hist = preview["moved"]
+    aia = preview["task"] == "aia"
+    sensitive = preview.get("sensitive") or "Hispanic"
+    colors = ["#bbbbbb" if (aia and k == 0) else PALETTE[0] for k in hist["k"]]
+    what = f"cells that change with the target's {sensitive}" if aia else "cells that contain the target's record"
+    fig = go.Figure(go.Bar(x=hist["k"], y=hist["targets"], marker_color=colors, name="targets",
+                           hovertemplate="%{y} targets: %{x} released " + what + "<extra></extra>"))
+    if aia and preview.get("untouched"):
+        fig.add_annotation(x=0, y=preview["untouched"], text="a coin flip<br>for every attack", showarrow=True,
+                           arrowhead=2, ax=0, ay=-38, font=dict(size=12), bgcolor="rgba(255,255,255,0.85)")
+    bound = preview.get("bound")
+    if bound:
+        fig.add_trace(go.Scatter(x=bound["k"], y=bound["accuracy"], mode="lines+markers", yaxis="y2",
+                                 name=f"most any attack can reach (ε = {preview['epsilon']:g} per cell)",
+                                 line=dict(color="black", dash="dash", width=1.5),
+                                 hovertemplate="k = %{x}: accuracy ≤ %{y:.1%}<extra>DP bound</extra>"))
+        fig.update_layout(yaxis2=dict(title="accuracy bound on such a target", overlaying="y", side="right",
+                                      range=[0.45, 1.02], tickvals=[0.5, 0.6, 0.7, 0.8, 0.9, 1.0],
+                                      tickformat=".0%", showgrid=False))
+    sub = (f"targets by the released cells that move with their {sensitive}" if aia else
+           "targets by the released cells that contain their record")
+    base_layout(fig, f"{PREVIEW_TITLE}{_tag(preview)}<br><sup>{sub}</sup>",
+                f"released {what} (of {preview['cells']} per release)",
+                "targets" if preview["releases"] <= preview["blocks"] else "targets (summed over releases)")
+    fig.update_xaxes(dtick=1, range=[-0.6, max(hist["k"]) + 0.6])
+    fig.update_layout(bargap=0.15, margin=dict(r=70 if bound else 20))
+    return fig
+
+
+def roc_bound_preview(preview: dict) -> go.Figure | None:
+    """The ROC frame of :func:`roc_all` before any attack: chance diagonal and the region the release's
+    per-person ε allows. None without noise, or when that ε allows an AUC above 0.99 (the region would be the
+    whole square: the caption says so in words instead)."""
+    claimed = preview.get("claimed")
+    if not claimed or not claimed.get("epsilon", math.inf) <= ROC_PREVIEW_MAX_EPSILON:
+        return None
+    return roc_all({"roc": {}, "dp_bound": claimed, "task": preview["task"], "sensitive": preview["sensitive"],
+                    "synthetic": preview["synthetic"]})

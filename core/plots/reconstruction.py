@@ -28,10 +28,56 @@ def _mark_chosen(fig: go.Figure, x: float, metrics: dict, text: str) -> None:
         fig.add_annotation(x=x, y=1.0, text=text, showarrow=False, yanchor="bottom", font=dict(color=CHOSEN))
 
 
-def accuracy_vs_ratio(series: dict, metrics: dict, chosen: float | None = None) -> go.Figure:
-    """Bits recovered vs m/n with its 95% band; ``chosen`` marks the sidebar's m/n."""
-    cur = series["accuracy_vs_query_ratio"]
+THEORY = PALETTE[3]
+BOUND = "#444444"
+
+
+def _segments(xs, ys):
+    """Runs of consecutive defined points (a curve with None where its formula does not apply)."""
+    run: list[tuple] = []
+    for x, y in zip(xs, ys or []):
+        if y is None:
+            if run:
+                yield run
+            run = []
+        else:
+            run.append((x, y))
+    if run:
+        yield run
+
+
+def _add_theory(fig: go.Figure, xs, curves: dict, theory: dict, measured: bool) -> None:
+    """Closed-form guides (:func:`core.scenarios.reconstruction.theory_curves`): the DP bound with the region
+    no attacker can reach shaded above it, the least-squares prediction, and — before any game — the expected
+    majority guess."""
+    for i, seg in enumerate(_segments(xs, curves.get("dp_bound"))):
+        x, y = [p[0] for p in seg], [p[1] for p in seg]
+        fig.add_trace(go.Scatter(x=x + x[::-1], y=y + [1.05] * len(y), fill="toself", mode="lines",
+                                 line=dict(width=0), fillcolor="rgba(68,68,68,0.10)", hoverinfo="skip",
+                                 name="out of reach for any attacker (DP)", showlegend=i == 0,
+                                 legendgroup="dp"))
+        fig.add_trace(go.Scatter(x=x, y=y, mode="lines", name="DP bound (best possible attacker)",
+                                 line=dict(color=BOUND, dash="dash", width=1.5), showlegend=i == 0,
+                                 legendgroup="dp", hovertemplate="%{x:.3g}: at most %{y:.3f}<extra>DP bound</extra>"))
+    for i, seg in enumerate(_segments(xs, curves.get("ls"))):
+        fig.add_trace(go.Scatter(x=[p[0] for p in seg], y=[p[1] for p in seg], mode="lines",
+                                 name="least-squares theory Φ(√(m−n−1)/4σ)", showlegend=i == 0, legendgroup="ls",
+                                 line=dict(color=THEORY, dash="dashdot", width=2),
+                                 hovertemplate="%{x:.3g}: %{y:.3f}<extra>least-squares theory</extra>"))
+    if not measured:
+        fig.add_hline(y=theory["majority"], line=dict(color="grey", dash="dot"),
+                      annotation_text=f"majority guess ≈ {theory['majority']:.2f}",
+                      annotation_position="bottom left")
+
+
+def accuracy_vs_ratio(series: dict, metrics: dict, chosen: float | None = None,
+                      theory: dict | None = None) -> go.Figure:
+    """Bits recovered vs m/n with its 95% band; ``chosen`` marks the sidebar's m/n; ``theory`` (from
+    :func:`core.scenarios.reconstruction.theory_curves`) adds the closed-form guides — alone, before any game."""
+    cur = series.get("accuracy_vs_query_ratio") or {"x": []}
     fig = go.Figure()
+    if theory is not None:
+        _add_theory(fig, theory["ratio"]["x"], theory["ratio"], theory, measured=bool(cur["x"]))
     if cur["x"]:
         band(fig, cur["x"], cur["ci_low"], cur["ci_high"], PALETTE[0], "95% CI")
         fig.add_trace(go.Scatter(x=cur["x"], y=cur["accuracy"], mode="lines+markers", name="attack",
@@ -47,18 +93,23 @@ def accuracy_vs_ratio(series: dict, metrics: dict, chosen: float | None = None) 
     base_layout(fig, "Bits recovered vs queries per person", "query ratio m/n",
                 "fraction of secret bits recovered")
     fig.update_yaxes(range=[0.4, 1.05])
-    if cur["x"]:
-        fig.update_xaxes(range=[0, max(max(cur["x"]), chosen or 0) * 1.05])
+    if cur["x"] or theory is not None:
+        top = max(cur["x"]) if cur["x"] else max(theory["ratio"]["x"])
+        fig.update_xaxes(range=[0, max(top, chosen or 0) * 1.05])
     return fig
 
 
-def accuracy_vs_level(series: dict, metrics: dict, chosen: float | None = None) -> go.Figure:
+def accuracy_vs_level(series: dict, metrics: dict, chosen: float | None = None,
+                      theory: dict | None = None) -> go.Figure:
     """Bits recovered vs the defence level with its 95% band; ``chosen`` (absolute units) marks the sidebar's
-    level when the sweep is of the chosen defence."""
-    cur = series["accuracy_vs_defense_level"]
-    defense = series.get("sweep_defense", "gaussian")
-    sqrt_n = series["theory"]["sqrt_n"]
+    level when the sweep is of the chosen defence; ``theory`` adds the closed-form guides (alone before any
+    game: pass ``series={}``)."""
+    cur = series.get("accuracy_vs_defense_level") or {"x": []}
+    defense = series.get("sweep_defense") or (theory["level"]["defense"] if theory else "gaussian")
+    sqrt_n = series["theory"]["sqrt_n"] if "theory" in series else theory["sqrt_n"]
     fig = go.Figure()
+    if theory is not None and theory["level"]["defense"] == defense:
+        _add_theory(fig, theory["level"]["x"], theory["level"], theory, measured=bool(cur["x"]))
     if cur["x"]:
         band(fig, cur["x"], cur["ci_low"], cur["ci_high"], PALETTE[2], "95% CI")
         fig.add_trace(go.Scatter(x=cur["x"], y=cur["accuracy"], mode="lines+markers", name="attack",

@@ -52,9 +52,28 @@ def roc_per_generator(rows: list[dict], attack: str, m: int) -> go.Figure:
     return roc_figure(curves, title=f"ROC per generator · {label} at m = {m:,} synthetic records")
 
 
-def accuracy_vs_size(lines: list[dict], title: str = "Attack accuracy vs synthetic data size") -> go.Figure:
-    """``lines``: ``[{"name", "m": [...], "accuracy": [...], "low": [...], "high": [...]}]`` (log x)."""
+def _dp_cap(fig: go.Figure, bound: dict, xs) -> None:
+    """The most any attack can reach on a DP generator's release, ``bound = {"accuracy", "epsilon", "delta"}``,
+    with the region above it shaded (out of reach for every attack, at every size)."""
+    acc = bound["accuracy"]
+    x = [min(xs), max(xs)]
+    fig.add_trace(go.Scatter(x=x + x[::-1], y=[acc, acc, 1.02, 1.02], fill="toself", mode="lines",
+                             line=dict(width=0), fillcolor="rgba(68,68,68,0.10)", hoverinfo="skip",
+                             name="out of reach for any attack (DP)", legendgroup="dp"))
+    eps = f"ε = {bound['epsilon']:g}" + (f", δ = {bound['delta']:.0e}" if bound.get("delta") else "")
+    fig.add_trace(go.Scatter(x=x, y=[acc, acc], mode="lines", name=f"DP bound ({eps}): at most {acc:.1%}",
+                             line=dict(color="#444444", dash="dash", width=1.5), legendgroup="dp",
+                             hovertemplate=f"no attack above {acc:.1%}<extra>DP bound</extra>"))
+
+
+def accuracy_vs_size(lines: list[dict], title: str = "Attack accuracy vs synthetic data size",
+                     bound: dict | None = None, sizes: list[int] | None = None) -> go.Figure:
+    """``lines``: ``[{"name", "m": [...], "accuracy": [...], "low": [...], "high": [...]}]`` (log x); ``bound``
+    (a DP generator's cap, see :func:`_dp_cap`) is drawn over ``sizes`` (default: the lines' sizes)."""
     fig = go.Figure()
+    xs = sizes or sorted({m for line in lines for m in line["m"]})
+    if bound is not None and xs:
+        _dp_cap(fig, bound, xs)
     for i, line in enumerate(lines):
         color = PALETTE[i % len(PALETTE)]
         if line.get("low") is not None:
@@ -65,7 +84,40 @@ def accuracy_vs_size(lines: list[dict], title: str = "Attack accuracy vs synthet
     _chance(fig)
     base_layout(fig, title, "synthetic records m (log scale)", "accuracy")
     fig.update_xaxes(type="log")
+    if xs:
+        fig.update_xaxes(range=[math.log10(min(xs)) - 0.1, math.log10(max(xs)) + 0.1])
     fig.update_yaxes(range=[0.4, 1.02], tickformat=".0%")
+    return fig
+
+
+def dp_bound(preview_or_metrics: dict) -> dict | None:
+    """``{"accuracy", "epsilon", "delta"}`` for :func:`accuracy_vs_size` from a data preview
+    (:func:`core.scenarios.synthetic.data_preview`), or None for a generator without a DP guarantee."""
+    p = preview_or_metrics
+    if not p.get("bound"):
+        return None
+    return {"accuracy": p["bound"], "epsilon": p["epsilon"], "delta": p.get("delta") or 0.0}
+
+
+PREVIEW_TITLE = "Before any game: who can be a target"
+
+
+def uniqueness_bars(preview: dict) -> go.Figure:
+    """Share of game 1's n records unique on the quasi-identifiers as the attacker learns them, most singling
+    column first (:func:`core.scenarios.synthetic.greedy_uniqueness`); the last bar: the possible targets."""
+    order, shares = preview["order"], preview["unique_share"]
+    labels = [order[0]] + [f"+ {name}" for name in order[1:]]
+    colors = [PALETTE[0]] * (len(order) - 1) + [PALETTE[1]]
+    fig = go.Figure(go.Bar(x=labels, y=shares, marker_color=colors, text=[f"{v:.0%}" for v in shares],
+                           textposition="outside", cliponaxis=False,
+                           customdata=[preview["qis"][name] for name in order],
+                           hovertemplate="%{x} (%{customdata} values): %{y:.1%} of the records unique"
+                                         "<extra></extra>"))
+    base_layout(fig, f"{PREVIEW_TITLE}<br><sup>records unique on the quasi-identifiers (game 1, "
+                     f"n = {preview['n']:,})</sup>",
+                "quasi-identifiers the attacker knows, added one by one", "records unique on them")
+    fig.update_yaxes(range=[0, 1.12], tickformat=".0%")
+    fig.update_xaxes(tickangle=-30)
     return fig
 
 

@@ -52,6 +52,17 @@ def defense_mechanism(defense: str, level: float, n: int):
     raise ParameterError("defense", f"expected one of {'|'.join(DEFENSES)}, got {defense!r}")
 
 
+def release_privacy(defense: str, level: float, n: int, m: int, queries: str) -> tuple[float, float]:
+    """(ε, δ) the release claims: for Gaussian noise σ > 0, ε at δ = 1e-5 with L2 sensitivity √(m/2) (each person
+    is in about half of m random subsets; √m for hash predicates); ``(inf, 0)`` for the other defences."""
+    mech = defense_mechanism(defense, level, n)
+    eps, delta = mech.privacy
+    if defense == "gaussian" and level > 0:
+        sens = math.sqrt(m / 2.0 if queries == "random-subsets" else m)
+        eps = Gaussian.from_sigma(level, DELTA, sensitivity=sens).epsilon
+    return eps, delta
+
+
 def sweep_levels(defense: str, n: int) -> tuple[str, list[float]]:
     """The defence-level grid swept for the level plot (and the defence it applies)."""
     root = math.sqrt(n)
@@ -196,13 +207,8 @@ class Reconstruction(Scenario):
                 "sqrt_n": math.sqrt(n), "queries": main[0]["m"], "trials_done": len(main),
             }
             level = self.level(c)
-            mech = defense_mechanism(c["defense"], level, n)
-            eps, delta = mech.privacy
+            eps, delta = release_privacy(c["defense"], level, n, main[0]["m"], c["queries"])
             if c["defense"] == "gaussian" and level > 0:
-                # Each person is in about m/2 of the sets: L2 sensitivity √(max column count).
-                m = main[0]["m"]
-                sens = math.sqrt(m / 2.0 if c["queries"] == "random-subsets" else m)
-                eps = Gaussian.from_sigma(level, DELTA, sensitivity=sens).epsilon
                 metrics["noise_over_sqrt_n"] = level / math.sqrt(n)
             metrics["release_epsilon"] = eps
             metrics["release_delta"] = delta if not math.isinf(eps) else 0.0
@@ -246,3 +252,74 @@ def _curve(records, kind, key, n):
         out["majority"].append(float(np.mean([r["majority"] for r in groups[x]])))
         out["trials"].append(len(groups[x]))
     return out
+
+
+# ----------------------------------------------------------------- closed form, before any game
+def _noise_std(defense: str, level) -> np.ndarray | None:
+    """Answer-error standard deviation a defence level stands for: σ itself, R/√12 for rounding (a uniform
+    error), None for subsampling (no closed form here)."""
+    level = np.asarray(level, dtype=float)
+    if defense in ("gaussian", "none"):
+        return level
+    if defense == "rounding":
+        return level / math.sqrt(12.0)
+    return None
+
+
+def theory_curves(c: dict, points: int = 121) -> dict:
+    """The closed-form picture the run tests (:mod:`core.theory.dinur_nissim`), for the page's first plots.
+
+    * ``majority``: the expected majority-guess baseline for n and the secret rate;
+    * ``level``: on the run's defence-level sweep, the least-squares prediction ``Φ(√(m−n−1)/(4σ))`` (random
+      subsets, Gaussian or rounding noise) and, for Gaussian noise, the DP bound on any attacker's expected
+      accuracy ``E_c[A(√c/σ, p)]``, at the chosen m;
+    * ``ratio``: the same two curves against m/n at the chosen defence level;
+    * ``chosen``: both at the sidebar's setting, with the release's claimed (ε, δ).
+    Curves are lists with None where a formula does not apply (no noise bound, m ≤ n + 1).
+    """
+    from ..theory.dinur_nissim import dp_bit_bound, expected_majority, ls_accuracy
+
+    n, p = int(c["n"]), float(c["secret_rate"])
+    m = max(1, int(round(c["query_ratio"] * n)))
+    level = Reconstruction.level(c)
+    defense, queries = c["defense"], c["queries"]
+    random_sets = queries == "random-subsets"
+    sweep_defense, levels = sweep_levels(defense, n)
+
+    def clean(values) -> list | None:
+        if values is None:
+            return None
+        return [None if not np.isfinite(v) else float(v) for v in np.atleast_1d(values)]
+
+    # the defence-level sweep (Gaussian when the defence is none)
+    top = max(max(levels), level if sweep_defense == defense else 0.0)
+    if sweep_defense == "subsample":
+        xs = np.unique(np.linspace(1, n, points).round())
+    else:
+        xs = np.linspace(0.0, top * 1.02 or 1.0, points)
+    std = _noise_std(sweep_defense, xs)
+    level_curves = {"defense": sweep_defense, "x": xs.tolist(),
+                    "ls": clean(ls_accuracy(n, m, std)) if (std is not None and random_sets) else None,
+                    "dp_bound": clean(dp_bit_bound(m, xs, p, queries)) if sweep_defense == "gaussian" else None}
+    if level_curves["dp_bound"] is not None:
+        level_curves["dp_bound"][0] = None  # σ = 0: no guarantee at all
+    # the m/n sweep at the chosen defence
+    ratios = np.round(np.linspace(0.05, max(max(RATIO_GRID), c["query_ratio"]) * 1.02, (points + 1) // 2), 4)
+    ms = np.maximum(1, np.round(ratios * n).astype(int))
+    chosen_std = _noise_std(defense, level)
+    ls_ratio = None
+    if chosen_std is not None and random_sets:
+        ls_ratio = clean([ls_accuracy(n, int(k), float(chosen_std)) for k in ms])
+    gaussian = defense == "gaussian" and level > 0
+    bound_ratio = clean([dp_bit_bound(int(k), level, p, queries) for k in ms]) if gaussian else None
+    eps, delta = release_privacy(defense, level, n, m, queries)
+    chosen = {"ls": clean(ls_accuracy(n, m, float(chosen_std)))[0] if (chosen_std is not None and random_sets)
+              else None,
+              "dp_bound": float(dp_bit_bound(m, level, p, queries)) if gaussian else None,
+              "epsilon": None if math.isinf(eps) else float(eps), "delta": float(delta) if gaussian else 0.0,
+              "level": float(level), "noise_over_sqrt_n": float(chosen_std) / math.sqrt(n)
+              if chosen_std is not None else None}
+    return {"n": n, "m": m, "sqrt_n": math.sqrt(n), "secret_rate": p, "defense": defense, "queries": queries,
+            "solver": c["solver"], "query_ratio": float(c["query_ratio"]), "majority": expected_majority(n, p),
+            "level": level_curves, "ratio": {"x": ratios.tolist(), "ls": ls_ratio, "dp_bound": bound_ratio},
+            "chosen": chosen}
