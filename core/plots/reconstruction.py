@@ -124,7 +124,7 @@ def accuracy_vs_level(series: dict, metrics: dict, chosen: float | None = None,
         fig.add_vline(x=sqrt_n if defense == "gaussian" else sqrt_n * 12 ** 0.5,
                       line=dict(color=PALETTE[1], dash="dash"),
                       annotation_text="noise std = √n" if defense == "gaussian" else "error std = √n",
-                      annotation_position="top right")
+                      annotation_position="bottom right")  # the chosen level's label sits on top
         title = "Bits recovered vs noise (fails near √n)"
     if chosen is not None:
         sym = {"gaussian": "σ", "rounding": "R", "subsample": "t"}.get(defense, "level")
