@@ -17,7 +17,7 @@ scenario = get("synthetic")
 page_header(scenario)
 
 # Small, fast page defaults (first plot within seconds); the sidebar scales up to the paper's setting.
-PAGE_DEFAULTS = {"games": 10, "synth_size": 10_000, "n": 1000}
+PAGE_DEFAULTS = scenario.page_defaults
 for _name, _value in PAGE_DEFAULTS.items():
     if _name not in st.query_params:
         st.session_state.setdefault(f"{scenario.name}.{_name}", _value)

@@ -67,6 +67,9 @@ class AggregatesScenario(Scenario):
                "block-level counts: DeSIA's integer program + shadow classifier vs reconstruction attacks.")
     paper = ("Mao, Stevanoski & de Montjoye, \"DeSIA: Attribute Inference Attacks Against Limited Fixed "
              "Aggregate Statistics\" (§4–§7)")
+    # Small, fast page defaults (first ROC within seconds); the sidebar scales up to the paper's setting.
+    page_defaults = {"block_size": 200, "blocks": 1, "query_ratio": 0.75, "shadows": 1000, "reconstructions": 3,
+                     "rap_steps": 100, "attack": "all", "targets": 0}
     params = (
         Param("data", "str", "synthetic", "synthetic = census blocks drawn from published 2010 national "
               "distributions (PPMF schema); ppmf / csv = your file at data_path", choices=("synthetic", "ppmf", "csv"),

@@ -255,6 +255,8 @@ class Synthetic(Scenario):
     paper_grid = {"generator": ["nonprivate", "baynet"],
                   "synth_size": [10, 100, 1_000, 10_000, 100_000, 1_000_000]}
     bench_overrides = {"games": 3, "query_sweep": False}
+    # Small, fast page defaults (first plot within seconds); the sidebar scales up to the paper's setting.
+    page_defaults = {"games": 10, "synth_size": 10_000, "n": 1000}
     params = (
         Param("dataset", "str", "cces16", "the records the generator is fitted on", label="Data",
               choices=DATASETS,
