@@ -131,7 +131,7 @@ def measure(scenario: str, overrides: dict, timeout: float) -> dict:
     env = {**os.environ, **ONE_CORE, "LAB_STORE": "", "PYTHONPATH": str(ROOT)}
     cmd = [sys.executable, __file__, "--child", scenario, json.dumps(overrides)]
     try:
-        out = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=timeout, cwd=ROOT)
+        out = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=timeout, cwd=ROOT, check=False)
     except subprocess.TimeoutExpired:
         return {"timeout": timeout}
     if out.returncode != 0:

@@ -6,6 +6,8 @@ for the server's express lane, and the abusive links stay refused with a message
 """
 from __future__ import annotations
 
+from itertools import pairwise
+
 import pytest
 
 from core.cost import CostLimitError, check_server_limits
@@ -61,7 +63,7 @@ DRIVERS = [
                          ids=[f"{d[0]}-{d[2]}-{i}" for i, d in enumerate(DRIVERS)])
 def test_estimate_grows_along_every_cost_driver(name, base, driver, values):
     seconds = [_seconds(name, base, **{driver: v}) for v in values]
-    assert all(a < b for a, b in zip(seconds, seconds[1:])), dict(zip(values, seconds))
+    assert all(a < b for a, b in pairwise(seconds)), dict(zip(values, seconds))
 
 
 def test_heavier_choices_cost_more():
@@ -86,8 +88,8 @@ def test_heavier_choices_cost_more():
 def test_every_page_default_takes_the_express_lane():
     """A lab's small default run must be estimated within the express lane (the load test saw defaults queued for
     minutes behind heavy runs when the estimates were 3–25× too high)."""
-    limit = settings().express_max_seconds
-    assert limit == Settings().express_max_seconds == 60.0  # the shipped lab_settings.toml
+    limit = settings().express_max_seconds  # lab_settings.toml: 60 s
+    assert 0 < limit <= Settings().max_run_seconds
     for name, sc in all_scenarios().items():
         config = sc.resolve(dict(sc.page_defaults))
         cost = sc.estimate_cost(config)

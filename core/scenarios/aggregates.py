@@ -47,7 +47,7 @@ RATIO_MIN, RATIO_MAX = 0.05, 4.0
 MIN_SHADOWS = 100  # the meta-classifier's 5-fold CV needs ≥ 5 shadows of each label in the 2/3 training part
 MIN_TARGETS_FOR_AUC = 50  # below this (or a CI wider than 0.2) the page warns that the AUC means little
 # Mean number of users unique on the non-sensitive columns in a synthetic block of s people (5 blocks each,
-# measured 2025-06): the DeSIA targets when ``targets`` = 0.
+# measured 2026-11-23): the DeSIA targets when ``targets`` = 0.
 _UNIQUE = ((20, 19), (50, 44), (100, 72), (200, 116), (300, 137), (454, 161), (700, 185), (1000, 207),
            (1500, 235), (2000, 273))
 CLASSIFIER_FACTOR = 10.0  # DeSIA's MLP / random-forest meta-classifier vs logistic regression (estimate_cost)
@@ -187,8 +187,8 @@ class AggregatesScenario(Scenario):
         return len(self._units(config))
 
     def estimate_cost(self, config):
-        """Σ over (sweep value, block, release) of the attacks' work, in CPU seconds on one core of the 2-core lab
-        machine (measured 2025-06 with benchmarks/bench_cost.py; m = round(m/s · s), T = targets per block):
+        """Σ over (sweep value, block, release) of the attacks' work, in CPU seconds on one core of the 2-core AMD EPYC
+        lab machine (measured 2026-11-23 with benchmarks/bench_cost.py; m = round(m/s · s), T = targets per block):
 
         * **targets**: every user unique on the non-sensitive columns unless ``targets`` caps them; synthetic
           blocks have on average 72 (s = 100), 116 (200), 161 (454), 207 (1,000), 273 (2,000) — ``_UNIQUE``,

@@ -213,8 +213,8 @@ class LocationMembership(Scenario):
 
     def estimate_cost(self, config: dict):
         """Σ over the units (k, M) of the aggregates' cells and the attacks, in CPU seconds on one core of the
-        2-core lab machine (measured 2025-06 with benchmarks/bench_cost.py; n = games, shadows = M, plus M training
-        and min(M, 20,000) validation shadows for the MLP):
+        2-core AMD EPYC lab machine (measured 2026-11-23 with benchmarks/bench_cost.py; n = games, shadows = M, plus
+        M training and min(M, 20,000) validation shadows for the MLP):
 
         * **informed** attacker, per unit: 0.05 + 7.5e-8·n·k + 4e-8·shadows·k + 1.7e-6·n s (noise, threshold
           fits, scoring and one ROC per attack); the default (17 units, 58.5 M cells) measured 4.5 s (6.5 s with

@@ -207,8 +207,8 @@ class MLModels(Scenario):
             raise ParameterError("group", "label, sensitive attribute and group must be three different columns")
 
     def estimate_cost(self, config):
-        """Data, training, attack and targeting, in CPU seconds on one core of the 2-core lab machine (measured
-        2025-06 with benchmarks/bench_cost.py, r = training records): ≈ 2 + 8e-5·r s for the data, the attack,
+        """Data, training, attack and targeting, in CPU seconds on one core of the 2-core AMD EPYC lab machine (measured
+        2026-11-23 with benchmarks/bench_cost.py, r = training records): ≈ 2 + 8e-5·r s for the data, the attack,
         the disparity ranking and the targeting, plus the MLP's ≈ 4.5e-6 s per record-epoch (51,000 records:
         20 epochs 6.8–7.6 s in all, 60 epochs 13.3 s, 200 epochs 41.5 s; 153,000 records × 20 epochs 20.5 s;
         scikit-learn may stop before the last epoch, so long runs are estimated high) or a forest's ≈ 2.8e-4 s per

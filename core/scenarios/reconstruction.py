@@ -138,8 +138,8 @@ class Reconstruction(Scenario):
             raise ParameterError("query_ratio", "at most 20000 queries (m = query_ratio · n)")
 
     def estimate_cost(self, c):
-        """Σ over the run's games of one decoder solve, in CPU seconds on one core of the 2-core lab machine (measured
-        2025-06 with benchmarks/bench_cost.py; a game's data and queries add a few milliseconds):
+        """Σ over the run's games of one decoder solve, in CPU seconds on one core of the 2-core AMD EPYC lab machine
+        (measured 2026-11-23 with benchmarks/bench_cost.py; a game's data and queries add a few milliseconds):
 
         * LP, **exact answers and m ≥ n** (no defence): a consistent point is found directly,
           ≈ 0.006 + 1.8e-9·n^1.5·m s (n = 1000, m = 2000: 0.10 s; n = 2000, m = 4000: 0.62 s);

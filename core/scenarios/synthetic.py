@@ -338,8 +338,8 @@ class Synthetic(Scenario):
         top = int(round(c["query_ratio"] * c["n"])) if c["query_ratio"] > 0 else bound
         return [q for q in Q_GRID if q < min(top, bound)]
 
-    # Per-game CPU seconds on one core of the 2-core lab machine (benchmarks/bench_synthesizers.py and bench_cost.py,
-    # n = 1000, d = 10; 2025-06): generator fit, and sampling 10⁶ rows. CTGAN/TVAE: see estimate_cost.
+    # Per-game CPU seconds on one core of the 2-core AMD EPYC lab machine (benchmarks/bench_synthesizers.py and
+    # bench_cost.py, n = 1000, d = 10; 2026-11-23): generator fit, and sampling 10⁶ rows. CTGAN/TVAE: estimate_cost.
     _FIT_SECONDS = {"nonprivate": 0.01, "indhist": 0.01, "baynet": 0.1, "privbayes": 0.15, "rap": 35.0,
                     "rap-softmax": 35.0, "gaussiancopula": 4.0}
     _SAMPLE_SECONDS_PER_MILLION = {"nonprivate": 0.9, "indhist": 0.5, "baynet": 1.6, "privbayes": 1.8,
@@ -361,8 +361,8 @@ class Synthetic(Scenario):
 
     def estimate_cost(self, c):
         """Games × (fit + sample + attacks on every size of the ladder + the query sweep), in CPU seconds on one core
-        of the 2-core lab machine (measured 2025-06 with benchmarks/bench_cost.py; q = the queries the chosen
-        family offers, computed from the data's schema):
+        of the 2-core AMD EPYC lab machine (measured 2026-11-23 with benchmarks/bench_cost.py; q = the queries the
+        chosen family offers, computed from the data's schema):
 
         * **fit and sample**: ``_FIT_SECONDS`` and ``_SAMPLE_SECONDS_PER_MILLION``; CTGAN ≈ 0.08 s, TVAE ≈ 0.03 s
           per epoch after a 4 s warm-up;
