@@ -196,9 +196,9 @@ class AggregatesScenario(Scenario):
         * **DeSIA**: 0.2 + 4e-7·shadows·s s to draw the shadow backgrounds, then per target the integer
           program ≈ 0.01 + 8e-7·s² s (at most 0.25 s; s = 200: 0.037 s, s = 454: 0.16 s) and one
           meta-classifier per distinct target pattern — about P·(1 − e^(−T/P)) of them, P = 0.2·m — at
-          0.45 + 2.2e-11·shadows²·m s each (5-fold CV logistic regression; it grows faster than the shadows:
+          0.45 + 3e-11·shadows²·m s each (5-fold CV logistic regression; it grows faster than the shadows:
           s = 454, m = 114, all 167 targets: 9.4 s with 1,000 shadows, 12.4 s with 5,000, 34.6 s with 20,000);
-          MIA ≈ 2× per target. The paper's block (s = 454, 20,000 shadows) measured 66–74 s;
+          MIA ≈ 2× per target. The paper's block (s = 454, 20,000 shadows) measured 62–82 s;
         * **CIP** ≈ 0.25 + K·(0.015 + 4e-5·s) s per release (K = 100, s = 454: 3.2 s; the old 0.035·s s per
           reconstruction was 250× too high); **RAP** ≈ 0.2 + 5.5e-3·K·steps·max(1000, s)/1000 s (K = 3,
           1,000 steps: 15 s); with task = mia both run per target;
@@ -225,7 +225,7 @@ class AggregatesScenario(Scenario):
                 if attack == "desia":
                     md = min(0.25, 0.01 + 8e-7 * s * s)
                     patterns = 0.2 * m * -math.expm1(-T / (0.2 * m))  # distinct Δ patterns among T targets
-                    models = patterns * (0.45 + 2.2e-11 * shadows ** 2 * m) * clf
+                    models = patterns * (0.45 + 3e-11 * shadows ** 2 * m) * clf
                     cell += 0.2 + 4e-7 * shadows * s + (2 if mia else 1) * (T * md + models)
                 else:
                     one = 0.25 + K * (0.015 + 4e-5 * s) if attack.startswith("cip") else \

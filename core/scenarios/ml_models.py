@@ -209,8 +209,8 @@ class MLModels(Scenario):
     def estimate_cost(self, config):
         """Data, training, attack and targeting, in CPU seconds on one core of the 2-core AMD EPYC lab machine (measured
         2026-11-23 with benchmarks/bench_cost.py, r = training records): ≈ 2 + 8e-5·r s for the data, the attack,
-        the disparity ranking and the targeting, plus the MLP's ≈ 4.5e-6 s per record-epoch (51,000 records:
-        20 epochs 6.8–7.6 s in all, 60 epochs 13.3 s, 200 epochs 41.5 s; 153,000 records × 20 epochs 20.5 s;
+        the disparity ranking and the targeting, plus the MLP's ≈ 5e-6 s per record-epoch (51,000 records:
+        20 epochs 6.8–8.7 s in all, 60 epochs 13.3–16.6 s, 200 epochs 41.5–52.7 s; 153,000 records × 20 epochs 20.5 s;
         scikit-learn may stop before the last epoch, so long runs are estimated high) or a forest's ≈ 2.8e-4 s per
         record (16.9 s at 51,000). LOMIA and imputation fit an attack model on top (×1.5: 11.5 s); BCorr resamples,
         retrains and re-attacks on about half the records (+50%: 9.9 s). The old model (1e-5 s per
@@ -220,7 +220,7 @@ class MLModels(Scenario):
 
         c = config
         records = c["groups"] * c["n_per_group"] if c["dataset"] == "synthetic" else c["max_records"]
-        train = 4.5e-6 * records * c["epochs"] if c["model"] == "mlp" else 2.8e-4 * records
+        train = 5e-6 * records * c["epochs"] if c["model"] == "mlp" else 2.8e-4 * records
         work = (8e-5 * records + train) * (1.0 if c["attack"] == "csmia" else 1.5)
         seconds = 2.0 + work * (1.5 if c["defense"] == "bcorr" else 1.0)
         return Cost(seconds=seconds, bytes=200e6 + 2000 * records,
