@@ -52,6 +52,10 @@ class Scenario:
     # Small series a parameter sweep keeps in each of its rows (e.g. ("roc",), so a comparison of
     # generators can draw one ROC per grid point); by default rows carry metrics only.
     sweep_series: tuple[str, ...] = ()
+    # The lab page's starting values where they differ from the parameters' defaults (a small, fast first run;
+    # the sidebar scales up to the paper's setting). The page seeds its widgets from them; the cost tests and
+    # benchmarks/bench_cost.py read them to check that a page's default run takes the express lane.
+    page_defaults: dict[str, Any] = {}
 
     # ----------------------------------------------------------- config
     def param(self, name: str) -> Param:

@@ -17,8 +17,7 @@ scenario = get("aggregates")
 page_header(scenario)
 
 # Small, fast page defaults (first ROC within seconds); the sidebar scales up to the paper's setting.
-PAGE_DEFAULTS = {"block_size": 200, "blocks": 1, "query_ratio": 0.75, "shadows": 1000, "reconstructions": 3,
-                 "rap_steps": 100, "attack": "all", "targets": 0}
+PAGE_DEFAULTS = scenario.page_defaults  # where this page starts (Scenario.page_defaults)
 
 with st.expander("What is happening here? (read me first)", expanded=False):
     st.markdown(content("aggregates"))

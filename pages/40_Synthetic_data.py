@@ -18,7 +18,7 @@ scenario = get("synthetic")
 page_header(scenario)
 
 # Small, fast page defaults (first plot within seconds); the sidebar scales up to the paper's setting.
-PAGE_DEFAULTS = {"games": 10, "synth_size": 10_000, "n": 1000}
+PAGE_DEFAULTS = scenario.page_defaults  # where this page starts (Scenario.page_defaults)
 
 with st.expander("What is happening here? (read me first)", expanded=False):
     st.markdown(content("synthetic"))

@@ -214,10 +214,11 @@ def test_location_abuse_link_is_refused_with_the_estimate(monkeypatch):
     assert "this run needs about" in msg and "GB" in msg and "minutes" in msg
     assert "the server allows 1 GB and 2 minutes per run" in msg and "command line" in msg
     assert err.value.cost.bytes > 4e9  # the link took the server from 0.7 to 4.4 GB
-    # the memory guard (CLI too): on an 8 GB machine the same run is refused, the default is not
+    # the memory guard (CLI too): on a 6 GB machine the same run is refused, the default is not (estimated
+    # 5.3 GB since issue 12's calibration, 24 bytes per test cell: the link really grew the server by 3.7 GB)
     with pytest.raises(CostLimitError, match="of memory"):
-        check_memory_guard(sc.estimate_cost(sc.resolve({"games": 1_000_000, "observations": 200})), 0.8, 8e9)
-    check_memory_guard(sc.estimate_cost(sc.resolve({})), 0.8, 8e9)
+        check_memory_guard(sc.estimate_cost(sc.resolve({"games": 1_000_000, "observations": 200})), 0.8, 6e9)
+    check_memory_guard(sc.estimate_cost(sc.resolve({})), 0.8, 6e9)
 
 
 def test_every_scenario_estimates_its_default_cost_within_server_limits():
@@ -267,5 +268,6 @@ def test_new_labs_estimate_more_for_heavier_runs():
     assert syn.estimate_cost(syn.resolve({"generator": "rap"})).seconds > 10 * light.seconds
     ml = get("ml-models")
     base = ml.estimate_cost(ml.resolve({}))
-    assert ml.estimate_cost(ml.resolve({"defense": "bcorr"})).seconds > 1.5 * base.seconds
-    assert ml.estimate_cost(ml.resolve({"n_per_group": 1000, "epochs": 200})).seconds > 5 * base.seconds
+    # measured (benchmarks/bench_cost.py): BCorr 1.3–1.5× the default run, 200 epochs 5.5×
+    assert ml.estimate_cost(ml.resolve({"defense": "bcorr"})).seconds > 1.2 * base.seconds
+    assert ml.estimate_cost(ml.resolve({"n_per_group": 1000, "epochs": 200})).seconds > 4 * base.seconds

@@ -46,6 +46,11 @@ RATIO_GRID = (0.05, 0.1, 0.25, 0.5, 0.75, 1.0, 1.25)  # ≥ 1: beyond the paper 
 RATIO_MIN, RATIO_MAX = 0.05, 4.0
 MIN_SHADOWS = 100  # the meta-classifier's 5-fold CV needs ≥ 5 shadows of each label in the 2/3 training part
 MIN_TARGETS_FOR_AUC = 50  # below this (or a CI wider than 0.2) the page warns that the AUC means little
+# Mean number of users unique on the non-sensitive columns in a synthetic block of s people (5 blocks each,
+# measured 2026-11-23): the DeSIA targets when ``targets`` = 0.
+_UNIQUE = ((20, 19), (50, 44), (100, 72), (200, 116), (300, 137), (454, 161), (700, 185), (1000, 207),
+           (1500, 235), (2000, 273))
+CLASSIFIER_FACTOR = 10.0  # DeSIA's MLP / random-forest meta-classifier vs logistic regression (estimate_cost)
 EPS_GRID = (0.0, 0.1, 0.25, 0.5, 1.0, 2.0, 5.0, 10.0)
 FPRS = (0.1, 0.01, 0.001)
 ABLATION_ROWS = (
@@ -67,6 +72,9 @@ class AggregatesScenario(Scenario):
                "block-level counts: DeSIA's integer program + shadow classifier vs reconstruction attacks.")
     paper = ("Mao, Stevanoski & de Montjoye, \"DeSIA: Attribute Inference Attacks Against Limited Fixed "
              "Aggregate Statistics\" (§4–§7)")
+    # Small, fast page defaults (first ROC within seconds); the sidebar scales up to the paper's setting.
+    page_defaults = {"block_size": 200, "blocks": 1, "query_ratio": 0.75, "shadows": 1000, "reconstructions": 3,
+                     "rap_steps": 100, "attack": "all", "targets": 0}
     params = (
         Param("data", "str", "synthetic", "synthetic = census blocks drawn from published 2010 national "
               "distributions (PPMF schema); ppmf / csv = your file at data_path", choices=("synthetic", "ppmf", "csv"),
@@ -179,30 +187,56 @@ class AggregatesScenario(Scenario):
         return len(self._units(config))
 
     def estimate_cost(self, config):
-        """Units × per-unit work, calibrated on the 2-core server (page defaults s = 200, m/s = 0.75:
-        DeSIA ≈ 0.8 s per target with 1,000 shadows, a CIP/RAP unit ≈ 7 s per reconstruction): DeSIA
-        ≈ (0.2 + m/150 + 2e-5·shadows·m/100) s per target; CIP ≈ 0.035·s s and RAP ≈ 0.035·s·steps/100 s
-        per reconstruction; memory ≈ the shadow feature matrices (shadows × m float64, 4 copies)."""
+        """Σ over (sweep value, block, release) of the attacks' work, in CPU seconds on one core of the 2-core AMD EPYC
+        lab machine (measured 2026-11-23 with benchmarks/bench_cost.py; m = round(m/s · s), T = targets per block):
+
+        * **targets**: every user unique on the non-sensitive columns unless ``targets`` caps them; synthetic
+          blocks have on average 72 (s = 100), 116 (200), 161 (454), 207 (1,000), 273 (2,000) — ``_UNIQUE``,
+          taken 1.2× for the block-to-block spread; a generic CSV is assumed to have s;
+        * **DeSIA**: 0.2 + 4e-7·shadows·s s to draw the shadow backgrounds, then per target the integer
+          program ≈ 0.01 + 8e-7·s² s (at most 0.25 s; s = 200: 0.037 s, s = 454: 0.16 s) and one
+          meta-classifier per distinct target pattern — about P·(1 − e^(−T/P)) of them, P = 0.2·m — at
+          0.45 + 3e-11·shadows²·m s each (5-fold CV logistic regression; it grows faster than the shadows:
+          s = 454, m = 114, all 167 targets: 9.4 s with 1,000 shadows, 12.4 s with 5,000, 34.6 s with 20,000);
+          MIA ≈ 2× per target. The paper's block (s = 454, 20,000 shadows) measured 62–82 s;
+        * **CIP** ≈ 0.25 + K·(0.015 + 4e-5·s) s per release (K = 100, s = 454: 3.2 s; the old 0.035·s s per
+          reconstruction was 250× too high); **RAP** ≈ 0.2 + 5.5e-3·K·steps·max(1000, s)/1000 s (K = 3,
+          1,000 steps: 15 s); with task = mia both run per target;
+        * 1 s per run for the imports and the blocks of a fresh worker, 2 s with DeSIA (scikit-learn).
+
+        Page default (s = 200, m/s = 0.75, 1,000 shadows, all attacks) measured 23 s; the old model said 159 s.
+        Memory ≈ 100 MB + the shadow feature matrices, 40·shadows·(m + 8) bytes (5 float64 copies; measured growth
+        112 MB at 5,000 shadows, 152 MB at 20,000 with m = 114)."""
         from ..cost import Cost
 
         s = config["block_size"]
-        per_batch = config["batch"]
-        seconds = 0.0
-        m_max = 1
-        for unit, v, _b, _r, _j in self._units(config):
-            ratio = self._settings(config)[v][0]
+        shadows, K, steps = config["shadows"], config["reconstructions"], config["rap_steps"]
+        mia = config["task"] == "mia"
+        expected = s if config["data"] == "csv" else min(s, 1.2 * float(np.interp(s, *zip(*_UNIQUE))))
+        T = min(config["targets"], expected) if config["targets"] else expected
+        clf = 1.0 if config["classifier"] == "lr" else CLASSIFIER_FACTOR
+        rows = max(1000, s) / 1000
+        seconds, m_max = (2.0 if "desia" in self._attacks(config) else 1.0), 1
+        for ratio, _eps in self._settings(config):
             m = max(1, round(ratio * s))
             m_max = max(m_max, m)
-            if unit == "desia" or config["task"] == "mia":
-                seconds += per_batch * (0.2 + m / 150 + 2e-5 * config["shadows"] * m / 100)
-            elif unit.startswith("cip"):
-                seconds += config["reconstructions"] * (0.5 + 0.035 * s)
-            else:  # rap-*, ablation_rap
-                k = 1 if unit == "ablation_rap" else config["reconstructions"]
-                seconds += k * (0.5 + 0.035 * s * config["rap_steps"] / 100)
-        peak = 50e6 + 32.0 * config["shadows"] * (m_max + 8)
+            cell = 0.0
+            for attack in self._attacks(config):
+                if attack == "desia":
+                    md = min(0.25, 0.01 + 8e-7 * s * s)
+                    patterns = 0.2 * m * -math.expm1(-T / (0.2 * m))  # distinct Δ patterns among T targets
+                    models = patterns * (0.45 + 3e-11 * shadows ** 2 * m) * clf
+                    cell += 0.2 + 4e-7 * shadows * s + (2 if mia else 1) * (T * md + models)
+                else:
+                    one = 0.25 + K * (0.015 + 4e-5 * s) if attack.startswith("cip") else \
+                        0.2 + 5.5e-3 * K * steps * rows
+                    cell += T * one if mia else one
+            if config["ablation"] and not mia:
+                cell += 0.2 + 5.5e-3 * steps * rows
+            seconds += cell * config["blocks"] * config["releases"]
+        peak = 100e6 + 40.0 * shadows * (m_max + 8)
         return Cost(seconds=seconds, bytes=peak, drivers=("blocks", "shadows", "reconstructions", "block_size"),
-                    basis="Σ units: DeSIA per target, CIP/RAP per reconstruction")
+                    basis="Σ releases: DeSIA per target and pattern, CIP/RAP per reconstruction")
 
     # --------------------------------------------------------------- prepare
     def prepare(self, config, rng):

@@ -23,6 +23,8 @@ observations) and the training-set size (accuracy vs shadows, paper App. E).
 from __future__ import annotations
 
 import functools
+import math
+import os
 
 import numpy as np
 
@@ -210,26 +212,72 @@ class LocationMembership(Scenario):
         return len(self.tasks(config))
 
     def estimate_cost(self, config: dict):
-        """Per unit (k, M): ≈ 1 µs and 32 bytes per aggregate cell for the games·k test and M·k shadow
-        aggregates (measured on the 2-core server: games = 200,000, k = 60 → 0.65 µs per cell, ≈ 2 float64
-        copies at the peak), plus MLP training ≈ 3 s + 5e-5 s per shadow × hidden unit; the auxiliary
-        attacker's trace pools add ≈ 100 MB."""
+        """Σ over the units (k, M) of the aggregates' cells and the attacks, in CPU seconds on one core of the
+        2-core AMD EPYC lab machine (measured 2026-11-23 with benchmarks/bench_cost.py; n = games, shadows = M, plus
+        M training and min(M, 20,000) validation shadows for the MLP):
+
+        * **informed** attacker, per unit: 0.05 + 7.5e-8·n·k + 4e-8·shadows·k + 1.7e-6·n s (noise, threshold
+          fits, scoring and one ROC per attack); the default (17 units, 58.5 M cells) measured 4.5 s (6.5 s with
+          the machine's load at 4) where the old 1 µs per cell said 58 s;
+        * **auxiliary** attacker: the clean counts of G-trace groups add 1.5e-7·(n + shadows)·k +
+          3.5e-8·(n + shadows)·U(k) s, U(k) = the pool's traces that visit one of the target's first k cells,
+          ≈ pool·(1 − exp(−1.5·k·E[check-ins]·96·Σp²/(96·800))) from the synthetic data's parameters (Σp²:
+          site popularity); building the traces ≈ users·(5e-6 + 1.2e-6·E[check-ins]) s;
+        * **MLP**: torch's import (≈ 4 s) once, then per unit ≈ epochs·⌈M/batch⌉·(1.3e-3 + 2e-10·batch·k·hidden)
+          s with ≈ 60 epochs (early stopping; at most 80 above 20,000 shadows): 20,000 shadows, k = 60: 4.4 s;
+          200,000 shadows: 36 s (the old 3 s + 5e-5·M·hidden was 3.4× high);
+        * an uploaded trace file: its size bounds the check-ins (≈ 20 bytes each) and so U(k) and the load time.
+
+        Memory: the largest unit's ≈ 24 bytes per test cell (n·k) and 12 per shadow cell (shadows·k): measured
+        growth 356 MB at n = 200,000 (k = 60), 424 MB at k = 200, 575 MB with 10⁶ shadows; the old 32 bytes per
+        cell refused k = 200 (1.6 GB estimated). The MLP adds torch (≈ 250 MB)."""
         from ..cost import Cost
 
         mlp = config["attack"] == "mlp"
-        seconds, peak = 0.0, 0.0
+        informed = config["attacker"] == "informed"
+        games = config["games"]
+        seconds, peak = (4.0 if mlp else 0.0), 0.0
+        relevant = None if informed else self._relevant_traces(config)
+        if relevant is not None:
+            seconds += relevant[1]
         for _kind, k, m in self.tasks(config):
-            shadow = m * (3 if mlp else 1)
-            seconds += 1e-6 * (config["games"] + shadow) * k
+            shadow = m + (m + min(m, 20_000) if mlp else 0)
+            seconds += 0.05 + 7.5e-8 * games * k + 4e-8 * shadow * k + 1.7e-6 * games
+            if relevant is not None:
+                seconds += (games + shadow) * (1.5e-7 * k + 3.5e-8 * relevant[0](k))
             if mlp:
                 hidden = k if config["mlp_hidden"] == "k" else 100
-                seconds += 3.0 + 5e-5 * m * hidden
-            peak = max(peak, 32.0 * (config["games"] + shadow) * k)
-        if config["attacker"] == "auxiliary":
+                batch = min(200, m) if m <= 20_000 else 256
+                epochs = 60 if m <= 20_000 else 80
+                seconds += epochs * math.ceil(m / batch) * (1.3e-3 + 2e-10 * batch * k * hidden)
+            peak = max(peak, (24.0 * games + 12.0 * shadow) * k)
+        if not informed:
             peak += 100e6
+        if mlp:
+            peak += 250e6  # torch
         return Cost(seconds=seconds, bytes=20e6 + peak,
                     drivers=("games", "observations", "train_shadows", "shadow_sweep_max"),
-                    basis="Σ units (games + shadows)·k cells")
+                    basis="Σ units (games + shadows)·k cells (+ trace groups, MLP epochs)")
+
+    @staticmethod
+    def _relevant_traces(config: dict):
+        """(k ↦ expected traces of a pool that visit one of the target's first k cells, seconds to build the
+        pools) for the auxiliary attacker, from the synthetic data's parameters or an uploaded file's size."""
+        n_cells = 96 * 800  # sites × hourly epochs
+        if config["trace_file"]:
+            try:
+                checkins = os.path.getsize(config["trace_file"]) / 20
+            except OSError:
+                checkins = 1e6
+            visits = 5.0 * checkins / 2  # a pool holds about half the check-ins; popular sites ×5
+            return (lambda k: 1.5 * k * visits / n_cells), 3e-6 * checkins
+        users = config["users"]
+        pool = (users - 1) // 2
+        checkins = min(800.0, config["activity_median"] * math.exp(1.5 ** 2 / 2) + 0.5)  # E⌈LogNormal(ln med, 1.5)⌉
+        pop = np.arange(1, 97, dtype=float) ** -config["site_zipf"]
+        crowding = 96 * float(np.sum((pop / pop.sum()) ** 2))  # 1 for uniform sites, ≈ 2.4 at the default 0.7
+        rate = 1.5 * checkins * crowding / n_cells
+        return (lambda k: pool * -math.expm1(-k * rate)), users * (5e-6 + 1.2e-6 * checkins)
 
     # ------------------------------------------------------------ prepare
     def prepare(self, config: dict, rng: np.random.Generator) -> dict:

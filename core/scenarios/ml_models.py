@@ -207,17 +207,24 @@ class MLModels(Scenario):
             raise ParameterError("group", "label, sensitive attribute and group must be three different columns")
 
     def estimate_cost(self, config):
-        """Training dominates: ≈ 1e-5 s per record-epoch for the MLP (51,000 records × 200 epochs ≈ 100 s on
-        one core of the 2-core server; spec A6 measured 65 s), a forest ≈ 2 s per 10,000 records; BCorr retrains
-        once more, LOMIA and imputation fit an attack model on top (+30%). Memory ≈ 200 MB + 2 kB per record."""
+        """Data, training, attack and targeting, in CPU seconds on one core of the 2-core AMD EPYC lab machine (measured
+        2026-11-23 with benchmarks/bench_cost.py, r = training records): ≈ 2 + 8e-5·r s for the data, the attack,
+        the disparity ranking and the targeting, plus the MLP's ≈ 5e-6 s per record-epoch (51,000 records:
+        20 epochs 6.8–8.7 s in all, 60 epochs 13.3–16.6 s, 200 epochs 41.5–52.7 s; 153,000 records × 20 epochs 20.5 s;
+        scikit-learn may stop before the last epoch, so long runs are estimated high) or a forest's ≈ 2.8e-4 s per
+        record (16.9 s at 51,000). LOMIA and imputation fit an attack model on top (×1.5: 11.5 s); BCorr resamples,
+        retrains and re-attacks on about half the records (+50%: 9.9 s). The old model (1e-5 s per
+        record-epoch) was 2.4× high at 60 epochs and under-estimated the forest by a third. Memory ≈ 200 MB + 2 kB per
+        record."""
         from ..cost import Cost
 
         c = config
         records = c["groups"] * c["n_per_group"] if c["dataset"] == "synthetic" else c["max_records"]
-        train = 1e-5 * records * c["epochs"] if c["model"] == "mlp" else 2e-4 * records
-        seconds = 1.0 + train * (2 if c["defense"] == "bcorr" else 1) * (1.0 if c["attack"] == "csmia" else 1.3)
+        train = 5e-6 * records * c["epochs"] if c["model"] == "mlp" else 2.8e-4 * records
+        work = (8e-5 * records + train) * (1.0 if c["attack"] == "csmia" else 1.5)
+        seconds = 2.0 + work * (1.5 if c["defense"] == "bcorr" else 1.0)
         return Cost(seconds=seconds, bytes=200e6 + 2000 * records,
-                    drivers=("n_per_group", "groups", "epochs"), basis="records × epochs")
+                    drivers=("n_per_group", "groups", "epochs"), basis="records × (1 + epochs)")
 
     def n_games(self, config: dict) -> int:
         return 2 if config["defense"] == "bcorr" else 1

@@ -63,6 +63,22 @@ def release_privacy(defense: str, level: float, n: int, m: int, queries: str) ->
     return eps, delta
 
 
+def _solve_seconds(solver: str, lp_method: str, queries: str, n: int, m: int, exact: bool) -> float:
+    """Estimated CPU seconds of one game's decoder (see :meth:`Reconstruction.estimate_cost`)."""
+    if solver == "ilp":
+        return 0.02 + 0.001 * n if exact else 0.05 + 4.0 * (n / 60) ** 3
+    if solver == "lsq":
+        return 0.012 + 3.5e-10 * n * n * m
+    degenerate = 0.02 + 5.5e-9 * n ** 3 if exact and 0.3 * n < m < n else 0.0
+    if queries == "hash":  # hashed public attributes: people collide, so even exact answers leave a degenerate LP
+        seconds = max(degenerate, 0.03 + 5e-13 * n ** 3.3 * m) if exact else 0.025 + 2e-3 * m * (n / 1000) ** 1.6
+    elif exact and m >= n:
+        seconds = 0.006 + 1.8e-9 * n ** 1.5 * m
+    else:
+        seconds = degenerate or 0.025 + 1.42e-8 * n ** 1.5 * max(m, n)
+    return min(60.0, seconds * (8 if lp_method == "highs" and not degenerate else 1))
+
+
 def sweep_levels(defense: str, n: int) -> tuple[str, list[float]]:
     """The defence-level grid swept for the level plot (and the defence it applies)."""
     root = math.sqrt(n)
@@ -133,20 +149,44 @@ class Reconstruction(Scenario):
             raise ParameterError("query_ratio", "at most 20000 queries (m = query_ratio · n)")
 
     def estimate_cost(self, c):
-        """Games × LP work: a dense L1 solve costs ≈ 7e-7·n·m s and ≈ 24·n·m bytes (measured on the 2-core
-        server: n = 1000, m = 2000 → 1.3 s, 32 MB; n = 2000, m = 4000 → 5.4 s, 128 MB); least squares ≈ 4×
-        the time; the integer program (n ≤ 60) up to ≈ 2 s."""
+        """Σ over the run's games of one decoder solve, in CPU seconds on one core of the 2-core AMD EPYC lab machine
+        (measured 2026-11-23 with benchmarks/bench_cost.py; a game's data and queries add a few milliseconds):
+
+        * LP, **exact answers and m ≥ n** (no defence): a consistent point is found directly,
+          ≈ 0.006 + 1.8e-9·n^1.5·m s (n = 1000, m = 2000: 0.10 s; n = 2000, m = 4000: 0.62 s);
+        * LP, **exact answers and 0.3·n < m < n** (the m/n sweep's 0.5 and 0.75): the optimum is degenerate and
+          the solver falls back to HiGHS, ≈ 0.02 + 5.5e-9·n³ s whatever m (n = 300: 0.02–0.14 s; n = 1000:
+          3.9–5.3 s; n = 2000: 54 s), at most the solver's 60 s limit;
+        * LP, **noisy answers** (any defence above 0) or few exact ones: the dense interior point,
+          ≈ 0.025 + 1.42e-8·n^1.5·max(m, n) s (n = 300, m = 1200: 0.085 s; n = 1000, m = 2000: 0.85 s;
+          n = 2000, m = 4000: 5.5 s); HiGHS alone (lp_method = highs) ≈ 8× that;
+        * the **hash** query family (people who share public attributes collide, so no answer set is ever
+          consistent with one point): ≈ 0.025 + 2e-3·m·(n/1000)^1.6 s noisy (n = 1000, m = 4000: 8.8 s), exact
+          ≈ 0.03 + 5e-13·n^3.3·m s (n = 300, m = 1200: 0.09 s; n = 1000, m = 4000: 16 s);
+        * least squares ≈ 0.012 + 3.5e-10·n²·m s (n = 1000, m = 2000: 0.41 s; n = 2000, m = 2000: 2.7 s);
+        * integer program (n ≤ 60): exact answers ≈ 0.02 + 0.001·n s, noisy ≈ 0.05 + 4·(n/60)³ s (n = 40:
+          0.9 s; n = 60: 0.8–3.5 s);
+        * 0.2 s per run for the solvers' imports in a fresh worker.
+
+        The old model (7e-7·n·m s per LP in every regime) over-estimated m ≥ n by 5–27× and under-estimated
+        the degenerate solves by up to 10×. Memory ≈ 40·n·m + 8·n² bytes of the largest game (n = 2000,
+        m = 4000, noisy: 342 MB measured)."""
         from ..cost import Cost
 
         n = c["n"]
-        ratios = [c["query_ratio"]]
+        units = [(c["query_ratio"], c["defense"], self.level(c))]
         if c["sweeps"]:
-            ratios += list(RATIO_GRID) + [c["query_ratio"]] * len(sweep_levels(c["defense"], n)[1])
-        sizes = [n * max(1, round(r * n)) for r in ratios]
-        per_nm = {"lp": 7e-7, "lsq": 2.8e-6}.get(c["solver"])
-        seconds = c["trials"] * sum(2.0 if per_nm is None else 0.01 + per_nm * nm for nm in sizes)
-        return Cost(seconds=seconds, bytes=20e6 + 24 * max(sizes), drivers=("n", "trials", "query_ratio"),
-                    basis="trials × Σ LP(n, m)")
+            sweep_defense, levels = sweep_levels(c["defense"], n)
+            units += [(r, c["defense"], self.level(c)) for r in RATIO_GRID]
+            units += [(c["query_ratio"], sweep_defense, lv) for lv in levels]
+        seconds, largest = 0.0, 0
+        for ratio, defense, level in units:
+            m = max(1, round(ratio * n))
+            largest = max(largest, n * m)
+            exact = defense == "none" or level == 0 or (defense == "subsample" and level >= n)
+            seconds += _solve_seconds(c["solver"], c["lp_method"], c["queries"], n, m, exact)
+        return Cost(seconds=0.2 + c["trials"] * seconds, bytes=20e6 + 40 * largest + 8 * n * n,
+                    drivers=("n", "trials", "query_ratio"), basis="trials × Σ solve(n, m, exact answers?)")
 
     # ------------------------------------------------------------ games
     def prepare(self, c, rng):

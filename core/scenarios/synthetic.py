@@ -255,6 +255,8 @@ class Synthetic(Scenario):
     paper_grid = {"generator": ["nonprivate", "baynet"],
                   "synth_size": [10, 100, 1_000, 10_000, 100_000, 1_000_000]}
     bench_overrides = {"games": 3, "query_sweep": False}
+    # Small, fast page defaults (first plot within seconds); the sidebar scales up to the paper's setting.
+    page_defaults = {"games": 10, "synth_size": 10_000, "n": 1000}
     params = (
         Param("dataset", "str", "cces16", "the records the generator is fitted on", label="Data",
               choices=DATASETS,
@@ -336,19 +338,44 @@ class Synthetic(Scenario):
         top = int(round(c["query_ratio"] * c["n"])) if c["query_ratio"] > 0 else bound
         return [q for q in Q_GRID if q < min(top, bound)]
 
-    # Per-game seconds on one core of the 2-core server (benchmarks/bench_synthesizers.py, n = 1000,
-    # d = 10): generator fit, and sampling 10⁶ rows.
-    _FIT_SECONDS = {"nonprivate": 0.05, "indhist": 0.1, "baynet": 0.5, "privbayes": 0.5, "rap": 25.0,
-                    "rap-softmax": 25.0, "gaussiancopula": 4.0}
-    _SAMPLE_SECONDS_PER_MILLION = {"nonprivate": 0.3, "indhist": 2.0, "baynet": 4.0, "privbayes": 4.0,
+    # Per-game CPU seconds on one core of the 2-core AMD EPYC lab machine (benchmarks/bench_synthesizers.py and
+    # bench_cost.py, n = 1000, d = 10; 2026-11-23): generator fit, and sampling 10⁶ rows. CTGAN/TVAE: estimate_cost.
+    _FIT_SECONDS = {"nonprivate": 0.01, "indhist": 0.01, "baynet": 0.1, "privbayes": 0.15, "rap": 35.0,
+                    "rap-softmax": 35.0, "gaussiancopula": 4.0}
+    _SAMPLE_SECONDS_PER_MILLION = {"nonprivate": 0.9, "indhist": 0.5, "baynet": 1.6, "privbayes": 1.8,
                                    "rap": 3.0, "rap-softmax": 3.0, "ctgan": 40.0, "tvae": 20.0,
                                    "gaussiancopula": 40.0}
+    # How much harder the reconstruction LP is than on CCES16 with the non-private generator: per data set (its
+    # schema) and per generator (noisier synthetic answers); a CSV or an unmeasured generator gets the largest.
+    _LP_DATASET = {"cces16": 1.0, "acs-like": 2.7, "fire-like": 1.3, "csv": 2.7}
+    _LP_GENERATOR = {"nonprivate": 1.0, "baynet": 1.0, "privbayes": 1.8}
+    _LP_OTHER_GENERATOR = 2.2
+
+    def _lp_seconds(self, c, q_sparse: float, q_dense: float) -> float:
+        """One reconstruction LP with ``q_sparse`` 3-/4-way and ``q_dense`` 2-way queries (see estimate_cost)."""
+        scale = self._LP_DATASET.get(c["dataset"], 2.7) * self._LP_GENERATOR.get(c["generator"],
+                                                                                  self._LP_OTHER_GENERATOR)
+        n = c["n"] / 1000
+        seconds = 0.03 + scale * (0.18 * n ** 1.3 * (q_sparse / 3800) ** 0.6 + 0.6 * n ** 2.5 * min(1.0, q_dense / 100))
+        return seconds * (5.5 if c["lp_method"] == "ipm" else 1.0)
 
     def estimate_cost(self, c):
-        """Games × (generator fit + sampling the largest size + one LP per size on the ladder, and the query
-        sweep): fit times from ``benchmarks/bench_synthesizers.py`` (CTGAN ≈ 0.08 s, TVAE ≈ 0.03 s per epoch
-        after a 4 s warm-up), ≈ 0.12 s per LP at n = 1000 (most sizes leave many queries empty; the page default of 10 games took 12.5 s); memory ≈ 24 bytes per
-        synthetic cell plus the query matrix (8·q·n bytes dense)."""
+        """Games × (fit + sample + attacks on every size of the ladder + the query sweep), in CPU seconds on one core
+        of the 2-core AMD EPYC lab machine (measured 2026-11-23 with benchmarks/bench_cost.py; q = the queries the
+        chosen family offers, computed from the data's schema):
+
+        * **fit and sample**: ``_FIT_SECONDS`` and ``_SAMPLE_SECONDS_PER_MILLION``; CTGAN ≈ 0.08 s, TVAE ≈ 0.03 s
+          per epoch after a 4 s warm-up;
+        * **Adv_recon**, one LP per size: ≈ 0.03 + 0.18·(n/1000)^1.3·(q/3800)^0.6 s for 3-/4-way queries on CCES16
+          with the non-private generator (n = 1000, q = 3,800: 0.18 s; n = 5000: 1.3 s; 4-way q = 72,652: 1 s),
+          plus ≈ 0.6·(n/1000)^2.5 s when the dense 2-way queries are asked (q ≈ 100 queries that each cover a
+          tenth of the records: n = 2000, 3 s per LP); ×2.7 on ACS-like, ×1.3 on FIRE-like, ×1.8–2.2 with a
+          noisy generator, ×5.5 with lp_method = ipm; answering the queries ≈ 2 µs per synthetic row;
+        * **Adv_infer** ≈ 0.05 + 1.2e-4·m s per size (a random forest on all m rows: 8.5 s at m = 100,000);
+          **Adv_dcr** ≈ 1 µs per row; utility ≈ 0.5 µs per row; 1 s per run for the imports.
+
+        Page default (10 games, m = 10,000, n = 1000) measured 9.9–10.8 s. Memory ≈ 24 bytes per synthetic cell
+        plus the query matrix (8·q·n bytes dense)."""
         from ..cost import Cost
 
         g = c["generator"]
@@ -356,14 +383,33 @@ class Synthetic(Scenario):
         if fit is None:  # neural generators: per-epoch cost plus torch warm-up
             fit = 4.0 + (0.08 if g == "ctgan" else 0.03) * c["epochs"]
         sample = self._SAMPLE_SECONDS_PER_MILLION.get(g, 20.0) * c["synth_size"] / 1e6
-        solves = len(size_ladder(c["synth_size"])) + (5 if c["query_sweep"] else 0)
-        lp = 0.12 * (c["n"] / 1000) ** 2
-        attacks = 2.0 if c["attack"] in ("infer", "all") else 0.0
-        seconds = c["games"] * (fit + sample + solves * lp + attacks)
-        queries = max(1000, c["query_ratio"] * c["n"]) if c["query_ratio"] else 20_000
+        sizes = size_ladder(c["synth_size"])
+        rows = float(sum(sizes))
+        attacks = self.attacks(c)
+        per_game = 0.1 + fit + sample + 5e-7 * rows  # D', the target, the utility queries
+        queries = 20_000
+        if "recon" in attacks:
+            _codes, domain, _, _ = load_game_data(c)
+            cards = [len(v) for v in domain.values()][:-1]
+            k = c["query_k"]
+            available = available_count(cards, k)
+            dense = available_count(cards, "2") if k in ("2", "234") else 0
+            share = min(1.0, c["query_ratio"] * c["n"] / available) if c["query_ratio"] > 0 else 1.0
+            q_dense, q_sparse = share * dense, share * (available - dense)
+            queries = max(queries, share * available)
+            per_game += len(sizes) * self._lp_seconds(c, q_sparse, q_dense) + 2e-6 * rows
+            if self._sweeps_queries(c):
+                for q in self._q_grid(c, cards + [2]):
+                    part = q / max(1.0, share * available)
+                    per_game += self._lp_seconds(c, part * q_sparse, part * q_dense)
+        if "infer" in attacks:
+            per_game += len(sizes) * 0.05 + 1.2e-4 * rows
+        if "dcr" in attacks:
+            per_game += 1e-6 * rows
+        seconds = 1.0 + c["games"] * per_game
         mem = 200e6 + 24 * c["synth_size"] * 16 + 8 * queries * c["n"]
-        return Cost(seconds=seconds, bytes=mem, drivers=("games", "synth_size", "generator"),
-                    basis="games × (fit + sample + LPs)")
+        return Cost(seconds=seconds, bytes=mem, drivers=("games", "synth_size", "n", "generator"),
+                    basis="games × (fit + sample + LPs per size)")
 
     def prepare(self, c, rng):
         codes, domain, label, secret = load_game_data(c)
