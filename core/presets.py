@@ -10,7 +10,7 @@ import tomllib
 from pathlib import Path
 
 from .errors import DataError, ParameterError
-from .scenario import all_scenarios
+from .scenario import all_scenarios, get
 
 PATH = Path(__file__).resolve().parent.parent / "content" / "presets.toml"
 REQUIRED = ("title", "scenario", "params", "metric", "paper_value", "source", "explanation")
@@ -59,3 +59,18 @@ def compare_with_paper(preset: dict, metrics: dict) -> dict:
     ours = None if ours is None else float(ours)
     paper = float(preset["paper_value"])
     return {"ours": ours, "paper": paper, "difference": None if ours is None else ours - paper}
+
+
+def link_params(preset: dict) -> dict[str, str]:
+    """The query parameters of a shareable link that opens ``preset`` in its lab.
+
+    A lab opened from a link starts where its page starts — the parameters' defaults overridden by
+    ``Scenario.page_defaults`` (e.g. the aggregates page's block of 200 people, not the paper's 454) — and
+    takes the link's values on top. So the link carries every value of the preset's resolved configuration
+    that differs from the page's start, including values equal to a parameter's default, plus the seed."""
+    sc = get(preset["scenario"])
+    start = {**sc.defaults(), **sc.page_defaults}
+    params: dict = {k: v for k, v in sc.resolve(preset["params"]).items() if v != start[k]}
+    if preset.get("seed"):
+        params["seed"] = preset["seed"]
+    return {k: str(v).lower() if isinstance(v, bool) else str(v) for k, v in params.items()}

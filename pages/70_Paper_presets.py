@@ -7,7 +7,7 @@ import streamlit as st
 
 from core.errors import LabError
 from core.games import run
-from core.presets import compare_with_paper, load_presets
+from core.presets import compare_with_paper, link_params, load_presets
 from core.scenario import get
 from ui.common import page_header, show_error
 from ui.pins import pin_button
@@ -26,14 +26,6 @@ def _page_file(slug: str) -> str | None:
     return f"pages/{hits[0].name}" if hits else None
 
 
-def _link_params(preset: dict) -> dict:
-    sc = get(preset["scenario"])
-    params = {k: v for k, v in preset["params"].items() if v != sc.param(k).default}
-    if preset.get("seed"):
-        params["seed"] = preset["seed"]
-    return {k: str(v).lower() if isinstance(v, bool) else str(v) for k, v in params.items()}
-
-
 def _open_in_lab(preset: dict, page: str) -> None:
     """Put the preset into the lab's widgets (this session) and into its address (shareable), then go there."""
     sc = get(preset["scenario"])
@@ -42,7 +34,7 @@ def _open_in_lab(preset: dict, page: str) -> None:
         if sc.param(name).ui:
             st.session_state[f"{sc.name}.{name}"] = value
     st.session_state[f"{sc.name}.seed"] = int(preset.get("seed", 0))
-    st.switch_page(page, query_params=_link_params(preset))
+    st.switch_page(page, query_params=link_params(preset))
 
 
 @st.cache_data(max_entries=16, show_spinner=False)
@@ -98,7 +90,7 @@ for name in order:
         c1, c2, c3 = st.columns([1, 1, 2])
         if page is not None and c1.button("Open in the lab", key=f"preset.open.{name}"):
             _open_in_lab(p, page)
-        query = urlencode(_link_params(p))
+        query = urlencode(link_params(p))
         c2.markdown(f"[Shareable link](/{p['page']}{'?' + query if query else ''})")
         c3.code(f"python -m core run --preset {name}", language="bash")
         if result is not None:

@@ -1,9 +1,11 @@
 """AppTest: the presets page lists every preset, runs one beside the paper's value, and opens one in its lab."""
 from pathlib import Path
 
+import pytest
 from streamlit.testing.v1 import AppTest
 
-from core.scenario import all_scenarios
+from core.presets import link_params, load_presets
+from core.scenario import all_scenarios, get
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -42,3 +44,22 @@ def test_open_in_lab_carries_the_configuration():
     assert at.selectbox(key="reconstruction.solver").value == "lsq"
     assert at.number_input(key="reconstruction.defense_level").value == 1.0
     assert at.query_params["defense"] == ["gaussian"] or at.query_params["defense"] == "gaussian"
+
+
+@pytest.mark.parametrize("name", sorted(load_presets()))
+def test_a_presets_link_reopens_its_lab_with_the_presets_configuration(name):
+    # A link opens the lab at the page's own start (Scenario.page_defaults) with the link's values on top; the
+    # result must be the preset, also where the preset's value is a parameter's default but not the page's start
+    # (desia-fig1's block of 454 people used to reopen as the aggregates page's 200).
+    preset = load_presets()[name]
+    sc = get(preset["scenario"])
+    link = link_params(preset)
+    opened = {**sc.defaults(), **sc.page_defaults,
+              **{k: sc.param(k).parse(v) for k, v in link.items() if k != "seed"}}
+    assert sc.resolve(opened) == sc.resolve(preset["params"])
+    assert int(link.get("seed", 0)) == int(preset.get("seed", 0))
+
+
+def test_the_desia_link_carries_the_papers_block_size():
+    link = link_params(load_presets()["desia-fig1"])
+    assert link["block_size"] == "454"  # a parameter's default, but not where the aggregates page starts
