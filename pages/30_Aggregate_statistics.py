@@ -9,8 +9,8 @@ from core.errors import LabError
 from core.plots import aggregates as plots
 from core.scenario import get
 from core.scenarios.aggregates import block_preview
-from ui.common import (chart, content, download_figure, download_result, download_table, metric_row, page_header,
-                       param_widgets, plain, run_scenario, show_error)
+from ui.common import (chart, charts_side_by_side, content, download_figure, download_result, download_table,
+                       metric_row, page_header, param_widgets, plain, run_scenario, show_error)
 from ui.report import run_tools
 
 scenario = get("aggregates")
@@ -153,13 +153,8 @@ except LabError:
 def preview():
     """Drawn while the run waits: the targets and how many released cells involve each; with noise, the ROC
     region the release's DP claim allows."""
-    bound = plots.roc_bound_preview(before)
-    left, right = st.columns(2) if bound is not None else (st.container(), None)
-    with left:
-        chart(plots.secret_cells(before), "aggregates-before")
-    if right is not None:
-        with right:
-            chart(bound, "aggregates-roc-bound")
+    charts_side_by_side((plots.secret_cells(before), "aggregates-before"),
+                        (plots.roc_bound_preview(before), "aggregates-roc-bound"))
     st.caption(say.aggregates_preview(before) + " " + content("aggregates", "preview"))
 
 

@@ -9,8 +9,8 @@ from core.scenarios.synthetic import (DATASETS, DP_GENERATORS, GENERATORS, UTILI
                                       compare_view, data_preview, epsilon_choices, games_table, page_params,
                                       result_view, secret_choices, secret_param)
 from core.releases.synthesizers import SYNTHESIZERS
-from ui.common import (chart, content, download_figure, download_result, download_table, figure, metric_row,
-                       page_header, param_widgets, run_scenario, run_sweep, show_error)
+from ui.common import (chart, charts_side_by_side, content, download_figure, download_result, download_table,
+                       figure, metric_row, page_header, param_widgets, run_scenario, run_sweep, show_error)
 from ui.report import run_tools
 from ui.uploads import save_upload
 
@@ -155,12 +155,9 @@ def preview():
     """Drawn while the run waits: how the quasi-identifiers single out game 1's records; for a DP generator,
     the accuracy frame with the cap its ε puts on every attack."""
     cap = plots.dp_bound(before)
-    left, right = st.columns(2) if cap is not None else (st.container(), None)
-    with left:
-        chart(plots.uniqueness_bars(before), "synthetic-before")
-    if right is not None:
-        with right:
-            chart(plots.accuracy_vs_size([], bound=cap, sizes=before["sizes"]), "synthetic-accuracy-bound")
+    charts_side_by_side((plots.uniqueness_bars(before), "synthetic-before"),
+                        (plots.accuracy_vs_size([], bound=cap, sizes=before["sizes"]) if cap is not None else None,
+                         "synthetic-accuracy-bound"))
     st.caption(say.synthetic_preview(before))
 
 

@@ -316,6 +316,15 @@ def chart(fig, name: str, **kw) -> None:
     st.plotly_chart(fig, key=f"{name}-{st.session_state.get('_draw_tick', 0)}", width="stretch", **kw)
 
 
+def charts_side_by_side(*named) -> None:
+    """``(figure, name)`` pairs in equal columns; a ``None`` figure is left out, so a lone chart takes the width."""
+    shown = [(fig, name) for fig, name in named if fig is not None]
+    columns = st.columns(len(shown)) if len(shown) > 1 else [st.container()]
+    for column, (fig, name) in zip(columns, shown):
+        with column:
+            chart(fig, name)
+
+
 # ------------------------------------------------------------- downloads
 def _slug(name: str) -> str:
     return "".join(ch if ch.isalnum() or ch in "-_" else "_" for ch in name).strip("_") or "download"
