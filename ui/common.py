@@ -206,8 +206,8 @@ def _range_words(lo, hi) -> str:
     return "any number"
 
 
-def _initial(p: Param, key: str, default: Any = None) -> Any:
-    """This session's value, else the link's, else ``default`` (the page's starting value; None: ``p.default``)."""
+def _initial(p: Param, key: str, default: Any) -> Any:
+    """This session's value, else the link's, else ``default`` (where the page starts)."""
     if key in st.session_state:
         return st.session_state[key]
     text = st.query_params.get(p.name)
@@ -217,13 +217,13 @@ def _initial(p: Param, key: str, default: Any = None) -> Any:
         except ParameterError:
             st.toast(f"Ignored the link's value for {p.name}: {text!r} (allowed: {p.range_text()})",
                      icon=":material/warning:")
-    return p.default if default is None else default
+    return default
 
 
 def _widget(p: Param, key: str, container, inactive: str | None = None) -> Any:
     """The widget for one Param. It offers only values ``p.validate`` accepts (open bounds included);
     ``inactive`` (a reason) disables it with a note saying why."""
-    value = _initial(p, key)
+    value = _initial(p, key, p.default)
     if key not in st.session_state:
         st.session_state[key] = value
     help_text = p.help + (f"\n\n**Inactive:** {inactive}." if inactive else "")

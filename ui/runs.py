@@ -50,7 +50,7 @@ def _yield_to_streamlit() -> None:
     from streamlit.runtime.scriptrunner import get_script_run_ctx
 
     if get_script_run_ctx(suppress_warning=True) is not None:  # none in a bare thread (unit tests)
-        "_" in st.session_state
+        st.session_state.get("_run.yield")  # the read is the point: Streamlit checks for requests on it
 
 
 # ------------------------------------------------------------------ the pool
@@ -188,8 +188,8 @@ def _in_worker(job: Job, on_update: Callable[[Any], tuple], bar, unit: str, key:
     session's Stop: it leaves the job, which is cancelled (withdrawn if queued, stopped if running) when no
     session watches it any more. ``on_update(report) -> (done, total)`` runs on the script thread for the
     latest report. The progress line is sent when it changes, at most every ``BAR_SECONDS``; between
-    updates each poll still lets Streamlit act on a click (Stop, a widget change) promptly. If the script is interrupted (Stop, a widget change) or the session disconnects, this session
-    leaves. Returns ``{"value": …}`` or ``{"error": exception}``.
+    updates each poll still lets Streamlit act on a click promptly. If the script is interrupted (Stop, a
+    widget change) or the session disconnects, this session leaves. Returns ``{"value": …}`` or ``{"error": exception}``.
     """
     cancel = cancel if cancel is not None else threading.Event()
     shared = _join(key, job)
