@@ -1,31 +1,48 @@
-"""Load test of one lab server (issue 12): a class of concurrent browser sessions through every page's default run.
+"""Load test of one lab server (issue 12): a class of concurrent sessions through every page's default run.
 
-Starts one Streamlit server (fresh result store unless ``--warm``) and one headless Chromium; ``--sessions``
-browser contexts arrive over ``--arrival`` seconds (a class opening the app at the start of a lesson, not all in
-the same millisecond): session i opens page i mod P with its default configuration; ``--heavy`` of them ask
-for heavy runs instead and arrive first, so the heavy runs occupy the worker processes and queue while the
-others load. For each page it prints the p50/p95 time to the first plot and to "done" (the run's status says
-Done/Stored, or the page has no run), measured two ways:
+Starts one Streamlit server (fresh result store unless ``--warm``); ``--sessions`` sessions arrive over
+``--arrival`` seconds (a class opening the app at the start of a lesson, not all in the same millisecond):
+session i opens page i mod P with its default configuration; ``--heavy`` of them ask for heavy runs instead
+and arrive first, so the heavy runs occupy the worker processes and queue while the others load. A session is
+one of two kinds (column ``kind``):
 
-* **browser** — from opening the address to a plot drawn on the screen (what a student sees);
-* **server** — from the browser's first websocket message (the request to run the page, sent once the app's
-  JavaScript has loaded) to the first websocket message that carries a plot (and the one that says Done). This
-  excludes the browser's own work — loading and running the JavaScript, drawing — which on this test machine
-  competes with the server for the same cores (about 3 s of CPU per page view), an artefact of testing 30
-  browsers on the server's own machine.
+* **browser** — a headless Chromium context (one browser, a context per session), which also catches errors
+  that only show on screen;
+* **proto** — a Streamlit protocol client (``stclient.py``): the page load a fresh tab does (the page's HTML and
+  the static files Chromium fetched for that page in the warm-up, unless ``--no-page-load``), then the
+  websocket with the same rerun request Chromium sends, reading the server's messages as a tab that stays
+  open. It costs the test machine milliseconds of CPU where a browser costs seconds.
+
+``--browsers K`` makes K sessions browsers (spread over the light pages) and the rest protocol clients; without
+it every session is a browser, as before. On this 2-core test machine 30 browsers take most of the CPU (load
+average ~15), so browser timings mostly measure starved browsers; the protocol sessions measure the server as a
+class meets it (their browsers on the students' laptops).
+
+For each page and kind it prints the p50/p95 time to the first plot and to "done" (the run's status says
+Done/Stored, or the page has no run and its script has finished with its content drawn), measured two ways:
+
+* **first plot / done** — for a browser, from opening the address to a plot drawn on the screen (what a
+  student sees); for a protocol session, from the start of its page load to the first message carrying a plot;
+* **(server)** — from the session's first websocket message (the request to run the page; a browser sends it
+  once the app's JavaScript has loaded) to the first websocket message that carries a plot (and the one that
+  says Done). For a browser this excludes loading and running the JavaScript and drawing, but its websocket
+  events are still read by a starved browser; for a protocol session it is the server's answer time.
 
 Summary rows split the light sessions into pages without an engine run (closed-form plots, never queued) and
 pages whose default run goes through the pool (their first plot can wait for a free worker while the heavy runs
-hold both; a stored result is drawn at once). Also printed: errors (exceptions, "Unexpected error", timeouts), refusals by the cost limits, the server's
-memory (the server process *and* its worker processes: RSS sum, an upper bound, and PSS) and the load average
-before and after. Goal (issue 12): zero errors; light pages' p95 first plot ≤ 5 s while heavy runs queue;
-memory ≤ 4 GB. Not part of CI (minutes of wall time), and only meaningful on a quiet machine:
+hold both; a stored result is drawn at once), and give the light pages' p95 first plot for each kind. Also
+printed: errors (exceptions, "Unexpected error", timeouts, disconnects), refusals by the cost limits, the
+server's memory (the server process *and* its worker processes: RSS sum, an upper bound, and PSS) and the load
+average before and after. Goal (issue 12): zero errors; light pages' p95 first plot ≤ 5 s while heavy runs
+queue; memory ≤ 4 GB. Not part of CI (minutes of wall time), and only meaningful on a quiet machine:
 
+    .venv/bin/python benchmarks/bench_load.py --sessions 30 --heavy 4 --arrival 60 --browsers 4
     .venv/bin/python benchmarks/bench_load.py --sessions 30 --heavy 4 --arrival 60 [--browser-nice 15]
 
-``--browser-nice`` runs the 30 test browsers at a lower CPU priority than the server and its workers, so the
-server column measures the server as a class would meet it (browsers on the students' own machines); without
-it, the browsers take most of the two cores.
+Before the measured sessions every page is opened once in Chromium (another seed, so nothing measured is a
+store hit): a *warm* server, as for a class that opened the app before the lesson; ``--cold`` skips it (and so
+the recorded static files). ``--browser-nice`` runs the test browsers at a lower CPU priority than the server
+and its workers, so their server column comes closer to what a class would meet.
 """
 from __future__ import annotations
 
@@ -41,6 +58,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from labserver import ROOT, launch_options, load_text, memory, serve  # shared with bench_first_view.py
+from stclient import open_page
 
 # Heavy but within the default per-run limits: each estimated above the express lane's 60 s (2026-11-23
 # calibration: 2 min, 87 s, 80 s, 74 s), so they hold the regular slots and queue; a refused run would not
@@ -96,7 +114,7 @@ async def _session(browser, url: str, path: str, delay: float, timeout: float) -
 
     await asyncio.sleep(delay)
     out = {"page": path.split("?")[0], "heavy": "?" in path, "arrival": delay, "first_plot": None, "done": None,
-           "error": None}
+           "error": None, "kind": "browser"}
     frames = _Frames()
     ctx = await browser.new_context(viewport={"width": 1400, "height": 1600})
     page = await ctx.new_page()
@@ -137,13 +155,35 @@ async def _session(browser, url: str, path: str, delay: float, timeout: float) -
     return out
 
 
-async def _warm(browser, url: str, pages: list[str]) -> None:
+async def _proto_session(url: str, path: str, delay: float, timeout: float, assets: list[str] | None,
+                         page_load: bool) -> dict:
+    """A protocol session (stclient.py) with the same report keys as a browser session."""
+    await asyncio.sleep(delay)
+    name = path.split("?")[0]
+    rep = await open_page(url, path, timeout=timeout, needs_plot=name in LABS, load=page_load,
+                          assets=assets if page_load else None)
+    load = rep.request_at or 0.0  # page load and websocket handshake
+    return {"page": name, "heavy": "?" in path, "arrival": delay, "kind": "proto", "error": rep.error,
+            "first_plot": None if rep.first_plot is None else load + rep.first_plot,
+            "done": None if rep.done is None else load + rep.done,
+            "server_first_plot": rep.first_plot, "server_done": rep.done, "has_run": rep.has_run,
+            "refused": rep.refused, "load_bytes": rep.load_bytes, "load_failed": rep.load_failed}
+
+
+async def _warm(browser, url: str, pages: list[str]) -> dict[str, list[str]]:
     """Open every page once (another seed, so nothing measured is a store hit): a *warm* server has its
     modules imported, as for a class that opened the app before the lesson. The warm-up runs are abandoned
-    (their tabs close) and so stop by themselves."""
+    (their tabs close) and so stop by themselves. Returns, per page, the paths of the static files and
+    endpoints Chromium fetched from the server for it (a fresh context: an empty browser cache), which the
+    protocol sessions fetch too."""
+    assets: dict[str, list[str]] = {}
     for name in pages:
         ctx = await browser.new_context(viewport={"width": 1400, "height": 1600})
         page = await ctx.new_page()
+        seen = assets.setdefault(name, [])
+        page.on("request", lambda r, seen=seen: seen.append(r.url[len(url):]) if (
+            r.url.startswith(url + "/") and r.method == "GET" and r.resource_type not in ("document", "websocket"))
+            else None)
         try:
             await page.goto(f"{url}/{name}?seed=987654", timeout=180_000)
             await page.locator("h1").first.wait_for(timeout=180_000)
@@ -153,18 +193,28 @@ async def _warm(browser, url: str, pages: list[str]) -> None:
             pass
         await ctx.close()
     await asyncio.sleep(8)  # abandoned warm-up runs are cancelled after the grace period
+    return {name: list(dict.fromkeys(paths)) for name, paths in assets.items()}
 
 
-async def _drive(url: str, plan: list[tuple[str, float]], timeout: float, warm: list[str],
-                 browser_nice: int = 0) -> list[dict]:
+async def _drive(url: str, plan: list[tuple[str, float, str]], timeout: float, warm: list[str],
+                 browser_nice: int = 0, page_load: bool = True) -> list[dict]:
+    """Run the ``plan`` (path, arrival, kind) after the warm-up; Chromium only if the warm-up or a browser
+    session needs it."""
     from playwright.async_api import async_playwright
 
+    assets: dict[str, list[str]] = {}
     async with async_playwright() as p:
-        browser = await p.chromium.launch(**launch_options(nice=browser_nice))
+        browser = None
+        if warm or any(kind == "browser" for *_, kind in plan):
+            browser = await p.chromium.launch(**launch_options(nice=browser_nice))
         if warm:
-            await _warm(browser, url, warm)
-        results = await asyncio.gather(*(_session(browser, url, path, delay, timeout) for path, delay in plan))
-        await browser.close()
+            assets = await _warm(browser, url, warm)
+        results = await asyncio.gather(*(
+            _session(browser, url, path, delay, timeout) if kind == "browser" else
+            _proto_session(url, path, delay, timeout, assets.get(path.split("?")[0]), page_load)
+            for path, delay, kind in plan))
+        if browser is not None:
+            await browser.close()
     return list(results)
 
 
@@ -176,14 +226,26 @@ def arrivals(n_light: int, n_heavy: int, window: float, seed: int) -> list[float
     return light + heavy
 
 
-def _row(name: str, rows: list[dict]) -> str:
+def kinds(n_light: int, n_heavy: int, browsers: int | None) -> list[str]:
+    """Which sessions are browsers: all (``browsers`` None), else ``browsers`` of them spread evenly over the
+    light sessions (so they see different pages), then over the heavy ones if there are more browsers than
+    light sessions; the rest are protocol clients."""
+    n = n_light + n_heavy
+    k = n if browsers is None else max(0, min(browsers, n))
+    light_k = min(k, n_light)
+    chosen = {int(i * n_light / light_k) for i in range(light_k)} if light_k else set()
+    chosen |= {n_light + i for i in range(k - light_k)}
+    return ["browser" if i in chosen else "proto" for i in range(n)]
+
+
+def _row(name: str, rows: list[dict], kind: str = "") -> str:
     def pair(key):
         values = [r[key] for r in rows if r.get(key) is not None]
         return f"{_pct(values, .5):6.1f} /{_pct(values, .95):6.1f}"
 
     errs = [r["error"] for r in rows if r["error"]]
-    return (f"{name:34s} {len(rows):3d}  {pair('first_plot')}  {pair('server_first_plot')}  {pair('done')}  "
-            f"{pair('server_done')}  {len(errs)} {'; '.join(sorted(set(errs)))[:60]}")
+    return (f"{name:34s} {kind:7s} {len(rows):3d}  {pair('first_plot')}  {pair('server_first_plot')}  "
+            f"{pair('done')}  {pair('server_done')}  {len(errs)} {'; '.join(sorted(set(errs)))[:60]}")
 
 
 def main() -> int:
@@ -196,6 +258,10 @@ def main() -> int:
     ap.add_argument("--timeout", type=float, default=900.0, help="seconds per session")
     ap.add_argument("--warm", action="store_true", help="keep the user's result store (default: a fresh one)")
     ap.add_argument("--cold", action="store_true", help="skip the warm-up visit of every page")
+    ap.add_argument("--browsers", type=int, default=None, metavar="K",
+                    help="K sessions in Chromium, the others protocol clients (default: every session a browser)")
+    ap.add_argument("--no-page-load", action="store_true",
+                    help="protocol sessions skip the page load (HTML and static files) and only open the websocket")
     ap.add_argument("--browser-nice", type=int, default=0,
                     help="run the test browsers at this lower CPU priority (e.g. 15), so the server is measured "
                          "as if the browsers were on the students' own machines")
@@ -204,7 +270,8 @@ def main() -> int:
     n_heavy = min(args.heavy, args.sessions)
     light = [pages[i % len(pages)] for i in range(args.sessions - n_heavy)]
     heavy = [HEAVY[i % len(HEAVY)] for i in range(n_heavy)]
-    plan = list(zip(light + heavy, arrivals(len(light), n_heavy, args.arrival, args.seed)))
+    plan = list(zip(light + heavy, arrivals(len(light), n_heavy, args.arrival, args.seed),
+                    kinds(len(light), n_heavy, args.browsers)))
     env = {} if args.warm else {"LAB_STORE": tempfile.mkdtemp(prefix="lab-load-store-")}
     load_before = load_text()
     peak = {"rss": 0, "pss": 0}
@@ -218,31 +285,48 @@ def main() -> int:
                 peak["rss"], peak["pss"] = max(peak["rss"], rss), max(peak["pss"], pss)
 
         threading.Thread(target=watch, daemon=True).start()
-        t0 = time.perf_counter()
+        t0, cpu0 = time.perf_counter(), time.process_time()
         try:
             results = asyncio.run(_drive(server.url, plan, args.timeout, [] if args.cold else pages,
-                                         args.browser_nice))
+                                         args.browser_nice, page_load=not args.no_page_load))
         finally:
             stop.set()
-        wall = time.perf_counter() - t0
-    print(f"{len(plan)} sessions ({n_heavy} heavy, arriving first) over {args.arrival:.0f} s on one "
-          f"{'cold' if args.cold else 'warm'} server; wall {wall:.1f} s (warm-up included); browsers at nice "
-          f"{args.browser_nice}")
-    print(f"before: {load_before}; after: {load_text()}")
-    print(f"{'seconds, p50 / p95':34s} {'n':>3s}  {'first plot':^13s}  {'(server)':^13s}  {'done':^13s}  "
-          f"{'(server)':^13s}  errors")
-    for name in sorted({r["page"] + (" [heavy]" if r["heavy"] else "") for r in results}):
-        print(_row(name, [r for r in results if r["page"] + (" [heavy]" if r["heavy"] else "") == name]))
+        wall, cpu = time.perf_counter() - t0, time.process_time() - cpu0
+    n_browsers = sum(1 for *_, kind in plan if kind == "browser")
+    proto = f"{len(plan) - n_browsers} protocol clients" + (" without page load" if args.no_page_load else "")
+    print(f"{len(plan)} sessions ({n_heavy} heavy, arriving first; {n_browsers} in Chromium, {proto}) over {args.arrival:.0f} s on one {'cold' if args.cold else 'warm'} server; wall {wall:.1f} s (warm-up "
+          f"included); browsers at nice {args.browser_nice}")
+    print(f"before: {load_before}; after: {load_text()}; this test process used {cpu:.0f} s of CPU (protocol "
+          f"clients, playwright's Python side; Chromium not included)")
+    print(f"{'seconds, p50 / p95':34s} {'kind':7s} {'n':>3s}  {'first plot':^13s}  {'(server)':^13s}  "
+          f"{'done':^13s}  {'(server)':^13s}  errors")
+
+    def label(r):
+        return r["page"] + (" [heavy]" if r["heavy"] else "")
+
+    for name, kind in sorted({(label(r), r["kind"]) for r in results}):
+        print(_row(name, [r for r in results if label(r) == name and r["kind"] == kind], kind))
     light_rows = [r for r in results if not r["heavy"]]
-    print(_row("light: pages without a run", [r for r in light_rows if not r.get("has_run")]))
-    print(_row("light: default runs (may queue)", [r for r in light_rows if r.get("has_run")]))
-    print(_row("all light pages", light_rows))
+    present = sorted({r["kind"] for r in results})
+    for kind in present + (["all"] if len(present) > 1 else []):
+        rows = [r for r in light_rows if kind in ("all", r["kind"])]
+        print(_row("light: pages without a run", [r for r in rows if not r.get("has_run")], kind))
+        print(_row("light: default runs (may queue)", [r for r in rows if r.get("has_run")], kind))
+        print(_row("all light pages", rows, kind))
     errors = sum(1 for r in results if r["error"])
     refused = sum(1 for r in results if r.get("refused"))
-    light_fp = [r["first_plot"] for r in light_rows if r["first_plot"] is not None]
-    light_sfp = [r["server_first_plot"] for r in light_rows if r["server_first_plot"] is not None]
-    print(f"errors: {errors}; refused by the cost limits: {refused}; light pages p95 first plot "
-          f"{_pct(light_fp, .95):.1f} s in the browser, {_pct(light_sfp, .95):.1f} s on the server (goal ≤ 5 s)")
+    print(f"errors: {errors}; refused by the cost limits: {refused}")
+    protos = [r for r in results if r["kind"] == "proto"]
+    if protos and not args.no_page_load:
+        print(f"protocol page loads: {sum(r['load_bytes'] for r in protos) / 1e6:.0f} MB of HTML and static files "
+              f"for {len(protos)} sessions ({'recorded in the warm-up' if not args.cold else 'HTML only: --cold'})")
+    for kind in present:
+        rows = [r for r in light_rows if r["kind"] == kind]
+        fp = [r["first_plot"] for r in rows if r["first_plot"] is not None]
+        sfp = [r["server_first_plot"] for r in rows if r["server_first_plot"] is not None]
+        where = ("in the browser" if kind == "browser" else "with the page load")
+        print(f"light pages p95 first plot, {kind} sessions (n={len(rows)}, {len(sfp)} with a plot): "
+              f"{_pct(sfp, .95):.1f} s from the run request (server), {_pct(fp, .95):.1f} s {where} (goal ≤ 5 s)")
     print(f"server + worker processes: {base_rss / 1e6:.0f} MB RSS at start, peak {peak['rss'] / 1e6:.0f} MB RSS "
           f"/ {peak['pss'] / 1e6:.0f} MB PSS (goal ≤ 4000 MB)")
     return 0 if errors == 0 else 1

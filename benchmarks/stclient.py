@@ -79,7 +79,9 @@ class SessionReport:
     messages: int = 0
     received_bytes: int = 0
     load: float | None = None  # page load (HTML and assets) before the websocket, if fetched
+    request_at: float | None = None  # seconds from the session's start (page load included) to the rerun request
     load_bytes: int = 0
+    load_failed: list[str] = field(default_factory=list)  # "status path" of page-load requests that failed
     ignored: list[str] = field(default_factory=list)  # ForwardMsg types this client does not act on
 
     @property
@@ -226,17 +228,24 @@ async def _get(host: str, port: int, paths: list[str], report: SessionReport) ->
             head = await reader.readuntil(b"\r\n\r\n")
             headers = {k.strip().lower(): v.strip() for k, _, v in
                        (line.partition(":") for line in head.decode("latin-1").split("\r\n")[1:] if line)}
+            # (read first, then add: `report.load_bytes += await …` would lose the other connections' adds)
             if "content-length" in headers:
-                report.load_bytes += len(await reader.readexactly(int(headers["content-length"])))
+                got = len(await reader.readexactly(int(headers["content-length"])))
             elif headers.get("transfer-encoding", "").lower() == "chunked":
+                got = 0
                 while True:
                     size = int((await reader.readuntil(b"\r\n")).split(b";")[0], 16)
-                    report.load_bytes += len(await reader.readexactly(size + 2)) - 2  # data + CRLF
+                    await reader.readexactly(size + 2)  # data + CRLF
+                    got += size
                     if size == 0:  # the last chunk (no trailers from this server)
                         break
             else:  # no length: the body ends with the connection
-                report.load_bytes += len(await reader.read())
+                got = len(await reader.read())
+                report.load_bytes += got
                 return
+            report.load_bytes += got
+            if not head.startswith((b"HTTP/1.1 2", b"HTTP/1.1 3", b"HTTP/1.0 2")):
+                report.load_failed.append(f"{head.split(b' ', 2)[1].decode()} {path}")
             if headers.get("connection", "").lower() == "close":
                 return
     finally:
@@ -271,6 +280,7 @@ async def open_page(base_url: str, path: str = "", *, timeout: float = 900.0, ne
 
     report = SessionReport(path)
     session = _Session(report, needs_plot)
+    started = time.perf_counter()
     parts = urllib.parse.urlsplit(base_url)
     origin = f"{parts.scheme}://{parts.netloc}"
     ws_url = f"{'wss' if parts.scheme == 'https' else 'ws'}://{parts.netloc}/_stcore/stream"
@@ -281,6 +291,7 @@ async def open_page(base_url: str, path: str = "", *, timeout: float = 900.0, ne
                            open_timeout=min(timeout, 120), ping_interval=None, close_timeout=5,
                            user_agent_header="stclient (Streamlit protocol load test)") as ws:
             session.sent_at = time.perf_counter()
+            report.request_at = session.sent_at - started
             await ws.send(rerun_request(base_url, path).SerializeToString())
             deadline = session.sent_at + timeout
             lingering = False
