@@ -294,7 +294,8 @@ def main() -> int:
         wall, cpu = time.perf_counter() - t0, time.process_time() - cpu0
     n_browsers = sum(1 for *_, kind in plan if kind == "browser")
     proto = f"{len(plan) - n_browsers} protocol clients" + (" without page load" if args.no_page_load else "")
-    print(f"{len(plan)} sessions ({n_heavy} heavy, arriving first; {n_browsers} in Chromium, {proto}) over {args.arrival:.0f} s on one {'cold' if args.cold else 'warm'} server; wall {wall:.1f} s (warm-up "
+    print(f"{len(plan)} sessions ({n_heavy} heavy, arriving first; {n_browsers} in Chromium, {proto}) over "
+          f"{args.arrival:.0f} s on one {'cold' if args.cold else 'warm'} server; wall {wall:.1f} s (warm-up "
           f"included); browsers at nice {args.browser_nice}")
     print(f"before: {load_before}; after: {load_text()}; this test process used {cpu:.0f} s of CPU (protocol "
           f"clients, playwright's Python side; Chromium not included)")

@@ -256,7 +256,6 @@ async def load_page(base_url: str, path: str, assets: list[str] | None, report: 
     """A fresh tab's page load: the page's HTML, ``/_stcore/health`` and ``/_stcore/host-config``, and the
     recorded ``assets`` (absolute paths on the server), over up to six connections."""
     url = urllib.parse.urlsplit(base_url)
-    page, _ = _split(path)
     todo = list(dict.fromkeys([f"/{path.lstrip('/')}", "/_stcore/health", "/_stcore/host-config",
                                *(assets or [])]))[::-1]  # popped from the end: the HTML first
     start = time.perf_counter()
@@ -272,8 +271,8 @@ async def open_page(base_url: str, path: str = "", *, timeout: float = 900.0, ne
 
     ``needs_plot``: the page owes a plot (a lab): finishing without one is an error. ``load``/``assets``: do
     the page load first. After a done text the session stays until the script finishes (at most ``linger``
-    seconds more), so an exception while the final result is drawn still counts. ``timeout`` bounds the
-    session from the rerun request on; it never raises: every failure is in the report."""
+    seconds more), so an exception while the final result is drawn still counts. ``timeout`` bounds the page
+    load, and the session from the rerun request on. It never raises: every failure is in the report."""
     from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
     from websockets.asyncio.client import connect
     from websockets.exceptions import ConnectionClosed
@@ -303,7 +302,7 @@ async def open_page(base_url: str, path: str = "", *, timeout: float = 900.0, ne
                     break
                 try:
                     frame = await asyncio.wait_for(ws.recv(), deadline - now)
-                except (TimeoutError, asyncio.TimeoutError):
+                except TimeoutError:
                     break
                 now = time.perf_counter()
                 if isinstance(frame, str):
@@ -322,19 +321,24 @@ async def open_page(base_url: str, path: str = "", *, timeout: float = 900.0, ne
             report.outcome = "done"
         else:
             session.fail(f"disconnected ({exc})", outcome="disconnected")
-    except (OSError, asyncio.TimeoutError, TimeoutError) as exc:
+    except (OSError, TimeoutError) as exc:
         session.fail(f"{type(exc).__name__}: {exc}" if str(exc) else f"{type(exc).__name__} (connect/load)",
                      outcome="disconnected" if isinstance(exc, OSError) else "timeout")
-    except Exception as exc:  # a protocol surprise is a result, not a crash of the load test
+    except Exception as exc:  # noqa: BLE001 — a protocol surprise is a result, not a crash of the load test
         session.fail(f"{type(exc).__name__}: {exc}")
     return report
 
 
-if __name__ == "__main__":  # one session against a running server: python benchmarks/stclient.py URL [PATH]
+if __name__ == "__main__":  # one session against a running server
+    import argparse
     import json
-    import sys
     from dataclasses import asdict
 
-    rep = asyncio.run(open_page(sys.argv[1], sys.argv[2] if len(sys.argv) > 2 else "",
-                                needs_plot=len(sys.argv) > 3, load=True))
-    print(json.dumps({**asdict(rep)}, indent=1))
+    ap = argparse.ArgumentParser(description="Open one page of a running Streamlit server as a protocol client.")
+    ap.add_argument("url", help="e.g. http://127.0.0.1:8501")
+    ap.add_argument("path", nargs="?", default="", help='page and query, e.g. "Reconstruction_attack?n=600"')
+    ap.add_argument("--plot", action="store_true", help="the page owes a plot (a lab)")
+    ap.add_argument("--timeout", type=float, default=900.0)
+    args = ap.parse_args()
+    rep = asyncio.run(open_page(args.url, args.path, needs_plot=args.plot, load=True, timeout=args.timeout))
+    print(json.dumps(asdict(rep), indent=1))

@@ -11,8 +11,8 @@ import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "benchmarks"))
-from labserver import serve  # noqa: E402
-from stclient import open_page, rerun_request  # noqa: E402
+from labserver import serve
+from stclient import open_page, rerun_request
 
 pytestmark = pytest.mark.browser  # end-to-end: starts the app's Streamlit server (no Chromium needed)
 
