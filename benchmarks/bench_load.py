@@ -57,8 +57,19 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from labserver import ROOT, launch_options, load_text, memory, serve  # shared with bench_first_view.py
-from stclient import open_page
+from labserver import (  # shared with bench_first_view.py
+    ROOT,
+    launch_options,
+    load_text,
+    memory,
+    serve,
+)
+from stclient import (  # one definition of the page states
+    DONE_TEXT,
+    ERROR_TEXT,
+    RUNNING_TEXT,
+    open_page,
+)
 
 # Heavy but within the default per-run limits: each estimated above the express lane's 60 s (2026-11-23
 # calibration: 2 min, 87 s, 80 s, 74 s), so they hold the regular slots and queue; a refused run would not
@@ -68,8 +79,7 @@ HEAVY = ["Reconstruction_attack?n=600&trials=20", "Aggregate_statistics?block_si
 PLOT = "[data-testid=stPlotlyChart], .js-plotly-plot"
 # Pages that draw a plot (the labs, numbered below 60); the others are done once their script has run.
 LABS = {re.sub(r"^\d+_", "", p.stem) for p in (ROOT / "pages").glob("[0-9]*_*.py") if int(p.stem.split("_")[0]) < 60}
-DONE_TEXT = re.compile(r"Done:|Stored result|Cached result|Stopped after|needs about")
-DONE_BYTES = re.compile(rb"Done: |Stored result|Cached result|Stopped after|needs about")
+DONE_BYTES = re.compile(DONE_TEXT.pattern.encode())  # the same texts inside a websocket frame
 PLOT_BYTES = (b'"layout":', b'"data":')  # a plotly figure's JSON inside a ForwardMsg
 
 
@@ -131,12 +141,12 @@ async def _session(browser, url: str, path: str, delay: float, timeout: float) -
                 body = await page.locator("body").inner_text(timeout=120_000)
             except PlaywrightTimeout:
                 continue
-            if "Unexpected error" in body or "ended unexpectedly" in body:
+            if ERROR_TEXT.search(body):
                 out["error"] = "unexpected error" if "Unexpected error" in body else "worker crashed"
                 break
             if out["first_plot"] is None and await page.locator(PLOT).count():
                 out["first_plot"] = time.perf_counter() - start
-            running = "Running " in body or "Queued:" in body or "preparing" in body
+            running = bool(RUNNING_TEXT.search(body))
             out["has_run"] = out.get("has_run") or running or bool(DONE_TEXT.search(body))
             plotless = out["page"] not in LABS and await page.locator("h1").count()  # nothing to draw
             if DONE_TEXT.search(body) or ((out["first_plot"] is not None or plotless) and not running):
