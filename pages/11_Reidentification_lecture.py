@@ -20,7 +20,7 @@ def load(source, n_people, n_zips, seed, upload=None, sensitive=None):
     return lecture.load(source, n_people, n_zips, seed, upload, sensitive)
 
 
-@st.cache_data(show_spinner="Linking…", max_entries=32)  # every rerun replays all tabs: keep them cheap
+@st.cache_data(show_spinner="Linking…", max_entries=32)
 def link(pkey, levels, rel, vot, seed):
     return lecture.linkage_view(load(*pkey), levels, rel, vot, seed)
 
@@ -68,11 +68,9 @@ except LabError as exc:
 sb.caption(lecture.describe(P))
 st.caption(content("reid_lecture"))
 
-t_link, t_kanon, t_netflix, t_diff, t_exact = st.tabs(["1 · Linkage", "2 · k-anonymity", "3 · Netflix (no QIs)",
-                                                      "4 · Differencing", "5 · Exact reconstruction (n = 5)"])
 
-# ------------------------------------------------------------------------------------------------ linkage
-with t_link:
+# ------------------------------------------------------------------------------------------------------ linkage
+def linkage_demo():
     st.markdown(content("reid_lecture", "link"))
     qis = st.multiselect("Quasi-identifiers the attacker can link on", P.quasi_identifiers, P.default_qis,
                          key=f"reid.qis.{P.source}", **B)
@@ -102,8 +100,10 @@ with t_link:
         st.dataframe(L["join"].head(500), hide_index=True, height=260)
         download_table(L["result"].join, "reid-linkage-join")
 
-# ------------------------------------------------------------------------------------------------ k-anonymity
-with t_kanon:
+
+
+# -------------------------------------------------------------------------------------------------- k-anonymity
+def k_anonymity_demo():
     st.markdown(content("reid_lecture", "kanon"))
     data = st.radio("Table", list(lecture.KANON_DATA), horizontal=True, key="reid.kdata", **B,
                     format_func=lambda v: lecture.kanon_label(v, sources[source]))
@@ -148,8 +148,10 @@ with t_kanon:
         st.dataframe(G["classes"], hide_index=True, height=220)
         download_table(G["classes"], f"reid-classes-{data}")
 
-# ------------------------------------------------------------------------------------------------ Netflix
-with t_netflix:
+
+
+# ------------------------------------------------------------------------------------------------------ Netflix
+def netflix_demo():
     st.markdown(content("reid_lecture", "netflix"))
     c1, c2, c3 = st.columns(3)
     kw = dict(n_aux=c1.slider("Ratings in aux", 1, 20, 8, key="reid.nf.aux", **B),
@@ -177,8 +179,10 @@ with t_netflix:
             figure(plots.netflix_curves(N["curves"]), "netflix-curves")
             download_table(N["curves"], "reid-netflix-curves")
 
-# ------------------------------------------------------------------------------------------------ differencing
-with t_diff:
+
+
+# ------------------------------------------------------------------------------------------------- differencing
+def differencing_demo():
     st.markdown(content("reid_lecture", "diff"))
     c1, c2, c3 = st.columns(3)
     bit_labels = lecture.bit_choices(P)
@@ -203,8 +207,10 @@ with t_diff:
         st.dataframe(D["bits"], hide_index=True, height=220)
         download_table(D["bits"], "reid-differencing")
 
-# ------------------------------------------------------------------------------------------------ exact n=5
-with t_exact:
+
+
+# ---------------------------------------------------------------------------------------------------- exact n=5
+def exact_demo():
     st.markdown(content("reid_lecture", "exact"))
     text = st.text_area("Queries and exact answers (one per line: {set} = answer)",
                         exact_example.slide_system_text(), height=140, key="reid.exact.system", **B)
@@ -227,3 +233,14 @@ with t_exact:
     st.caption(content("reid_lecture", "exact-random"))
     figure(plots.solutions_vs_queries(S, nr), "solutions-vs-queries")
     download_table(S, "reid-solutions-vs-queries")
+
+
+# Lazy tabs: only the open demo runs and is sent to the browser. A new visitor's browser then draws three
+# charts, not nine (issue 8: the first view), and a change in one demo no longer replays the other four. Every
+# control is bound to the address bar, which also keeps its value in the session while its tab is closed.
+TABS = {"1 · Linkage": linkage_demo, "2 · k-anonymity": k_anonymity_demo, "3 · Netflix (no QIs)": netflix_demo,
+        "4 · Differencing": differencing_demo, "5 · Exact reconstruction (n = 5)": exact_demo}
+for tab, demo in zip(st.tabs(list(TABS), key="reid.tab", on_change="rerun", **B), TABS.values()):
+    if tab.open:
+        with tab:
+            demo()

@@ -191,6 +191,23 @@ def test_changed_control_lands_in_the_link(server, browser):
     ctx.close()
 
 
+def test_reid_lecture_runs_a_demo_when_its_tab_opens(server, browser):
+    # lazy tabs (issue 8, first view): the differencing demo is not on the page until its tab is chosen; the
+    # choice travels in the link, and a control of a closed tab keeps its value
+    ctx, page = _open(browser, f"{server}/Reidentification_lecture?reid.vot=0.9")
+    assert page.get_by_text("Queries asked").count() == 0
+    page.get_by_role("tab", name="4 · Differencing").click()
+    _shows(page, "Queries asked")
+    page.wait_for_function("() => location.search.includes('reid.tab=')", timeout=30_000)
+    link = page.url
+    page.get_by_role("tab", name="1 · Linkage").click()
+    _slider_shows(page, "Share of people on the voter list", "0.90")
+    ctx.close()
+    ctx, page = _open(browser, link)
+    _shows(page, "Queries asked")
+    ctx.close()
+
+
 def test_synthetic_lab_link_restores_data_and_generator(server, browser):
     # issue 8 item 6 / issue 11: the synthetic lab's own sidebar choices (data, generator) travel in the link
     # Streamlit writes a bound select box's *shown label* into the link
