@@ -6,7 +6,8 @@ from core import plain_language as say
 from core.errors import LabError
 from core.plots import reid_more as plots
 from core.reid import composition, downcoding, privacy_is_relational
-from ui.common import content, download_table, figure, metric_row, number_field, page_header, plain, show_error
+from ui.common import content, download_table, figure, kept_editor, metric_row, number_field, page_header, plain, \
+    show_error
 
 B = {"bind": "query-params"}  # every control is mirrored in the address bar: a link reproduces the view
 
@@ -34,11 +35,8 @@ def run_composition(n_learners, n_courses, k, course, seed):
     return composition.composition_attack(n_learners, n_courses, k, course, seed)
 
 
-t_rel, t_down, t_comp = st.tabs([":material/swap_horiz: Privacy is relational", ":material/zoom_in: Downcoding",
-                                 ":material/join_inner: Composition"])
-
-# ------------------------------------------------------------------------------------------------ relational
-with t_rel:
+# --------------------------------------------------------------------------------------------------- relational
+def relational_demo():
     st.markdown(content("reid_more", "relational"))
     c1, c2 = st.columns(2)
     k_rel = number_field(c1, "k", key="rm.k_rel", kind="int", default=2, low=1, high=8, **B)
@@ -73,8 +71,9 @@ with t_rel:
             st.dataframe(out.table, hide_index=True)
             download_table(out.table, f"reid-more-tb-release-{'tb' if tb else 'no-tb'}")
 
-# ------------------------------------------------------------------------------------------------ downcoding
-with t_down:
+
+# --------------------------------------------------------------------------------------------------- downcoding
+def downcoding_demo():
     st.markdown(content("reid_more", "downcoding"))
     st.info(downcoding.THEOREM, icon=":material/menu_book:")
     c1, c2, c3 = st.columns(3)
@@ -88,7 +87,7 @@ with t_down:
     c3.caption("Hierarchy: " + "; ".join(
         f"{col}: " + ", ".join(f"{g} = {{{', '.join(v for v, gg in h.items() if gg == g)}}}"
                                for g in dict.fromkeys(h.values())) for col, h in hier.items()))
-    x = st.data_editor(base, num_rows="dynamic", key=f"rm.x.{preset}", hide_index=True)
+    x = kept_editor(base, key=f"rm.x.{preset}", num_rows="dynamic", hide_index=True)
     x = pd.DataFrame(x).dropna().reset_index(drop=True)
     # Only the k the brute force can finish for this table (the engine refuses the others).
     k_lo, k_hi = downcode_k_range(x, preset, anonymiser)
@@ -115,8 +114,9 @@ with t_down:
                    "which record in the class is which. The theorem's percentages are for large N and its own "
                    "distribution; this toy only shows the mechanism.")
 
-# ------------------------------------------------------------------------------------------------ composition
-with t_comp:
+
+# -------------------------------------------------------------------------------------------------- composition
+def composition_demo():
     st.markdown(content("reid_more", "composition"))
     st.info(f"**Paper's figures (Cohen ’21 on the real edX data, not computed here):** combining the QIs gives "
             f"**{composition.EDX_PCT_UNIQUE}% uniques ({composition.EDX_N_UNIQUE:,} learners)** and "
@@ -153,3 +153,14 @@ with t_comp:
         download_table(C.joined, "reid-more-composition-join")
         st.caption("A class of the join is the intersection of a class of A with a class of B, so it can be "
                    "much smaller than k. Synthetic data: our percentages are not the paper's edX numbers.")
+
+
+# Lazy tabs: only the open demo runs and is sent to the browser (issue 8: the first view), and a change in one
+# demo no longer replays the others. Bound controls keep their values while their tab is closed; the editable
+# table keeps its edits through kept_editor.
+TABS = {"1 · Privacy is relational": relational_demo, "2 · Downcoding": downcoding_demo,
+        "3 · Composition": composition_demo}
+for tab, demo in zip(st.tabs(list(TABS), key="rm.tab", on_change="rerun", **B), TABS.values()):
+    if tab.open:
+        with tab:
+            demo()

@@ -208,6 +208,31 @@ def test_reid_lecture_runs_a_demo_when_its_tab_opens(server, browser):
     ctx.close()
 
 
+def _metric(page, label: str):
+    return page.locator('[data-testid="stMetric"]').filter(has_text=label).first.locator(
+        '[data-testid="stMetricValue"]')
+
+
+def test_more_reid_table_edits_survive_a_closed_tab(server, browser):
+    # lazy tabs: Streamlit forgets a widget that a run does not draw; the downcoding table's edits must not
+    # be lost when the student looks at another demo and comes back
+    from playwright.sync_api import expect
+    ctx, page = _open(browser, f"{server}/More_reidentification_demos")
+    page.get_by_role("tab", name="2 · Downcoding").click()
+    expect(_metric(page, "Tables X′ tried")).to_have_text("46,656", timeout=30_000)
+    grid = page.locator('[data-testid="stDataFrame"]').first
+    box = grid.bounding_box()
+    page.mouse.click(box["x"] + 12, box["y"] + 52)  # the first row's marker: selects the row
+    grid.hover()
+    page.get_by_role("button", name=re.compile("delete", re.I)).first.click()
+    expect(_metric(page, "Tables X′ tried")).to_have_text("7,776", timeout=30_000)  # 5 records left
+    page.get_by_role("tab", name="3 · Composition").click()
+    _shows(page, "% unique in A ⋈ B", timeout=30_000)
+    page.get_by_role("tab", name="2 · Downcoding").click()
+    expect(_metric(page, "Tables X′ tried")).to_have_text("7,776", timeout=30_000)
+    ctx.close()
+
+
 def test_synthetic_lab_link_restores_data_and_generator(server, browser):
     # issue 8 item 6 / issue 11: the synthetic lab's own sidebar choices (data, generator) travel in the link
     # Streamlit writes a bound select box's *shown label* into the link

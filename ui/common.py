@@ -143,6 +143,21 @@ def valid_range(kind: str, low, high, step=None, low_open: bool = False, high_op
     return lo, hi
 
 
+def kept_editor(base: pd.DataFrame, *, key: str, **kw) -> pd.DataFrame:
+    """``st.data_editor`` whose edits survive runs that do not draw it, such as a closed lazy tab.
+
+    Streamlit forgets a widget's state after a run that does not draw it, so an editor drawn again would start
+    from ``base`` and lose the user's rows. The edited table is kept in the session instead, and an editor
+    drawn anew starts from it. While the editor lives, it keeps the table it started from (its own edits are
+    relative to that table)."""
+    kept, origin = f"_{key}.edited", f"_{key}.origin"
+    if key not in st.session_state or origin not in st.session_state:
+        st.session_state[origin] = st.session_state.get(kept, base)
+    edited = st.data_editor(st.session_state[origin], key=key, **kw)
+    st.session_state[kept] = edited
+    return edited
+
+
 def number_field(container, label: str, *, key: str, kind: str, default, low=None, high=None, step=None,
                  low_open: bool = False, high_open: bool = False, help: str | None = None, disabled: bool = False,
                  fmt: str | None = None, bind: str | None = None):
