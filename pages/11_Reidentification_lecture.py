@@ -4,8 +4,8 @@ import streamlit as st
 from core.errors import LabError
 from core.plots import reid as plots
 from core.reid import differencing, exact_example, k_anonymity, lecture
-from ui.common import content, download_table, figure as _figure, metric_row, number_field, page_header, plain, \
-    show_error
+from ui.common import content, download_table, figure as _figure, lazy_tabs, metric_row, number_field, page_header, \
+    plain, show_error
 
 B = {"bind": "query-params"}  # every control is mirrored in the address bar: a link reproduces the view
 
@@ -235,12 +235,6 @@ def exact_demo():
     download_table(S, "reid-solutions-vs-queries")
 
 
-# Lazy tabs: only the open demo runs and is sent to the browser. A new visitor's browser then draws three
-# charts, not nine (issue 8: the first view), and a change in one demo no longer replays the other four. Every
-# control is bound to the address bar, which also keeps its value in the session while its tab is closed.
-TABS = {"1 · Linkage": linkage_demo, "2 · k-anonymity": k_anonymity_demo, "3 · Netflix (no QIs)": netflix_demo,
-        "4 · Differencing": differencing_demo, "5 · Exact reconstruction (n = 5)": exact_demo}
-for tab, demo in zip(st.tabs(list(TABS), key="reid.tab", on_change="rerun", **B), TABS.values()):
-    if tab.open:
-        with tab:
-            demo()
+# Lazy tabs (issue 8: the first view): only the open demo runs and is sent to the browser.
+lazy_tabs({"1 · Linkage": linkage_demo, "2 · k-anonymity": k_anonymity_demo, "3 · Netflix (no QIs)": netflix_demo,
+           "4 · Differencing": differencing_demo, "5 · Exact reconstruction (n = 5)": exact_demo}, key="reid.tab")

@@ -6,8 +6,8 @@ from core import plain_language as say
 from core.errors import LabError
 from core.plots import reid_more as plots
 from core.reid import composition, downcoding, privacy_is_relational
-from ui.common import content, download_table, figure, kept_editor, metric_row, number_field, page_header, plain, \
-    show_error
+from ui.common import content, download_table, figure, kept_editor, lazy_tabs, metric_row, number_field, page_header, \
+    plain, show_error
 
 B = {"bind": "query-params"}  # every control is mirrored in the address bar: a link reproduces the view
 
@@ -56,7 +56,8 @@ def relational_demo():
             icon=":material/verified_user:")
         (st.warning if guess is not None else st.info)(
             f"An observer who knows A looks only at the release and concludes: **{said}**"
-            + (" — correct." if guess is tb else "." if guess is None else " — wrong."), icon=":material/visibility:")
+            + (" — correct." if guess is tb else "." if guess is None else " — wrong."),
+            icon=":material/visibility:")
         # the picture first: its chart is what a student looks at, the tables below are the detail
         figure(plots.relational_heights(W.heights_table(), W.columns, out.tops), "reid-more-tb-heights")
         st.dataframe(W.heights_table(), hide_index=True)
@@ -155,12 +156,6 @@ def composition_demo():
                    "much smaller than k. Synthetic data: our percentages are not the paper's edX numbers.")
 
 
-# Lazy tabs: only the open demo runs and is sent to the browser (issue 8: the first view), and a change in one
-# demo no longer replays the others. Bound controls keep their values while their tab is closed; the editable
-# table keeps its edits through kept_editor.
-TABS = {"1 · Privacy is relational": relational_demo, "2 · Downcoding": downcoding_demo,
-        "3 · Composition": composition_demo}
-for tab, demo in zip(st.tabs(list(TABS), key="rm.tab", on_change="rerun", **B), TABS.values()):
-    if tab.open:
-        with tab:
-            demo()
+# Lazy tabs (issue 8: the first view): only the open demo runs and is sent to the browser.
+lazy_tabs({"1 · Privacy is relational": relational_demo, "2 · Downcoding": downcoding_demo,
+           "3 · Composition": composition_demo}, key="rm.tab")

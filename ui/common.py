@@ -143,6 +143,19 @@ def valid_range(kind: str, low, high, step=None, low_open: bool = False, high_op
     return lo, hi
 
 
+def lazy_tabs(demos: dict, key: str) -> None:
+    """Tabs of which only the open one runs: ``demos`` maps each tab's label to the function that draws it.
+
+    Choosing a tab reruns the page (``st.tabs(on_change="rerun")``), so a new visitor's browser draws one
+    demo's charts, not every tab's, and a change in one demo does not replay the others. The open tab is bound
+    to the address bar (``key``), so a link opens the same tab. Controls in a closed tab must be bound too, or
+    kept with ``kept_editor``: Streamlit forgets a widget that a run does not draw."""
+    for tab, demo in zip(st.tabs(list(demos), key=key, on_change="rerun", bind="query-params"), demos.values()):
+        if tab.open:
+            with tab:
+                demo()
+
+
 def kept_editor(base: pd.DataFrame, *, key: str, **kw) -> pd.DataFrame:
     """``st.data_editor`` whose edits survive runs that do not draw it, such as a closed lazy tab.
 
