@@ -186,7 +186,8 @@ def main(argv: list[str] | None = None) -> int:
         _warn_inactive(scenario, config, overrides)
 
         def report(p: Progress) -> None:
-            print(f"\r{scenario.name}: {p.done}/{p.total} games, {p.seconds:.1f} s", end="", file=sys.stderr)
+            print(f"\r{scenario.name}: {p.done}/{p.total} {scenario.unit[1]}, {p.seconds:.1f} s", end="",
+                  file=sys.stderr)
 
         if args.no_store:
             result = run(scenario, overrides, seed=args.seed, n_jobs=jobs,

@@ -236,7 +236,7 @@ def run(scenario: str | Scenario,
             progress(Progress(done=index, total=total, seconds=time.perf_counter() - start,
                               result=snapshot(False)))
     if cancelled and raise_on_cancel:
-        raise Cancelled(f"{sc.name}: stopped after {len(records)} of {count(total, 'game')}")
+        raise Cancelled(f"{sc.name}: stopped after {len(records)} of {count(total, *sc.unit)}")
     result = snapshot(not cancelled)
     result.seconds = time.perf_counter() - start
     if progress is not None:

@@ -56,6 +56,10 @@ class Scenario:
     # the sidebar scales up to the paper's setting). The page seeds its widgets from them; the cost tests and
     # benchmarks/bench_cost.py read them to check that a page's default run takes the express lane.
     page_defaults: dict[str, Any] = {}
+    # What one unit of work (what ``n_games`` counts and progress reports) is called on the page: a game, or
+    # for scenarios whose unit plays a batch of games, that batch ("sweep point"), so "Done: 17 sweep points"
+    # does not read as 17 games beside a caption of 50,000 test games.
+    unit: tuple[str, str] = ("game", "games")
 
     # ----------------------------------------------------------- config
     def param(self, name: str) -> Param:

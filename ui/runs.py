@@ -313,7 +313,7 @@ def run_scenario(scenario: Scenario, config: dict, draw: Callable[[Result, bool]
         result = Result.from_dict(data)
         _tick()
         with area:
-            st.caption(f"Stored result · {count(result.games_done, 'game')} · computed in {result.seconds:.1f} s · "
+            st.caption(f"Stored result · {count(result.games_done, *scenario.unit)} · computed in {result.seconds:.1f} s · "
                        f"seed {seed}")
             draw(result, True)
         return result
@@ -323,8 +323,8 @@ def run_scenario(scenario: Scenario, config: dict, draw: Callable[[Result, bool]
         with area:
             if partial:
                 result = Result.from_dict(partial)
-                st.warning(f"Stopped after {result.games_done} of {count(result.games_total, 'game')}; the plots show "
-                           "the games played so far.")
+                st.warning(f"Stopped after {result.games_done} of {count(result.games_total, *scenario.unit)}; the "
+                           "plots show the games played so far.")
             else:
                 result = None
                 st.warning("Stopped before any game finished.")
@@ -395,7 +395,7 @@ def run_scenario(scenario: Scenario, config: dict, draw: Callable[[Result, bool]
     job = Job(run_job, {"scenario": scenario.name, "params": params, "seed": seed, "n_jobs": n_jobs,
                         **limits}, label="games")
     job.estimate = float(cost.seconds)  # a short run may take the express lane
-    box = _in_worker(job, on_update, bar, "games", key=key, cancel=cancel)
+    box = _in_worker(job, on_update, bar, scenario.unit[1], key=key, cancel=cancel)
     if "error" in box:
         exc = box["error"]
         if isinstance(exc, Cancelled):
@@ -410,7 +410,7 @@ def run_scenario(scenario: Scenario, config: dict, draw: Callable[[Result, bool]
     result = Result.from_dict(data)
     state.pop("partial", None)
     state.pop("requested", None)
-    status.update(label=f"Done: {count(result.games_done, 'game')} in {result.seconds:.1f} s (seed {seed})",
+    status.update(label=f"Done: {count(result.games_done, *scenario.unit)} in {result.seconds:.1f} s (seed {seed})",
                   state="complete", expanded=False)
     _tick()
     with live.container():

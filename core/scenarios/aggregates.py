@@ -186,6 +186,8 @@ class AggregatesScenario(Scenario):
     def n_games(self, config):
         return len(self._units(config))
 
+    unit = ("attack run", "attack runs")  # each unit: one attack on one release of one block (a batch of targets)
+
     def estimate_cost(self, config):
         """Σ over (sweep value, block, release) of the attacks' work, in CPU seconds on one core of the 2-core AMD EPYC
         lab machine (measured 2026-11-23 with benchmarks/bench_cost.py; m = round(m/s · s), T = targets per block):

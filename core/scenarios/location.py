@@ -211,6 +211,8 @@ class LocationMembership(Scenario):
     def n_games(self, config: dict) -> int:
         return len(self.tasks(config))
 
+    unit = ("sweep point", "sweep points")  # each unit is one (k, M) point: `games` test games
+
     def estimate_cost(self, config: dict):
         """Σ over the units (k, M) of the aggregates' cells and the attacks, in CPU seconds on one core of the
         2-core AMD EPYC lab machine (measured 2026-11-23 with benchmarks/bench_cost.py; n = games, shadows = M, plus

@@ -229,6 +229,8 @@ class MLModels(Scenario):
     def n_games(self, config: dict) -> int:
         return 2 if config["defense"] == "bcorr" else 1
 
+    unit = ("trained model", "trained models")  # the target model, and with BCorr the defended one
+
     # ---------------------------------------------------------------------------------------- prepare
     def prepare(self, config: dict, rng: np.random.Generator) -> dict:
         t0 = time.perf_counter()
