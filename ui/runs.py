@@ -313,8 +313,8 @@ def run_scenario(scenario: Scenario, config: dict, draw: Callable[[Result, bool]
         result = Result.from_dict(data)
         _tick()
         with area:
-            st.caption(f"Stored result · {count(result.games_done, *scenario.unit)} · computed in {result.seconds:.1f} s · "
-                       f"seed {seed}")
+            st.caption(f"Stored result · {count(result.games_done, *scenario.unit)} · computed in "
+                       f"{result.seconds:.1f} s · seed {seed}")
             draw(result, True)
         return result
 
@@ -327,7 +327,7 @@ def run_scenario(scenario: Scenario, config: dict, draw: Callable[[Result, bool]
                            "plots show the games played so far.")
             else:
                 result = None
-                st.warning("Stopped before any game finished.")
+                st.warning(f"Stopped before any {scenario.unit[0]} finished.")
             if st.button("Run again from the start", key=f"_run.{scenario.name}.again"):
                 state.pop("stopped", None)
                 state.pop("partial", None)
