@@ -12,7 +12,7 @@ from core.plots import fdp as plots
 from core.report import non_default_params
 from core.scenario import all_scenarios
 from ui.common import figure, page_header, show_error
-from ui.pins import MAX_PINS, add_pin, clear_pins, decode_pins, encode_pins, pinned, remove_pin
+from ui.pins import MAX_PINS, PINNABLE_LABS, add_pin, clear_pins, decode_pins, encode_pins, pinned, remove_pin
 from ui.report import report_downloads
 
 page_header("Compare runs",
@@ -65,9 +65,7 @@ if token:
 if not pins:
     st.info("No runs pinned yet. Open a lab, run it, and press **Pin this run** under its plots; pins stay while "
             "you move between pages.")
-    for path, label in (("pages/20_Location_membership.py", "Location membership"),
-                        ("pages/10_Reconstruction_attack.py", "Reconstruction attack"),
-                        ("pages/30_Aggregate_statistics.py", "Aggregate statistics")):
+    for path, label in PINNABLE_LABS:
         st.page_link(path, label=label, icon=":material/science:")
     st.page_link("pages/70_Paper_presets.py", label="…or start from a paper preset", icon=":material/menu_book:")
     st.stop()

@@ -66,7 +66,9 @@ for name in order:
             continue
         page = _page_file(p["page"])
         left, mid, right = st.columns([2, 2, 3])
-        left.metric(f"Paper: {p['metric_label']}", f"{p['paper_value']:g}")
+        # the label above the number wraps (a metric's own label is cut short in a narrow column)
+        left.caption(f"Paper: {p['metric_label']}")
+        left.metric(f"Paper: {p['metric_label']}", f"{p['paper_value']:g}", label_visibility="collapsed")
         result = results.get(name)
         if result is not None:
             cmp = compare_with_paper(p, result["metrics"])

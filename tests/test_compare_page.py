@@ -63,3 +63,16 @@ def test_pin_from_two_labs_and_compare():
     restored = fresh.session_state["_pins"]
     assert [p["config"] for p in restored] == [p["config"] for p in pins]
     assert restored[1]["metrics"]["accuracy"] == pins[1]["metrics"]["accuracy"]  # same seed, same numbers
+
+
+def test_empty_compare_links_every_lab_that_can_pin():
+    # the empty page listed three of the five labs that offer "Pin this run"
+    from ui.pins import PINNABLE_LABS
+    with_pins = {f"pages/{p.name}" for p in (ROOT / "pages").glob("[0-9]*_*.py")
+                 if "run_tools(" in p.read_text(encoding="utf-8") and not p.stem.startswith(("6", "7"))}
+    assert {path for path, _ in PINNABLE_LABS} == with_pins
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=60).run()
+    at.switch_page("pages/60_Compare_runs.py").run()
+    assert not at.exception, at.exception
+    links = [e.proto.label for e in at.get("page_link")]
+    assert [label for _, label in PINNABLE_LABS] == links[:len(PINNABLE_LABS)]

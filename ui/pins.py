@@ -11,6 +11,12 @@ import streamlit as st
 from core.games import Result
 
 MAX_PINS = 6
+# The labs whose runs can be pinned (their pages end with ui.report.run_tools), linked from an empty Compare page.
+PINNABLE_LABS = (("pages/10_Reconstruction_attack.py", "Reconstruction attack"),
+                 ("pages/20_Location_membership.py", "Location membership"),
+                 ("pages/30_Aggregate_statistics.py", "Aggregate statistics"),
+                 ("pages/40_Synthetic_data.py", "Synthetic data"),
+                 ("pages/50_ML_models.py", "ML models"))
 _KEY = "_pins"
 
 
