@@ -101,7 +101,6 @@ def linkage_demo():
         download_table(L["result"].join, "reid-linkage-join")
 
 
-
 # -------------------------------------------------------------------------------------------------- k-anonymity
 def k_anonymity_demo():
     st.markdown(content("reid_lecture", "kanon"))
@@ -149,7 +148,6 @@ def k_anonymity_demo():
         download_table(G["classes"], f"reid-classes-{data}")
 
 
-
 # ------------------------------------------------------------------------------------------------------ Netflix
 def netflix_demo():
     st.markdown(content("reid_lecture", "netflix"))
@@ -180,7 +178,6 @@ def netflix_demo():
             download_table(N["curves"], "reid-netflix-curves")
 
 
-
 # ------------------------------------------------------------------------------------------------- differencing
 def differencing_demo():
     st.markdown(content("reid_lecture", "diff"))
@@ -206,7 +203,6 @@ def differencing_demo():
         figure(plots.differencing_bits(D["bits"]), "differencing")
         st.dataframe(D["bits"], hide_index=True, height=220)
         download_table(D["bits"], "reid-differencing")
-
 
 
 # ---------------------------------------------------------------------------------------------------- exact n=5
