@@ -8,7 +8,7 @@ configurations scaled up along each cost driver, and prints the estimate beside 
 * every configuration runs in a **fresh subprocess** (no in-process cache of fitted models, census blocks or
   samples survives from a previous configuration) with ``OPENBLAS_NUM_THREADS=1`` etc. set before numpy is
   imported, so a run uses one core as in the server's worker processes;
-* the run goes through :func:`core.games.run` exactly as a worker's ``run_job`` does (progress callback
+* the run goes through :func:`core.runtime.games.run` exactly as a worker's ``run_job`` does (progress callback
   included, so the live summaries are paid for), never through the result store (``LAB_STORE=""``);
 * measured: CPU seconds of the run (``time.process_time``: robust to other people using the machine), wall
   seconds, and peak resident memory (``ru_maxrss``) — both the whole process and its growth during the run;
@@ -105,7 +105,7 @@ def child(scenario: str, overrides_json: str) -> None:
     """Run one configuration in this (fresh) process and print one JSON line."""
     import resource
 
-    from core.games import run
+    from core.runtime.games import run
 
     sc, params = resolve(scenario, json.loads(overrides_json))
     config = sc.resolve(params)
@@ -200,7 +200,7 @@ def main() -> None:
         rows.append(row)
     print()
     print(table(rows))
-    from core.settings import settings
+    from core.runtime.settings import settings
 
     s = settings()
     print(f"\nexpress lane ≤ {s.express_max_seconds:g} s; server refuses > {s.max_run_seconds:g} s or "

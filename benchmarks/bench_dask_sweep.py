@@ -23,7 +23,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 def main() -> int:
     from core.cli import _overrides
     from core.scenario import get
-    from core.sweep import sweep
+    from core.runtime.sweep import sweep
 
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("scenario", nargs="?", default="synthetic")

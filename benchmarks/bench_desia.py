@@ -16,7 +16,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from core.games import run  # noqa: E402
+from core.runtime.games import run  # noqa: E402
 
 GOAL_PER_TARGET = 2.0
 GOAL_FIRST_ROC = 10.0

@@ -18,7 +18,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from core import games  # noqa: E402
+from core.runtime import games  # noqa: E402
 from core.attacks.location.location_common import balanced_labels, noise  # noqa: E402
 from core.attacks.location.one_threshold import OneThresholdAttack  # noqa: E402
 from core.attacks.location.two_threshold import TwoThresholdAttack  # noqa: E402

@@ -44,7 +44,7 @@ STAGES = ("data_seconds", "train_seconds", "attack_seconds", "disparity_seconds"
 def default(seed: int) -> None:
     import os
 
-    from core.games import run
+    from core.runtime.games import run
     from core.scenario import get
     from core.scenarios.ml_models import population_preview
 
@@ -75,7 +75,7 @@ def default(seed: int) -> None:
 
 
 def paper_size(epochs: int, seed: int) -> None:
-    from core.games import run
+    from core.runtime.games import run
 
     params = {"n_per_group": 1000, "groups": 51, "epochs": epochs, "defense": "bcorr", "targeting": "single"}
     t = time.perf_counter()

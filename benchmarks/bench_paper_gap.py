@@ -21,8 +21,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from core.games import run  # noqa: E402
-from core.metrics import auc_ci  # noqa: E402
+from core.runtime.games import run  # noqa: E402
+from core.measure.metrics import auc_ci  # noqa: E402
 
 # DeSIA paper, Fig. 1 (AIA on PPMF, all targets): AUC and TPR at 10⁻³ FPR ("—": not given)
 PAPER = {"desia": (0.75, 0.14), "cip_rand": (0.63, None), "cip_init": (0.63, None),

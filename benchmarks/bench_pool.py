@@ -6,7 +6,7 @@ The page (``--page``, default the ε explorer: closed-form plots, no run) is exe
 1. **alone**;
 2. **heavy runs in threads** of this process — how the lab's run pool worked before issue 12's change: the
    runs hold Python's interpreter lock and the page waits for it;
-3. **heavy runs in the run pool's worker processes** (``core.workers.RunPool``, ``[server] slots`` workers at
+3. **heavy runs in the run pool's worker processes** (``core.runtime.workers.RunPool``, ``[server] slots`` workers at
    ``worker_nice``) — how it works now.
 
 It prints the median seconds of each and the ratios to "alone". Goal: worker processes ≈ alone (ratio near 1,
@@ -48,7 +48,7 @@ def page_seconds(page: str, repeat: int) -> list[float]:
 
 
 def with_threads(page: str, repeat: int, slots: int) -> list[float]:
-    from core.games import run
+    from core.runtime.games import run
 
     stop = threading.Event()
     threads = [threading.Thread(target=run, args=HEAVY[i % len(HEAVY)], kwargs={"seed": 7, "cancel": stop},
@@ -67,7 +67,7 @@ def with_threads(page: str, repeat: int, slots: int) -> list[float]:
 
 
 def with_workers(page: str, repeat: int, slots: int, nice: int) -> list[float]:
-    from core.workers import Job, RunPool, run_job
+    from core.runtime.workers import Job, RunPool, run_job
 
     pool = RunPool(slots, nice=nice)
     jobs = [pool.submit(Job(run_job, {"scenario": name, "params": params, "seed": 7}))
@@ -86,7 +86,7 @@ def with_workers(page: str, repeat: int, slots: int, nice: int) -> list[float]:
 
 
 def main() -> None:
-    from core.settings import settings
+    from core.runtime.settings import settings
 
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--page", default="pages/05_Epsilon_explorer.py")

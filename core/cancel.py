@@ -1,6 +1,6 @@
 """Cooperative cancellation inside long engine work (``prepare`` and ``play``).
 
-The runner (:func:`core.games.run`) installs the run's stop check for the thread that executes the run; any
+The runner (:func:`core.runtime.games.run`) installs the run's stop check for the thread that executes the run; any
 engine code with a long loop (training shadow models, fitting a generator, solving many LPs) calls
 :func:`checkpoint` every ~0.1–0.5 s of work. When the user has pressed Stop (or the session that asked for
 the run has gone), ``checkpoint`` raises :class:`~core.errors.Cancelled`, which the runner turns into a

@@ -18,10 +18,10 @@ import os
 import sys
 
 from .errors import LabError, ParameterError
-from .games import Progress, run
+from .runtime.games import Progress, run
 from .scenario import all_scenarios, get
-from .store import run_stored
-from .sweep import plan, sweep, usable_cores
+from .runtime.store import run_stored
+from .runtime.sweep import plan, sweep, usable_cores
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -143,7 +143,7 @@ def main(argv: list[str] | None = None) -> int:
             return 0
         saved = {}
         if args.command == "run":
-            from .report import resolve_saved_run
+            from .output.report import resolve_saved_run
             saved = resolve_saved_run(args)  # --config / --preset: fills args.scenario and args.seed
         scenario = get(args.scenario)
         overrides = {**saved, **_overrides(scenario, args.sets)}
@@ -197,7 +197,7 @@ def main(argv: list[str] | None = None) -> int:
                                       progress=report if args.progress else None)
         if args.progress:
             print(file=sys.stderr)
-        from .audit import audit_result
+        from .measure.audit import audit_result
         verdict = audit_result(result)
         if verdict.broken:
             print(f"WARNING: {verdict.message}", file=sys.stderr)

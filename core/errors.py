@@ -11,7 +11,7 @@ class LabError(Exception):
     """Base class of every error the engine raises on purpose.
 
     Engine errors travel from the worker processes that run a server's jobs back to the page
-    (:mod:`core.workers`), so each one is rebuilt there with its class, message and attributes even when its
+    (:mod:`core.runtime.workers`), so each one is rebuilt there with its class, message and attributes even when its
     ``__init__`` takes other arguments than its message (``ParameterError(param, message)``).
     """
 

@@ -2,7 +2,7 @@
 
 A *scenario* is one privacy game from one source paper (dataset → release →
 attack → score). It declares its typed :class:`~core.params.Param` list and how
-one unit of work is played; the shared runner (:mod:`core.games`) does the rest:
+one unit of work is played; the shared runner (:mod:`core.runtime.games`) does the rest:
 seeding, parallelism, progress, cancellation and the serialisable result.
 
 Subclass :class:`Scenario`, decorate with :func:`register`, and put the module in
@@ -23,10 +23,22 @@ from .params import Param
 _REGISTRY: dict[str, "Scenario"] = {}
 
 
+# The seeding rule every run follows: ``prepare`` draws from ``prepare_rng(seed)``; unit i of the run draws from
+# ``SeedSequence(seed, spawn_key=(i,))`` (core.runtime.games.game_rng). The prepare stream's spawn key lies beyond
+# any unit index, so the two never overlap, and a preview that calls ``prepare_rng(seed)`` sees exactly the data
+# the run with that seed will attack.
+PREPARE_KEY = 2**32 - 1
+
+
+def prepare_rng(seed: int) -> np.random.Generator:
+    """The generator ``prepare`` receives in a run with ``seed`` (shared by the runner, sweeps and previews)."""
+    return np.random.default_rng(np.random.SeedSequence(seed, spawn_key=(PREPARE_KEY,)))
+
+
 class Scenario:
     """Base class of a privacy game.
 
-    Life cycle of one run with seed ``s`` (see :func:`core.games.run`):
+    Life cycle of one run with seed ``s`` (see :func:`core.runtime.games.run`):
 
     1. ``config = scenario.resolve(params)`` – defaults filled in, every value
        validated, then :meth:`check` for cross-parameter rules.

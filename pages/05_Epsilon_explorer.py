@@ -2,7 +2,7 @@
 import pandas as pd
 import streamlit as st
 
-from core import plain_language as say
+from core.output import plain_language as say
 from core.errors import LabError
 from core.plots import epsilon as plots
 from core.theory.epsilon_explorer import explain_epsilon

@@ -2,13 +2,14 @@
 import pandas as pd
 import streamlit as st
 
-from core import plain_language as say
+from core.output import plain_language as say
 from core.plots import reconstruction as plots
 from core.errors import LabError
 from core.scenario import get
 from core.scenarios.reconstruction import theory_curves
-from ui.common import chart, content, download_result, download_table, figure, metric_row, page_header, \
-    param_widgets, plain, run_scenario, run_sweep
+from ui.common import (chart, content, download_result, download_table, figure, metric_row, page_header,
+                       param_widgets, plain)
+from ui.runs import run_scenario, run_sweep
 from ui.report import run_tools
 
 scenario = get("reconstruction")

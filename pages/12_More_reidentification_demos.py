@@ -2,7 +2,7 @@
 import pandas as pd
 import streamlit as st
 
-from core import plain_language as say
+from core.output import plain_language as say
 from core.errors import LabError
 from core.plots import reid_more as plots
 from core.reid import composition, downcoding, privacy_is_relational

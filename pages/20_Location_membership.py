@@ -3,13 +3,14 @@
 import pandas as pd
 import streamlit as st
 
-from core import plain_language as say
+from core.output import plain_language as say
 from core.errors import LabError
 from core.plots import location as plots
 from core.scenario import get
 from core.scenarios.location import theory_curves
-from ui.common import chart, content, download_result, download_table, figure, metric_row, page_header, \
-    param_widgets, plain, run_scenario, show_error
+from ui.common import (chart, content, download_result, download_table, figure, metric_row, page_header,
+                       param_widgets, plain, show_error)
+from ui.runs import run_scenario
 from ui.report import run_tools
 
 scenario = get("location")

@@ -3,14 +3,15 @@
 import pandas as pd
 import streamlit as st
 
-from core import plain_language as say
+from core.output import plain_language as say
 from core.data.census import binary_columns
 from core.errors import LabError
 from core.plots import aggregates as plots
 from core.scenario import get
 from core.scenarios.aggregates import block_preview
 from ui.common import (chart, charts_side_by_side, content, download_figure, download_result, download_table,
-                       metric_row, page_header, param_widgets, plain, run_scenario, show_error)
+                       metric_row, page_header, param_widgets, plain, show_error)
+from ui.runs import run_scenario
 from ui.report import run_tools
 
 scenario = get("aggregates")

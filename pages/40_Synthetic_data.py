@@ -1,7 +1,7 @@
 """Synthetic data: does releasing generated records protect a person's secret? (Annamalai et al., USENIX Sec. 2024)."""
 import streamlit as st
 
-from core import plain_language as say
+from core.output import plain_language as say
 from core.errors import LabError
 from core.plots import synthetic as plots
 from core.scenario import get
@@ -9,8 +9,9 @@ from core.scenarios.synthetic import (DATASETS, DP_GENERATORS, GENERATORS, UTILI
                                       compare_view, data_preview, epsilon_choices, games_table, page_params,
                                       result_view, secret_choices, secret_param)
 from core.releases.synthesizers import SYNTHESIZERS
-from ui.common import (chart, charts_side_by_side, content, download_figure, download_result, download_table,
-                       figure, metric_row, page_header, param_widgets, run_scenario, run_sweep, show_error)
+from ui.common import (chart, charts_side_by_side, content, download_figure, download_result, download_table, figure,
+                       metric_row, page_header, param_widgets, show_error)
+from ui.runs import run_scenario, run_sweep
 from ui.report import run_tools
 from ui.uploads import save_upload
 

@@ -8,8 +8,9 @@ from core.errors import LabError
 from core.plots import ml_models as plots
 from core.scenario import get
 from core.scenarios.ml_models import column_choices, columns, population_preview
-from ui.common import chart, download_result, download_table, figure, metric_row, page_header, param_widgets, \
-    run_scenario, show_error
+from ui.common import (chart, download_result, download_table, figure, metric_row, page_header, param_widgets,
+                       show_error)
+from ui.runs import run_scenario
 from ui.report import run_tools
 from ui.uploads import save_upload
 

@@ -4,12 +4,12 @@ import json
 import pandas as pd
 import streamlit as st
 
-from core.audit import audit_result
-from core.compare import comparison_table, config_diff, run_label
+from core.measure.audit import audit_result
+from core.measure.compare import comparison_table, config_diff, run_label
 from core.errors import LabError
-from core.games import run
+from core.runtime.games import run
 from core.plots import fdp as plots
-from core.report import non_default_params
+from core.output.report import non_default_params
 from core.scenario import all_scenarios
 from ui.common import figure, page_header, show_error
 from ui.pins import MAX_PINS, PINNABLE_LABS, add_pin, clear_pins, decode_pins, encode_pins, pinned, remove_pin

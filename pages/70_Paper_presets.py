@@ -6,8 +6,8 @@ from urllib.parse import urlencode
 import streamlit as st
 
 from core.errors import LabError
-from core.games import run
-from core.presets import compare_with_paper, link_params, load_presets
+from core.runtime.games import run
+from core.studies.presets import compare_with_paper, link_params, load_presets
 from core.scenario import get
 from ui.common import page_header, show_error
 from ui.pins import pin_button

@@ -1,7 +1,7 @@
 """Glossary: the privacy words the labs use (AUC, ε, DP bound, shadow model, k-anonymity, …), in plain language."""
 import streamlit as st
 
-from core import plain_language as say
+from core.output import plain_language as say
 from ui.common import page_header
 
 page_header("Glossary", "Short, plain definitions of the terms used in the labs. Each lab links a term's first "

@@ -64,7 +64,7 @@ def crash(report, how: str) -> None:
 
 
 def broken_run(report, **job):
-    """Stands in for ``core.workers.run_job``: the engine fails in the worker with a typed error (page tests of
+    """Stands in for ``core.runtime.workers.run_job``: the engine fails in the worker with a typed error (page tests of
     what a page keeps on screen when its run fails)."""
     from core.errors import DataError
 

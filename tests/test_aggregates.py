@@ -6,7 +6,7 @@ import pytest
 from core.data.census import (CENRACE, load_csv, load_ppmf, national_age_sex, national_race, split_block,
                               synthetic_block, unique_on_nonsensitive)
 from core.errors import DataError, ParameterError
-from core.games import run
+from core.runtime.games import run
 from core.releases.census_tables import make_release, marginal_pool, noisy_answers, sf1_pool
 from core.scenario import get
 

@@ -1,5 +1,5 @@
 """DeSIA vs the reconstruction baselines on the page's default setting, fixed seed (issue #4)."""
-from core.games import run
+from core.runtime.games import run
 
 # the page default (pages/30_Aggregate_statistics.py), synthetic census blocks
 PAGE_DEFAULT = {"block_size": 200, "blocks": 1, "query_ratio": 0.75, "shadows": 1000, "reconstructions": 3,

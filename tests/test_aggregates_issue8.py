@@ -9,8 +9,8 @@ import pytest
 from core.attacks.aggregates.desia import DeSIA, StochasticModule, noise_slack
 from core.data.census import binary_columns, split_block, synthetic_block, unique_on_nonsensitive
 from core.errors import DataError, ParameterError
-from core.games import run
-from core.metrics import auc_ci
+from core.runtime.games import run
+from core.measure.metrics import auc_ci
 from core.plots.aggregates import plain_summary, roc_all, sweep_figure
 from core.releases.census_tables import make_release, sf1_pool
 from core.scenario import get

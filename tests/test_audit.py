@@ -4,9 +4,9 @@ import math
 import numpy as np
 import pytest
 
-from core import metrics as M
-from core.audit import BROKEN_MESSAGE, audit, audit_result, epsilon_lower_bound_roc
-from core.games import run
+from core.measure import metrics as M
+from core.measure.audit import BROKEN_MESSAGE, audit, audit_result, epsilon_lower_bound_roc
+from core.runtime.games import run
 from core.releases.laplace import Laplace
 from core.scenarios import location as loc
 

@@ -1,7 +1,7 @@
-"""95% bands: the AUC interval in core.metrics and the bands drawn on the location sweep plots."""
+"""95% bands: the AUC interval in core.measure.metrics and the bands drawn on the location sweep plots."""
 import pytest
 
-from core.metrics import auc_ci_from_counts
+from core.measure.metrics import auc_ci_from_counts
 from core.plots import location as plots
 
 

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from core import cli
-from core.sweep import plan, usable_cores
+from core.runtime.sweep import plan, usable_cores
 from core.errors import ParameterError
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -64,7 +64,7 @@ def test_sweep_validates_each_point_with_its_own_values():
 
 
 def test_bad_grid_point_is_reported_by_its_values_before_any_game(monkeypatch, capsys):
-    from core import sweep as sweep_mod
+    from core.runtime import sweep as sweep_mod
 
     played = []
     real = sweep_mod._play_chunk
@@ -83,7 +83,7 @@ def test_jobs_is_capped_at_usable_cores_with_one_notice(monkeypatch, capsys):
 
     def fake_run(scenario, overrides, seed, n_jobs, progress):
         seen["n_jobs"] = n_jobs
-        from core.games import run
+        from core.runtime.games import run
         return run(scenario, overrides, seed=seed)
 
     monkeypatch.setattr(cli, "run", fake_run)

@@ -3,7 +3,7 @@ import math
 
 import pytest
 
-from core import compare as C
+from core.measure import compare as C
 
 
 def _res(scenario, config, metrics, series=None):

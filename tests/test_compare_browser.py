@@ -6,7 +6,7 @@ import time
 import pytest
 from test_browser import ARGS, CHROMIUM, browser, server  # noqa: F401  (fixtures)
 
-from core.games import run
+from core.runtime.games import run
 from ui.pins import decode_pins, encode_pins
 
 pytestmark = pytest.mark.browser

@@ -6,8 +6,8 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from core.errors import ParameterError
-from core.ladder import crossing, ladder_base, ladder_rows, ladder_scenarios, parse_epsilons
-from core.sweep import sweep
+from core.studies.ladder import crossing, ladder_base, ladder_rows, ladder_scenarios, parse_epsilons
+from core.runtime.sweep import sweep
 
 ROOT = Path(__file__).resolve().parent.parent
 

@@ -4,7 +4,7 @@ from pathlib import Path
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from core.presets import link_params, load_presets
+from core.studies.presets import link_params, load_presets
 from core.scenario import all_scenarios, get
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -4,8 +4,8 @@ from __future__ import annotations
 import pytest
 
 from core.errors import ParameterError
-from core.games import run
-from core.sweep import sweep
+from core.runtime.games import run
+from core.runtime.sweep import sweep
 
 pytest.importorskip("dask.distributed")
 
@@ -41,7 +41,7 @@ def test_tasks_cover_every_game_once_heaviest_points_first():
     """Scheduling: every game of every point in exactly one chunk, each point's chunks in game order, and the
     point with the costliest games first when there are several workers (the synthetic paper grid's m = 10⁶)."""
     from core.scenario import get
-    from core.sweep import _tasks
+    from core.runtime.sweep import _tasks
 
     sc = get("synthetic")
     configs = [sc.resolve({"synth_size": m, "games": 3, "query_sweep": False}) for m in (10, 1_000_000, 1_000)]

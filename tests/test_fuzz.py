@@ -28,7 +28,7 @@ from hypothesis import HealthCheck, given, settings, strategies as st
 from core.data import census, traces
 from core.data.dataset import load_csv, read_table
 from core.errors import Cancelled, LabError
-from core.games import run
+from core.runtime.games import run
 from core.params import Param
 from core.reid import people
 from core.scenario import all_scenarios

@@ -6,7 +6,7 @@ import math
 import numpy as np
 import pytest
 
-from core import games
+from core.runtime import games
 from core.attacks.location.likelihood_ratio import LikelihoodRatioAttack
 from core.attacks.location.location_common import CellPool, noise, sample_counts
 from core.attacks.location.meta_classifier import MetaClassifierMLP, theorem5_weights, weight_summary

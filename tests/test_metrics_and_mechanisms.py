@@ -3,7 +3,7 @@ import math
 import numpy as np
 import pytest
 
-from core import metrics
+from core.measure import metrics
 from core.errors import ParameterError
 from core.releases.gaussian import Gaussian, analytic_delta, gaussian_epsilon
 from core.releases.laplace import Laplace

@@ -17,7 +17,7 @@ from core.attacks.ml_models.targeted import nested_selection, single_selection
 from core.data import disparity_population as P
 from core.defenses.bcorr import asrd, bcorr_indices
 from core.errors import DataError, ParameterError
-from core.games import run
+from core.runtime.games import run
 from core.scenario import get
 
 

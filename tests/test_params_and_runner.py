@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from core.errors import Cancelled, ParameterError
-from core.games import run
+from core.runtime.games import run
 from core.params import Param
 from core.scenario import Scenario, all_scenarios, get
 
@@ -174,7 +174,7 @@ def test_results_identical_for_any_chunking():
 
 
 def test_next_chunk_targets_the_poll_interval():
-    from core.games import next_chunk
+    from core.runtime.games import next_chunk
 
     assert next_chunk(1, 1, 0.001, 0.5, 10_000) == 4  # grows at most 4× per step
     assert next_chunk(100, 100, 0.1, 0.5, 10_000) == 400
@@ -222,7 +222,7 @@ def test_location_abuse_link_is_refused_with_the_estimate(monkeypatch):
 
 
 def test_every_scenario_estimates_its_default_cost_within_server_limits():
-    from core.settings import Settings
+    from core.runtime.settings import Settings
 
     limits = Settings()
     for sc in all_scenarios().values():
@@ -239,7 +239,7 @@ def test_every_scenario_estimates_its_default_cost_within_server_limits():
 
 
 def test_settings_file_and_env_override(tmp_path, monkeypatch):
-    from core.settings import parse, settings
+    from core.runtime.settings import parse, settings
 
     f = tmp_path / "lab.toml"
     f.write_text("[server]\nslots = 3\nmax_run_bytes = 500_000_000\n[store]\npath = \"\"\n")
@@ -253,7 +253,7 @@ def test_settings_file_and_env_override(tmp_path, monkeypatch):
         parse({"server": {"slots": "two"}})
     # the shipped file parses and equals the documented defaults
     monkeypatch.delenv("LAB_SETTINGS")
-    from core.settings import DEFAULT_FILE, Settings
+    from core.runtime.settings import DEFAULT_FILE, Settings
     import tomllib
 
     shipped = parse(tomllib.loads(DEFAULT_FILE.read_text()))

@@ -119,7 +119,7 @@ def test_record_sensitivity_small_example():
 
 @pytest.fixture(scope="module")
 def agg():
-    from core.games import prepare_rng
+    from core.scenario import prepare_rng
 
     sc = get("aggregates")
     c = sc.resolve({"block_size": 200, "blocks": 2, "query_ratio": 0.5})
@@ -204,7 +204,7 @@ def test_data_preview_bound_and_targets(generator, eps, expected):
     else:
         assert pre["bound"] == pytest.approx(expected, abs=1e-12)
     # game 1 of the run itself: same prepare seed, same draws
-    from core.games import prepare_rng
+    from core.scenario import prepare_rng
 
     from core.scenarios.synthetic import greedy_uniqueness
 

@@ -13,7 +13,7 @@ import streamlit as st
 from apptest_helpers import chart_titles, open_page
 
 import ui.runs
-from core.workers import Job
+from core.runtime.workers import Job
 
 WAIT = 120
 

@@ -10,7 +10,7 @@ import pytest
 
 from core.attacks.reconstruction.dinur_nissim import DinurNissimAttack
 from core.errors import ParameterError
-from core.games import run
+from core.runtime.games import run
 from core.releases.subset_queries import hash_predicates, random_subsets
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -148,7 +148,7 @@ def test_cli_list_shows_parameters():
 
 
 def test_sweep_runs_every_grid_point_with_common_seed():
-    from core.sweep import sweep
+    from core.runtime.sweep import sweep
 
     out = sweep("reconstruction", {"solver": "lsq", "sweeps": False, "trials": 2, "defense": "gaussian"},
                 {"query_ratio": [1.0, 3.0], "defense_level": [0.0, 20.0]}, seed=4)

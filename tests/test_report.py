@@ -9,9 +9,9 @@ import pytest
 
 from core import cli
 from core.errors import DataError, ParameterError
-from core.games import run
-from core.presets import compare_with_paper, get_preset, load_presets
-from core.report import command_line, html_report, load_config, run_config
+from core.runtime.games import run
+from core.studies.presets import compare_with_paper, get_preset, load_presets
+from core.output.report import command_line, html_report, load_config, run_config
 
 ROOT = Path(__file__).resolve().parent.parent
 LOC = {"observations": 3, "games": 1000, "shadow_sweep_max": 0, "train_shadows": 200, "epsilon": 0.7}

@@ -1,4 +1,4 @@
-"""The app's run machinery (ui/runs.py, core/workers.py): one bounded pool of worker processes per server,
+"""The app's run machinery (ui/runs.py, core/runtime/workers.py): one bounded pool of worker processes per server,
 queue positions, Stop while queued and while running, typed errors, crashed workers, abandoned sessions, and a
 Stop pressed before any game finished that stays a stop (issue 8 item 2, issue 12)."""
 import os
@@ -12,10 +12,10 @@ from streamlit.testing.v1 import AppTest
 
 from core.cost import Cost, CostLimitError
 from core.errors import Cancelled, ParameterError, WorkerCrashed
-from core.games import Progress, Result, run
+from core.runtime.games import Progress, Result, run
 from core.scenario import get
-from core.store import result_key
-from core.workers import Job, RunPool, run_job, sweep_job
+from core.runtime.store import result_key
+from core.runtime.workers import Job, RunPool, run_job, sweep_job
 from ui.runs import _Liveness, watchers
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -166,7 +166,7 @@ def test_a_page_run_in_a_worker_gives_the_same_numbers_and_streams_progress(pool
 
 
 def test_a_sweep_in_a_worker_gives_the_same_rows(pool):
-    from core.sweep import sweep
+    from core.runtime.sweep import sweep
 
     args = {"scenario": "reconstruction", "base": {"trials": 2}, "grid": {"n": [20, 30]}, "seed": 5}
     job = pool.submit(Job(sweep_job, args, label="settings"))

@@ -12,7 +12,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from core import safe_csv
+from core.output import safe_csv
 
 ROOT = Path(__file__).resolve().parents[1]
 

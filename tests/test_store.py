@@ -1,9 +1,9 @@
-"""The shared result store (core/store.py): content-addressed, bounded, safe for concurrent processes."""
+"""The shared result store (core/runtime/store.py): content-addressed, bounded, safe for concurrent processes."""
 import json
 import multiprocessing as mp
 
 
-from core.store import ResultStore, engine_version, lookup, result_key, run_stored
+from core.runtime.store import ResultStore, engine_version, lookup, result_key, run_stored
 from test_params_and_runner import Coin
 
 

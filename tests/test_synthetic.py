@@ -13,12 +13,13 @@ from core.attacks.synthetic.infer import infer_attack
 from core.attacks.synthetic.linear_reconstruction import ReconMatrix, linear_reconstruction
 from core.data.sdg_surrogates import ACS_SCHEMA, FIRE_SCHEMA, surrogate
 from core.errors import DataError, ParameterError
-from core.games import prepare_rng, run
+from core.runtime.games import run
+from core.scenario import prepare_rng
 from core.releases.kway_queries import KWayQueries, available_count, full_domain_count
 from core.releases.synthesizers import SYNTHESIZERS
 from core.scenario import get
 from core.scenarios import synthetic as synth
-from core.utility import UtilityQueries
+from core.measure.utility import UtilityQueries
 
 ROOT = Path(__file__).resolve().parent.parent
 SMALL = {"n": 200, "games": 2, "synth_size": 100, "dataset": "acs-like"}
@@ -262,7 +263,7 @@ def test_cli_prints_json():
 def test_generator_comparison_keeps_one_roc_per_generator():
     # issue 9: "ROC per generator at the chosen size" comes from the comparison sweep's rows
     from core.plots.synthetic import roc_per_generator
-    from core.sweep import sweep
+    from core.runtime.sweep import sweep
 
     out = sweep("synthetic", {"games": 6, "synth_size": 1000, "query_sweep": False, "n": 200},
                 {"generator": ["nonprivate", "baynet"]}, seed=0)

@@ -5,7 +5,7 @@ import math
 import pytest
 
 from core.errors import DataError
-from core.games import run
+from core.runtime.games import run
 from core.scenario import get
 from core.scenarios import synthetic as synth
 

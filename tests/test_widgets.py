@@ -6,7 +6,7 @@ from pathlib import Path
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from core import plain_language as say
+from core.output import plain_language as say
 from core.params import Param
 from core.scenario import all_scenarios
 from ui.common import valid_range

@@ -15,11 +15,12 @@ from typing import Any
 import pandas as pd
 import streamlit as st
 
-from core import safe_csv
+from core.output import safe_csv
 from core.errors import LabError, ParameterError
-from core.games import Result
+from core.runtime.games import Result
 from core.params import Param
 from core.scenario import Scenario
+from ui.feedback import show_error, tick  # noqa: F401  (pages import show_error with the other widgets)
 
 
 # ---------------------------------------------------------------- header
@@ -57,16 +58,6 @@ def page_header(scenario: Scenario | str, summary: str | None = None, paper: str
         st.markdown(summary)
     if paper:
         st.caption(f"Source: {paper}")
-
-
-def show_error(exc: BaseException) -> None:
-    """One clear line for an engine error; never a traceback on the page."""
-    if isinstance(exc, ParameterError):
-        st.error(f"**{exc.param}**: {exc.message}", icon=":material/warning:")
-    elif isinstance(exc, LabError):
-        st.error(str(exc), icon=":material/warning:")
-    else:
-        st.error(f"Unexpected error ({type(exc).__name__}): {exc}", icon=":material/error:")
 
 
 # --------------------------------------------------------------- text
@@ -326,17 +317,6 @@ def param_widgets(scenario: Scenario, container=None, only=None, exclude=(), see
     if seed:
         config["seed"] = int(values["seed"])
     return config
-
-
-# ------------------------------------------------------------------ runs
-# The run machinery (server-wide worker pool with a visible queue, Stop, abandoned runs, cost limits, the
-# shared result store) lives in ui/runs.py; re-exported here so pages keep importing from ui.common.
-from ui.runs import MAX_CACHED_RESULTS, POLL_SECONDS, _in_worker, run_scenario, run_sweep  # noqa: E402,F401
-
-
-def _tick() -> int:
-    st.session_state["_draw_tick"] = st.session_state.get("_draw_tick", 0) + 1
-    return st.session_state["_draw_tick"]
 
 
 def chart(fig, name: str, **kw) -> None:

@@ -5,10 +5,11 @@ import pandas as pd
 import streamlit as st
 
 from core.errors import LabError
-from core.ladder import DEFAULT_EPSILONS, crossing, ladder_base, ladder_rows, ladder_scenarios, parse_epsilons
+from core.studies.ladder import DEFAULT_EPSILONS, crossing, ladder_base, ladder_rows, ladder_scenarios, parse_epsilons
 from core.plots.fdp import ladder_figure
 from core.scenario import get
-from ui.common import download_table, figure, run_sweep, show_error
+from ui.common import download_table, figure, show_error
+from ui.runs import run_sweep
 
 
 def epsilon_ladder() -> None:

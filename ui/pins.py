@@ -8,7 +8,7 @@ from typing import Any
 
 import streamlit as st
 
-from core.games import Result
+from core.runtime.games import Result
 
 MAX_PINS = 6
 # The labs whose runs can be pinned (their pages end with ui.report.run_tools), linked from an empty Compare page.
@@ -83,7 +83,7 @@ def pin_button(result: Result | None) -> None:
 # ------------------------------------------------------------- link state
 def encode_pins(pins: list[dict]) -> str:
     """A compact URL-safe token of the pinned runs' configurations (scenario, parameters, seed)."""
-    from core.report import run_config
+    from core.output.report import run_config
 
     payload = [[c["scenario"], c["params"], c["seed"]] for c in (run_config(p) for p in pins)]
     raw = json.dumps(payload, separators=(",", ":")).encode()

@@ -5,10 +5,10 @@ import json
 
 import streamlit as st
 
-from core.audit import audit_result
-from core.games import Result
+from core.measure.audit import audit_result
+from core.runtime.games import Result
 from core.plots import fdp as fdp_plots
-from core.report import command_line, html_report, run_config
+from core.output.report import command_line, html_report, run_config
 from ui.common import chart
 from ui.pins import pin_button, pin_id
 

@@ -1,6 +1,6 @@
 """The app's run machinery: one bounded worker pool per server, a visible queue, Stop, abandoned runs, the store.
 
-* **One pool per server.** :func:`pool` is a process-wide :class:`~core.workers.RunPool` with
+* **One pool per server.** :func:`pool` is a process-wide :class:`~core.runtime.workers.RunPool` with
   ``[server] slots`` worker *processes* (``lab_settings.toml``) shared by every session, at a lowered CPU
   priority (``worker_nice``). Engine work never runs in the server process, so it never holds up a page
   script; a run is sent as data (scenario name, configuration, seed, grid) and waits in a first-come,
@@ -9,7 +9,7 @@
   within ``stop_timeout_seconds`` is replaced). Progress streams back for live plots; a worker that crashes
   gives a clear error and is replaced.
 * **Nothing waits that need not.** Before queueing, a page looks the run up in the shared result store
-  (:mod:`core.store`, every session and the CLI) and in a small in-memory cache; a hit is drawn at once.
+  (:mod:`core.runtime.store`, every session and the CLI) and in a small in-memory cache; a hit is drawn at once.
   Closed-form content never touches the pool.
 * **Cost before work.** The scenario's estimated cost is checked against the server's per-run limits; a
   refusal shows the estimate ("this run needs about 4 GB and 12 minutes; the server allows …").
@@ -29,12 +29,13 @@ import streamlit as st
 
 from core.cost import CostLimitError, check_server_limits
 from core.errors import Cancelled, LabError
-from core.games import Progress, Result
-from core.plain_language import count
+from core.runtime.games import Progress, Result
+from core.output.plain_language import count
 from core.scenario import Scenario
-from core.settings import settings
-from core.store import default_store, engine_version, result_key
-from core.workers import Job, RunPool, run_job, sweep_job
+from core.runtime.settings import settings
+from core.runtime.store import default_store, engine_version, result_key
+from core.runtime.workers import Job, RunPool, run_job, sweep_job
+from ui.feedback import show_error, tick
 
 MAX_CACHED_RESULTS = 32  # recent results held in this process (the disk store holds the rest)
 POLL_SECONDS = 0.25
@@ -54,7 +55,7 @@ def _yield_to_streamlit() -> None:
 
 
 # ------------------------------------------------------------------ the pool
-# The pool itself (worker processes, the queue, Stop, crashes) is engine-side: core/workers.py.
+# The pool itself (worker processes, the queue, Stop, crashes) is engine-side: core/runtime/workers.py.
 _POOL: RunPool | None = None
 _POOL_LOCK = threading.Lock()
 
@@ -270,12 +271,6 @@ def _limits() -> dict:
     return {"max_seconds": s.max_run_seconds, "max_bytes": s.max_run_bytes}
 
 
-def _show_error(exc: BaseException) -> None:
-    from ui.common import show_error
-
-    show_error(exc)
-
-
 # ------------------------------------------------------------------- runs
 def run_scenario(scenario: Scenario, config: dict, draw: Callable[[Result, bool], None], *,
                  auto: bool = True, n_jobs: int = 1, label: str = "Run",
@@ -299,19 +294,17 @@ def run_scenario(scenario: Scenario, config: dict, draw: Callable[[Result, bool]
     try:
         full = scenario.resolve(params)
     except LabError as exc:
-        _show_error(exc)
+        show_error(exc)
         return None
     key = result_key(scenario.name, full, seed)
     state = st.session_state.setdefault(f"_run.{scenario.name}", {})
     top = st.container()  # the status box, above the plots
     area = st.container()
 
-    from ui.common import _tick
-
     data = stored(key)
     if data is not None:
         result = Result.from_dict(data)
-        _tick()
+        tick()
         with area:
             st.caption(f"Stored result · {count(result.games_done, *scenario.unit)} · computed in "
                        f"{result.seconds:.1f} s · seed {seed}")
@@ -334,7 +327,7 @@ def run_scenario(scenario: Scenario, config: dict, draw: Callable[[Result, bool]
                 state["requested"] = key
                 st.rerun()
             if result is not None:
-                _tick()
+                tick()
                 draw(result, True)
             elif preview is not None:
                 preview()
@@ -384,7 +377,7 @@ def run_scenario(scenario: Scenario, config: dict, draw: Callable[[Result, bool]
         # Live plots at most every REDRAW_SECONDS (and never more than a fifth of the time), so the
         # browser stays responsive to Stop while the engine reports every ~0.5 s.
         if 0 < p.done < p.total and now - redraw["at"] >= max(REDRAW_SECONDS, 5 * redraw["cost"]):
-            _tick()
+            tick()
             with live.container():
                 draw(p.result, False)
             redraw["at"] = time.perf_counter()
@@ -403,7 +396,7 @@ def run_scenario(scenario: Scenario, config: dict, draw: Callable[[Result, bool]
             st.rerun()
         status.update(label="Run failed", state="error")
         with area:
-            _show_error(exc)
+            show_error(exc)
         return None
     data = box["value"]
     keep(key, data)
@@ -412,7 +405,7 @@ def run_scenario(scenario: Scenario, config: dict, draw: Callable[[Result, bool]
     state.pop("requested", None)
     status.update(label=f"Done: {count(result.games_done, *scenario.unit)} in {result.seconds:.1f} s (seed {seed})",
                   state="complete", expanded=False)
-    _tick()
+    tick()
     with live.container():
         draw(result, True)
     return result
@@ -463,7 +456,7 @@ def run_sweep(scenario: Scenario, base: dict, grid: dict[str, list], seed: int, 
         return None
     except LabError as exc:
         state.pop("args", None)
-        _show_error(exc)
+        show_error(exc)
         return None
     status = st.status(f"Sweeping {' × '.join(grid)}…", expanded=True)
     bar = status.progress(0.0, text="starting…")
@@ -475,7 +468,7 @@ def run_sweep(scenario: Scenario, base: dict, grid: dict[str, list], seed: int, 
         status.update(label="Sweep stopped" if isinstance(box["error"], Cancelled) else "Sweep failed",
                       state="error")
         state.pop("args", None)
-        _show_error(box["error"])
+        show_error(box["error"])
         return None
     keep(skey, box["value"])
     status.update(label=f"Sweep done in {box['value']['seconds']:.1f} s", state="complete", expanded=False)

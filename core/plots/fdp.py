@@ -9,8 +9,8 @@ from typing import Any
 
 import plotly.graph_objects as go
 
-from ..audit import audit_result, claim_of
-from ..compare import run_label, scatter_points, strongest_roc
+from ..measure.audit import audit_result, claim_of
+from ..measure.compare import run_label, scatter_points, strongest_roc
 from ..theory import fdp
 from .common import PALETTE, _rgba, band, base_layout
 

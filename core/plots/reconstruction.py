@@ -174,7 +174,7 @@ def heatmap_grid(n: int) -> dict[str, list]:
 
 
 def accuracy_heatmap(sweep: dict, chosen: tuple | None = None) -> go.Figure:
-    """Fraction of bits recovered over (m/n, σ/√n) from a ``core.sweep`` result.
+    """Fraction of bits recovered over (m/n, σ/√n) from a ``core.runtime.sweep`` result.
 
     ``chosen = (m/n, σ)`` (σ absolute, None when the sidebar's defence is not Gaussian noise) outlines the
     nearest cell (or column) of the sidebar's setting."""

@@ -12,7 +12,8 @@ import math
 
 import plotly.graph_objects as go
 
-from ..metrics import clopper_pearson
+from ..measure.compare import pareto_points
+from ..measure.metrics import clopper_pearson
 from .common import PALETTE, band, base_layout, roc_figure
 
 SYMBOLS = ("circle", "square", "diamond", "triangle-up", "cross", "x", "star")
@@ -206,18 +207,6 @@ def points_from_rows(rows: list[dict], sizes: list[int]) -> list[dict]:
     return pts
 
 
-def pareto_front(points: list[dict], metric: str) -> list[dict]:
-    """Points not dominated in (error, accuracy), both lower-is-better, sorted by error."""
-    pts = sorted((p for p in points if p.get(metric) is not None and not math.isnan(p[metric])),
-                 key=lambda p: (p[metric], p["accuracy"]))
-    front, best = [], float("inf")
-    for p in pts:
-        if p["accuracy"] < best:
-            front.append(p)
-            best = p["accuracy"]
-    return front
-
-
 def privacy_utility(points: list[dict], metric: str = "mre_gt10", high_risk: float = 0.6,
                     good_utility: float = 0.2) -> go.Figure:
     """THE trade-off scatter: x = utility error, y = attack accuracy, Pareto front, paper's regions shaded."""
@@ -253,7 +242,7 @@ def privacy_utility(points: list[dict], metric: str = "mre_gt10", high_risk: flo
                            "attack accuracy %{y:.1%} (95% CI %{customdata[1]:.1%}–%{customdata[2]:.1%})<br>"
                            "MRE>10 %{customdata[3]:.3f} · 3-TVD %{customdata[4]:.3f}<br>"
                            "%{customdata[5]} games · attack %{customdata[6]}<extra></extra>")))
-    front = pareto_front(valid, metric)
+    front = pareto_points(valid, metric)
     if front:
         xs, ys = [], []
         for p in front:

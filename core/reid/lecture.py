@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .. import plain_language as say
+from ..output import plain_language as say
 from . import differencing, exact_example, k_anonymity, linkage, netflix, people
 from .people import People
 

@@ -8,7 +8,7 @@ attacked with the same release. One ROC pools all targets of all blocks.
 
 Beyond the paper: ``query_ratio`` may exceed 1 (more released cells than people) up to what the query pool
 offers (≈650 SF1 cells: m/s ≤ 650/s); the m/s sweep adds 1.0 and 1.25 where the pool allows and the plots mark
-the paper's regime m < s. Metrics add the AUC's 95 % CI (DeLong, :func:`core.metrics.auc_ci`), the empirical
+the paper's regime m < s. Metrics add the AUC's 95 % CI (DeLong, :func:`core.measure.metrics.auc_ci`), the empirical
 ε lower bound of the main attack's scores (``empirical_epsilon_low``, δ = 0) and the release's per-person
 ``claimed_epsilon`` = ε per aggregate × the most cells one person's record can move
 (:mod:`core.theory.dp_roc`; None without noise).
@@ -35,11 +35,11 @@ from ..cancel import checkpoint
 from ..data.census import (binary_columns, load_csv, load_ppmf, randomize_sensitive, split_block, synthetic_block,
                            unique_on_nonsensitive)
 from ..errors import DataError, ParameterError
-from ..metrics import auc_ci, best_threshold_epsilon, roc, tpr_at_fpr
+from ..measure.metrics import auc_ci, best_threshold_epsilon, roc, tpr_at_fpr
 from ..params import Param
 from ..releases.census_tables import make_release, marginal_pool, sf1_pool
-from ..lru import LRU
-from ..scenario import Scenario, register
+from ..runtime.lru import LRU
+from ..scenario import Scenario, prepare_rng, register
 
 ATTACKS = ("desia", "cip-rand", "cip-init", "rap-rand", "rap-init")
 RATIO_GRID = (0.05, 0.1, 0.25, 0.5, 0.75, 1.0, 1.25)  # ≥ 1: beyond the paper (m ≥ s), kept while the pool allows
@@ -702,7 +702,7 @@ def _play_ablation_rap(config, context, cell, key, rng):
 def block_preview(config: dict, seed: int) -> dict:
     """The data under attack, exactly as the run will see it, for the page's first plot (no attack needed).
 
-    ``prepare`` runs with the run's own prepare generator (:func:`core.games.prepare_rng`), so the blocks, the
+    ``prepare`` runs with the run's own prepare generator (:func:`core.runtime.games.prepare_rng`), so the blocks, the
     released cells and the targets are the run's. Per target (spec §2.1: a person unique on the non-sensitive
     attributes A'), the number of released cells that move when the target's secret changes
     (:func:`core.theory.dp_roc.record_sensitivity`): for attribute inference a target with 0 such cells is a
@@ -712,7 +712,6 @@ def block_preview(config: dict, seed: int) -> dict:
     than ``e^{εk}/(1+e^{εk})``; ``claimed`` is the release's per-person ε (the maximum over the whole domain,
     the number the run reports as ``claimed_epsilon``).
     """
-    from ..games import prepare_rng
     from ..theory.dp_roc import record_sensitivity
 
     c = {**config, "sweep": "none"}

@@ -28,8 +28,8 @@ import os
 
 import numpy as np
 
-from .. import metrics as M
-from ..audit import epsilon_lower_bound_roc
+from ..measure import metrics as M
+from ..measure.audit import epsilon_lower_bound_roc
 from ..attacks.location.likelihood_ratio import LikelihoodRatioAttack
 from ..attacks.location.location_common import CellPool, balanced_labels, noise, sample_counts
 from ..attacks.location.one_threshold import OneThresholdAttack
@@ -109,7 +109,7 @@ def _thin_roc(fpr, tpr, n: int = 300) -> dict:
 
 
 def _tpr_at(roc: dict, fpr: float) -> float:
-    """Highest empirical TPR with FPR ≤ fpr (the rule of :func:`core.metrics.tpr_at_fpr`)."""
+    """Highest empirical TPR with FPR ≤ fpr (the rule of :func:`core.measure.metrics.tpr_at_fpr`)."""
     f, t = np.asarray(roc["fpr"]), np.asarray(roc["tpr"])
     ok = f <= fpr + 1e-12
     return float(t[ok].max()) if ok.any() else 0.0
@@ -414,7 +414,7 @@ class LocationMembership(Scenario):
         for name, e in main["attacks"].items():
             metrics[f"{name}_accuracy"] = e["accuracy"]
         metrics["gap_to_bound"] = dp - chosen["accuracy"]
-        # Measured privacy (core.audit): 95% lower bound on ε from the strongest evaluated attack's best
+        # Measured privacy (core.measure.audit): 95% lower bound on ε from the strongest evaluated attack's best
         # threshold, beside the claim for the target's k observations (basic composition: k·ε, k·δ).
         metrics["claimed_epsilon"] = K * config["epsilon"]
         metrics["claimed_delta"] = min(1.0, K * bound_delta(config))

@@ -22,7 +22,7 @@ import time
 
 import numpy as np
 
-from .. import metrics as M
+from ..measure import metrics as M
 from ..attacks.ml_models.confidence_matrix import class_lines, correctness, group_ad
 from ..attacks.ml_models.csmia import csmia
 from ..attacks.ml_models.disparity import DIRECTIONS, group_accuracy, rank_agreement, rank_groups, risk_score
@@ -36,7 +36,7 @@ from ..defenses.bcorr import asrd, bcorr_indices, fairness
 from ..errors import DataError, ParameterError
 from ..models.target_model import Encoder, cached_target, train_target, with_s
 from ..params import Param
-from ..scenario import Scenario, register
+from ..scenario import Scenario, prepare_rng, register
 
 ATTACKS = ("csmia", "lomia", "imputation-ideal", "imputation-practical")
 DEFAULT_COLUMNS = {"synthetic": ("INCOME", "MAR", "ST"), "tv16": ("votetrump", "bornagain", "state"),
@@ -105,7 +105,6 @@ def population_preview(config: dict, seed: int = 0) -> dict:
 
 def _data_seed(seed: int) -> int:
     """The data seed :meth:`MLModels.prepare` draws first from the run's prepare generator."""
-    from ..games import prepare_rng
 
     return int(prepare_rng(seed).integers(2**31))
 

@@ -23,7 +23,7 @@ from ..attacks.reconstruction.dinur_nissim_lp import METHODS
 from ..cancel import checkpoint
 from ..data.healthcare import PUBLIC, healthcare_population
 from ..errors import ParameterError
-from ..metrics import empirical_epsilon, proportion_ci_of_mean
+from ..measure.metrics import empirical_epsilon, proportion_ci_of_mean
 from ..params import Param
 from ..releases.gaussian import Gaussian
 from ..releases.mechanism import Identity
@@ -223,7 +223,7 @@ class Reconstruction(Scenario):
         attack = DinurNissimAttack(c["solver"], lp_method=c["lp_method"]).fit(queries, answers)
         seconds = time.perf_counter() - start
         majority = max(secret.mean(), 1 - secret.mean())
-        guess = attack.predict()  # per-bit attribute game: confusion counts for the empirical ε (core.audit)
+        guess = attack.predict()  # per-bit attribute game: confusion counts for the empirical ε (core.measure.audit)
         return {"kind": kind, "query_ratio": ratio, "defense": defense, "level": level, "m": m,
                 "fp": int(((guess == 1) & (secret == 0)).sum()), "fn": int(((guess == 0) & (secret == 1)).sum()),
                 "positives": int(secret.sum()),
@@ -254,7 +254,7 @@ class Reconstruction(Scenario):
             metrics["release_delta"] = delta if not math.isinf(eps) else 0.0
             # Per-bit attribute game: guessing person i's bit is a test of x_i = 1 vs 0 that any (ε, δ)-DP release
             # bounds; pooled over people and trials (bits of one trial share a release, so the interval is
-            # approximate). 95% lower bound on ε (core.metrics.empirical_epsilon).
+            # approximate). 95% lower bound on ε (core.measure.metrics.empirical_epsilon).
             pos = sum(r["positives"] for r in main)
             metrics["empirical_epsilon_low"] = empirical_epsilon(
                 sum(r["fp"] for r in main), n * len(main) - pos, sum(r["fn"] for r in main), pos,

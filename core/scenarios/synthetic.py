@@ -30,7 +30,7 @@ from functools import lru_cache
 import numpy as np
 import pandas as pd
 
-from .. import plain_language as say
+from ..output import plain_language as say
 from ..attacks.reconstruction.dinur_nissim_lp import METHODS
 from ..attacks.synthetic.dcr import dcr_attack
 from ..attacks.synthetic.infer import infer_attack
@@ -41,13 +41,13 @@ from ..data.dataset import Dataset, load_csv
 from ..data.sdg_surrogates import SURROGATES, surrogate
 from ..data.surveys import SURVEYS, survey
 from ..errors import DataError, ParameterError
-from ..metrics import accuracy_summary, best_threshold_epsilon, roc, tpr_at_fpr
+from ..measure.metrics import accuracy_summary, best_threshold_epsilon, roc, tpr_at_fpr
 from ..params import Param
 from ..releases.kway_queries import KS, MAX_4WAY, SCALINGS, KWayQueries, available_count
 from ..releases.synthesizers import SYNTHESIZERS, get_synthesizer
-from ..lru import LRU
-from ..scenario import Scenario, register
-from ..utility import UtilityQueries
+from ..runtime.lru import LRU
+from ..scenario import Scenario, prepare_rng, register
+from ..measure.utility import UtilityQueries
 
 DATASETS = ("cces16", "acs-like", "fire-like", "csv")
 DEFAULT_SECRET = {"cces16": "votetrump", "acs-like": "SEX", "fire-like": "ALS Unit"}
@@ -727,11 +727,12 @@ def compare_view(rows: list[dict], synth_size: int, metric: str = "mre_gt10") ->
     """The compared releases from sweep rows: scatter points (generator × ε × size), the best release that keeps
     the attack at or below the paper's high-risk line (the lowest utility error on the Pareto front), the
     attack whose ROC curves are drawn, and the comparison table."""
-    from ..plots.synthetic import pareto_front, point_name, points_from_rows
+    from ..measure.compare import pareto_points
+    from ..plots.synthetic import point_name, points_from_rows
 
     sizes = size_ladder(synth_size)
     points = points_from_rows(rows, sizes)
-    front = pareto_front([p for p in points if p["accuracy"] <= HIGH_RISK], metric)
+    front = pareto_points([p for p in points if p["accuracy"] <= HIGH_RISK], metric)
     best = front[0] if front else None
     sentence = say.synthetic_best(point_name(best) if best else None, best, UTILITY_METRICS[metric], metric,
                                   HIGH_RISK)
@@ -790,7 +791,6 @@ def data_preview(c: dict, seed: int) -> dict:
       (ε, δ)-DP on its training records caps *any* attack on every synthetic size at ``(e^ε + δ)/(1 + e^ε)``
       (:func:`core.theory.fdp.accuracy_bound`; the generated sample is post-processing of the fitted model).
     """
-    from ..games import prepare_rng
     from ..theory.fdp import accuracy_bound
 
     codes, domain, label, secret = load_game_data(c)

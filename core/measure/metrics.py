@@ -20,7 +20,7 @@ import numpy as np
 from scipy.stats import binomtest
 from sklearn.metrics import roc_auc_score, roc_curve
 
-from .errors import DataError
+from ..errors import DataError
 
 FPR_LEVELS = (0.1, 0.01, 0.001)
 

@@ -32,23 +32,16 @@ import numpy as np
 from joblib import Parallel, delayed
 from threadpoolctl import threadpool_limits
 
-from .cancel import checkpoint, current_check, stop_check
-from .cost import check_memory_guard, check_server_limits
-from .errors import Cancelled
-from .plain_language import count
-from .scenario import Scenario, get
+from ..cancel import checkpoint, current_check, stop_check
+from ..cost import check_memory_guard, check_server_limits
+from ..errors import Cancelled
+from ..output.plain_language import count
+from ..scenario import Scenario, get, prepare_rng
 from .settings import settings
-
-PREPARE_KEY = 2**32 - 1
-
 
 def game_rng(seed: int, index: int) -> np.random.Generator:
     """The generator of unit ``index`` in a run with ``seed``."""
     return np.random.default_rng(np.random.SeedSequence(seed, spawn_key=(index,)))
-
-
-def prepare_rng(seed: int) -> np.random.Generator:
-    return np.random.default_rng(np.random.SeedSequence(seed, spawn_key=(PREPARE_KEY,)))
 
 
 @dataclass
@@ -171,7 +164,7 @@ def run(scenario: str | Scenario,
     config = sc.resolve(params)
     seed = int(seed)
     if seed < 0:
-        from .errors import ParameterError
+        from ..errors import ParameterError
         raise ParameterError("seed", f"expected int >= 0, got {seed}")
     opts = settings()
     cost = sc.estimate_cost(config)

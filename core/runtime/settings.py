@@ -13,9 +13,9 @@ import tomllib
 from dataclasses import dataclass, fields
 from pathlib import Path
 
-from .errors import ParameterError
+from ..errors import ParameterError
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 DEFAULT_FILE = ROOT / "lab_settings.toml"
 
 

@@ -3,11 +3,11 @@
 An (ε, δ)-DP release forces every membership/attribute test to satisfy ``FPR + e^ε·FNR ≥ 1 − δ`` and
 ``FNR + e^ε·FPR ≥ 1 − δ`` (Kairouz et al. 2015). Scenarios turn the counts of their strongest attack at its best
 threshold into a 95% lower bound ``empirical_epsilon_low`` (Clopper–Pearson upper bounds on FPR and FNR;
-Jagielski et al. 2020, Nasr et al. 2021; :func:`core.metrics.empirical_epsilon`). If that lower bound exceeds the
+Jagielski et al. 2020, Nasr et al. 2021; :func:`core.measure.metrics.empirical_epsilon`). If that lower bound exceeds the
 claimed ε, the release leaks more than its ε allows — the mechanism (e.g. noise scale) or its privacy accounting
 is broken — up to the 5% chance of a false alarm per tested bound.
 
-:func:`epsilon_lower_bound_roc` is the vectorised form of :func:`core.metrics.best_threshold_epsilon` for ROC
+:func:`epsilon_lower_bound_roc` is the vectorised form of :func:`core.measure.metrics.best_threshold_epsilon` for ROC
 points with known class sizes (used when a scenario keeps only a thinned ROC of a large game).
 """
 from __future__ import annotations
@@ -35,7 +35,7 @@ def epsilon_lower_bound_roc(fpr, tpr, n_neg: int, n_pos: int, delta: float = 0.0
                             confidence: float = 0.95) -> float:
     """Largest ε lower bound over the ROC points (FPR, TPR) of a test on ``n_neg`` negatives and ``n_pos``
     positives: ``max(ln((1−δ−FPR⁺)/FNR⁺), ln((1−δ−FNR⁺)/FPR⁺))`` with one-sided Clopper–Pearson upper bounds.
-    Equals :func:`core.metrics.best_threshold_epsilon` on the same points; NaN without both classes."""
+    Equals :func:`core.measure.metrics.best_threshold_epsilon` on the same points; NaN without both classes."""
     if n_neg <= 0 or n_pos <= 0:
         return float("nan")
     f = np.clip(np.asarray(fpr, dtype=float), 0, 1)
@@ -115,7 +115,7 @@ def claim_of(result: Any) -> tuple[float | None, float]:
 
 
 def audit_result(result: Any) -> Verdict:
-    """:func:`audit` on a :class:`~core.games.Result` (or its dict)."""
+    """:func:`audit` on a :class:`~core.runtime.games.Result` (or its dict)."""
     eps, delta = claim_of(result)
     return audit(eps, delta, _metrics(result).get("empirical_epsilon_low"))
 

@@ -1,9 +1,9 @@
 """The ε ladder: one scenario at a list of ε values — measured attack, the DP bound and the utility error against ε.
 
 The stakeholder's question "if we release this with ε = x, how well can the best known attack do, and what does
-the data lose?" in one picture. Each rung is an ordinary run (``core.sweep.sweep`` over ``epsilon``, common seed);
+the data lose?" in one picture. Each rung is an ordinary run (``core.runtime.sweep.sweep`` over ``epsilon``, common seed);
 this module picks the light base settings per scenario, parses the ε list and turns the sweep rows into the
-chart's rows: the headline attack metric (:mod:`core.compare`) with its 95% Clopper–Pearson band when the
+chart's rows: the headline attack metric (:mod:`core.measure.compare`) with its 95% Clopper–Pearson band when the
 scenario reports one, the bound DP puts on that metric at the rung's claimed ε, and the utility error.
 """
 from __future__ import annotations
@@ -11,10 +11,10 @@ from __future__ import annotations
 import math
 import re
 
-from .compare import headline
-from .errors import ParameterError
-from .scenario import Scenario, all_scenarios, get
-from .theory.fdp import accuracy_bound
+from ..measure.compare import headline
+from ..errors import ParameterError
+from ..scenario import Scenario, all_scenarios, get
+from ..theory.fdp import accuracy_bound
 
 DEFAULT_EPSILONS = (0.1, 0.5, 1.0, 2.0, 5.0, 10.0)
 MAX_RUNGS = 12

@@ -1,6 +1,6 @@
 """Comparing runs: headline numbers per scenario, configuration diffs, ROC curves, the privacy–utility Pareto front.
 
-Scenario-generic: every :class:`~core.games.Result` (or its dict) is read through a small table of which metric is
+Scenario-generic: every :class:`~core.runtime.games.Result` (or its dict) is read through a small table of which metric is
 the scenario's *headline attack metric* (y of the privacy–utility scatter: higher = more leakage) and which is its
 *utility error* (x: higher = less useful data), each with fallbacks, so new scenarios plug in by reporting one of
 the usual names (``accuracy``/``auc``; ``answer_rmse``/``mre_gt10``/``tvd3``/``1 − model_accuracy``…).
@@ -138,6 +138,13 @@ def pareto_front(points: Iterable[tuple[float | None, float | None]]) -> list[bo
                         for j in range(len(pts)))
         out.append(not dominated)
     return out
+
+
+def pareto_points(points: list[dict], x: str, y: str = "accuracy") -> list[dict]:
+    """The points of :func:`pareto_front` over ``(point[x], point[y])`` (both minimised), sorted by ``x`` then
+    ``y`` — the staircase a privacy–utility scatter draws. Points missing either coordinate are left out."""
+    on = pareto_front([(p.get(x), p.get(y)) for p in points])
+    return sorted((p for p, keep in zip(points, on) if keep), key=lambda p: (p[x], p[y]))
 
 
 def roc_curves(result: Any) -> dict[str, dict]:

@@ -16,8 +16,8 @@ What crosses the process boundary is data:
 * a :class:`Job` names a **module-level function** ``target(report, **kwargs)`` and its keyword arguments
   (scenario name, configuration, seed, sweep grid, uploaded files as paths); the worker imports the
   function and rebuilds the scenario from the registry (:func:`run_job`, :func:`sweep_job`);
-* ``report(update)`` streams progress back (the engine's :class:`~core.games.Progress` with its partial
-  :class:`~core.games.Result`, at most every ``UPDATE_SECONDS`` and always the last one);
+* ``report(update)`` streams progress back (the engine's :class:`~core.runtime.games.Progress` with its partial
+  :class:`~core.runtime.games.Result`, at most every ``UPDATE_SECONDS`` and always the last one);
 * Stop: each slot has a shared integer; the server writes the id of the job to stop into it and the engine's
   :func:`core.cancel.checkpoint` / stop checks in the worker read it. A job that has not stopped
   ``stop_timeout`` seconds after Stop (a long C call without checkpoints) has its worker process ended and
@@ -50,8 +50,8 @@ from collections import deque
 from multiprocessing.connection import Connection
 from typing import Any, Callable
 
-from .cancel import current_check, stop_check
-from .errors import Cancelled, LabError, WorkerCrashed
+from ..cancel import current_check, stop_check
+from ..errors import Cancelled, LabError, WorkerCrashed
 
 UPDATE_SECONDS = 0.25  # progress reports sent to the server at most this often (the last one always)
 SERVE_POLL = 0.1  # how often the server's side of a slot looks at the job's cancel flag
@@ -116,7 +116,7 @@ class Job:
 
 def run_job(report: Callable[[Any], None], scenario: str, params: dict, seed: int, n_jobs: int = 1,
             max_seconds: float | None = None, max_bytes: float | None = None) -> dict:
-    """A page's run: :func:`core.games.run` of the registered ``scenario``; returns the result as a dict."""
+    """A page's run: :func:`core.runtime.games.run` of the registered ``scenario``; returns the result as a dict."""
     from .games import run
 
     result = run(scenario, params, seed=seed, n_jobs=n_jobs, progress=report, raise_on_cancel=True,
@@ -125,7 +125,7 @@ def run_job(report: Callable[[Any], None], scenario: str, params: dict, seed: in
 
 
 def sweep_job(report: Callable[[Any], None], scenario: str, base: dict, grid: dict, seed: int) -> dict:
-    """A page's sweep: :func:`core.sweep.sweep`; progress as ``(points done, points, rows)``."""
+    """A page's sweep: :func:`core.runtime.sweep.sweep`; progress as ``(points done, points, rows)``."""
     from .sweep import sweep
 
     out = sweep(scenario, base, grid, seed=seed, progress=lambda i, n, rows: report((i, n, rows)),
@@ -170,7 +170,7 @@ def _apply_env(env: dict[str, str]) -> None:
 
 
 def _worker_entry() -> None:
-    """``python -c "from core.workers import _worker_entry; _worker_entry()" CONN_FD FLAG_FD NICE``."""
+    """``python -c "from core.runtime.workers import _worker_entry; _worker_entry()" CONN_FD FLAG_FD NICE``."""
     conn_fd, flag_fd, nice = (int(a) for a in sys.argv[1:4])
     stop_map = mmap.mmap(flag_fd, 8)
     os.close(flag_fd)
@@ -187,7 +187,7 @@ def _worker_main(conn, stop_flag, nice: int) -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C in the server's terminal: the server ends us
     parent = os.getppid()
     try:  # import every scenario now, not while the first visitor waits
-        from .scenario import all_scenarios
+        from ..scenario import all_scenarios
 
         all_scenarios()
     except Exception:  # a broken scenario module is reported by the job that needs it
@@ -228,7 +228,7 @@ def _worker_main(conn, stop_flag, nice: int) -> None:
 
 # ------------------------------------------------------------ the server side
 def _worker_command(conn_fd: int, flag_fd: int, nice: int) -> list[str]:
-    return [sys.executable, "-c", "from core.workers import _worker_entry; _worker_entry()",
+    return [sys.executable, "-c", "from core.runtime.workers import _worker_entry; _worker_entry()",
             str(conn_fd), str(flag_fd), str(int(nice))]
 
 

@@ -20,9 +20,9 @@ from importlib import metadata
 from pathlib import Path
 from typing import Any
 
-from .audit import audit_result, claim_of
-from .compare import comparison_table, config_diff, headline, run_label
-from .errors import DataError, ParameterError
+from ..measure.audit import audit_result, claim_of
+from ..measure.compare import comparison_table, config_diff, headline, run_label
+from ..errors import DataError, ParameterError
 
 FORMAT = "privacy-attack-lab/run"
 PACKAGES = ("numpy", "scipy", "pandas", "scikit-learn", "plotly", "streamlit", "highspy", "sdv", "fairlearn",
@@ -46,7 +46,7 @@ def run_config(result: Any) -> dict:
 
 def non_default_params(name: str, params: dict) -> dict:
     """The parameters of a run that differ from the scenario's defaults."""
-    from .scenario import get
+    from ..scenario import get
 
     sc = get(name)
     known = {p.name: p for p in sc.params}
@@ -120,7 +120,7 @@ def resolve_saved_run(args) -> dict:
     if args.config:
         name, saved, seed = load_config(args.config)
     elif args.preset:
-        from .presets import get_preset
+        from ..studies.presets import get_preset
 
         preset = get_preset(args.preset)
         name, saved, seed = preset["scenario"], dict(preset["params"]), preset.get("seed", 0)
@@ -165,7 +165,7 @@ def claims_table(result: Any) -> list[dict]:
                      "note": "95% CI [{}, {}]".format(_fmt(metrics.get("accuracy_ci_low")),
                                                        _fmt(metrics.get("accuracy_ci_high")))})
     elif eps is not None and metrics.get("accuracy") is not None:
-        from .theory.fdp import accuracy_bound
+        from ..theory.fdp import accuracy_bound
 
         rows.append({"quantity": "attack accuracy", "claim": f"≤ {accuracy_bound(eps, min(delta, 1)):.4g} "
                      "(one (ε, δ) test)", "measured": _fmt(metrics.get("accuracy")), "note": ""})
@@ -213,7 +213,7 @@ def html_report(results: list[Any], figures: list | None = None, title: str | No
     import plotly.graph_objects as go
     from plotly.offline import get_plotlyjs
 
-    from .plots import fdp as fdp_plots
+    from ..plots import fdp as fdp_plots
 
     if not results:
         raise DataError("nothing to report: no runs")

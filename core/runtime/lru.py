@@ -1,7 +1,7 @@
 """A small in-process least-recently-used cache (fitted generators, their samples, prepared census blocks).
 
 Engine caches that must not outlive the process and hold Python objects (never written to disk) use this;
-results that should be shared between sessions and the command line go to :mod:`core.store` instead.
+results that should be shared between sessions and the command line go to :mod:`core.runtime.store` instead.
 """
 from __future__ import annotations
 

@@ -21,10 +21,10 @@ from pathlib import Path
 from typing import Any
 
 from .games import Result, _jsonable, run
-from .scenario import Scenario, get
+from ..scenario import Scenario, get
 from .settings import settings
 
-CORE = Path(__file__).resolve().parent
+CORE = Path(__file__).resolve().parents[1]
 FORMAT = 1  # bump when the stored layout changes
 
 
@@ -113,7 +113,7 @@ def default_store() -> ResultStore | None:
 
 def lookup(scenario: str | Scenario, params: dict | None, seed: int,
            store: ResultStore | None = None) -> tuple[str, Result | None]:
-    """``(key, stored result or None)`` for a run; validates ``params`` like :func:`core.games.run`."""
+    """``(key, stored result or None)`` for a run; validates ``params`` like :func:`core.runtime.games.run`."""
     sc = get(scenario) if isinstance(scenario, str) else scenario
     config = sc.resolve(params)
     key = result_key(sc.name, config, seed)
@@ -124,7 +124,7 @@ def lookup(scenario: str | Scenario, params: dict | None, seed: int,
 
 def run_stored(scenario: str | Scenario, params: dict | None = None, seed: int = 0, *,
                store: ResultStore | None = None, **kwargs) -> tuple[Result, bool]:
-    """:func:`core.games.run` through the store: ``(result, True)`` on a hit, else run and keep a completed run."""
+    """:func:`core.runtime.games.run` through the store: ``(result, True)`` on a hit, else run and keep a completed run."""
     sc = get(scenario) if isinstance(scenario, str) else scenario
     store = store if store is not None else default_store()
     key, hit = lookup(sc, params, seed, store)

@@ -13,7 +13,7 @@ import math
 import re
 from pathlib import Path
 
-GLOSSARY_FILE = Path(__file__).resolve().parent.parent / "content" / "glossary.md"
+GLOSSARY_FILE = Path(__file__).resolve().parents[2] / "content" / "glossary.md"
 GLOSSARY_PAGE = "/Glossary"
 _HEADING = re.compile(r"^## (?P<term>.+?)(?:\s*\{#(?P<slug>[a-z0-9-]+)\})?\s*$")
 

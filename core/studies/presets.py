@@ -9,10 +9,10 @@ from __future__ import annotations
 import tomllib
 from pathlib import Path
 
-from .errors import DataError, ParameterError
-from .scenario import all_scenarios, get
+from ..errors import DataError, ParameterError
+from ..scenario import all_scenarios, get
 
-PATH = Path(__file__).resolve().parent.parent / "content" / "presets.toml"
+PATH = Path(__file__).resolve().parents[2] / "content" / "presets.toml"
 REQUIRED = ("title", "scenario", "params", "metric", "paper_value", "source", "explanation")
 
 

@@ -13,7 +13,7 @@ Order of work:
    through ``Scenario.resolve``), so a bad point is reported by its values
    before any game runs.
 2. Each point's shared context is prepared in this process with
-   ``prepare_rng(seed)``, exactly as :func:`core.games.run` does.
+   ``prepare_rng(seed)``, exactly as :func:`core.runtime.games.run` does.
 3. The games of *all* points are cut into chunks and scheduled together
    through joblib — worker processes (``n_jobs``) or a Dask cluster
    (``scheduler="local"`` starts a ``LocalCluster``; ``"tcp://host:8786"``
@@ -31,10 +31,11 @@ import os
 import time
 from typing import Any, Callable, Iterator
 
-from .cancel import stop_check
-from .errors import Cancelled, LabError, ParameterError
-from .games import _jsonable, _play_chunk, prepare_rng, split_timings
-from .scenario import Scenario, get
+from ..cancel import stop_check
+from ..errors import Cancelled, LabError, ParameterError
+from ..scenario import prepare_rng
+from .games import _jsonable, _play_chunk, split_timings
+from ..scenario import Scenario, get
 
 MAX_POINTS = 400
 

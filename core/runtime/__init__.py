@@ -1,0 +1,1 @@
+"""Playing a scenario: seeding and the runner, sweeps, worker processes, the result store, server limits and small in-process caches."""

@@ -1,0 +1,1 @@
+"""Ready-made multi-run studies: the paper presets and the ε ladder."""
