@@ -79,7 +79,7 @@ def one_cell(m: int, q: int, seed: int = 0) -> dict:
 def first_plot_seconds() -> float:
     """The page default (CCES 2016, NonPrivate, n = 1000, sizes 10…10⁴, 10 games): time to the first progress report."""
     from core.runtime.games import run
-    from core.scenarios.synthetic import clear_caches
+    from core.scenarios.synthetic.data import clear_caches
 
     clear_caches()
     box = {}

@@ -8,7 +8,7 @@ from core.data.census import binary_columns
 from core.errors import LabError
 from core.plots import aggregates as plots
 from core.scenario import get
-from core.scenarios.aggregates import block_preview
+from core.scenarios.aggregates.preview import block_preview
 from ui.common import (chart, charts_side_by_side, content, download_figure, download_result, download_table,
                        metric_row, page_header, param_widgets, plain, show_error)
 from ui.runs import run_scenario

@@ -5,9 +5,10 @@ from core.output import plain_language as say
 from core.errors import LabError
 from core.plots import synthetic as plots
 from core.scenario import get
-from core.scenarios.synthetic import (DATASETS, DP_GENERATORS, GENERATORS, UTILITY_METRICS, compare_setup,
-                                      compare_view, data_preview, epsilon_choices, games_table, page_params,
-                                      result_view, secret_choices, secret_param)
+from core.scenarios.synthetic.data import DATASETS, DP_GENERATORS, GENERATORS
+from core.scenarios.synthetic.views import (UTILITY_METRICS, compare_setup, compare_view, epsilon_choices, games_table,
+                                            page_params, result_view, secret_choices, secret_param)
+from core.scenarios.synthetic.preview import data_preview
 from core.releases.synthesizers import SYNTHESIZERS
 from ui.common import (chart, charts_side_by_side, content, download_figure, download_result, download_table, figure,
                        metric_row, page_header, param_widgets, show_error)

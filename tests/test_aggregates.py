@@ -156,7 +156,7 @@ def test_unique_targets_helper():
 
 def test_epsilon_sweep_and_rap_ablation_rows():
     from core.plots import aggregates as plots
-    from core.scenarios.aggregates import EPS_GRID
+    from core.scenarios.aggregates.data import EPS_GRID
     res = run("aggregates", {"block_size": 60, "blocks": 1, "shadows": 100, "query_ratio": 0.5, "sweep": "epsilon",
                              "ablation": True, "rap_steps": 20}, seed=3)
     sw = res.series["sweep"]

@@ -14,7 +14,7 @@ from core.measure.metrics import auc_ci
 from core.plots.aggregates import plain_summary, roc_all, sweep_figure
 from core.releases.census_tables import make_release, sf1_pool
 from core.scenario import get
-from core.scenarios.aggregates import max_ratio, pool_size
+from core.scenarios.aggregates.data import max_ratio, pool_size
 from core.theory.dp_roc import max_auc, per_person_epsilon, release_sensitivity, roc_bound
 
 TINY = {"block_size": 40, "blocks": 1, "shadows": 100, "attack": "desia", "query_ratio": 0.5, "time_limit": 20}

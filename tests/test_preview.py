@@ -138,7 +138,7 @@ def test_release_sensitivity_is_the_domain_maximum_of_record_sensitivity(agg):
 
 
 def test_block_preview_zero_cell_targets_leave_the_release_unchanged(agg):
-    from core.scenarios.aggregates import block_preview
+    from core.scenarios.aggregates.preview import block_preview
 
     sc, c, ctx = agg
     pre = block_preview(c, 3)
@@ -160,7 +160,7 @@ def test_block_preview_zero_cell_targets_leave_the_release_unchanged(agg):
 
 
 def test_block_preview_with_noise_caps_each_target():
-    from core.scenarios.aggregates import block_preview
+    from core.scenarios.aggregates.preview import block_preview
 
     sc = get("aggregates")
     c = sc.resolve({"block_size": 200, "blocks": 1, "query_ratio": 0.75, "epsilon": 0.5})
@@ -176,7 +176,7 @@ def test_block_preview_with_noise_caps_each_target():
 
 # ------------------------------------------------------------------ synthetic data
 def test_greedy_uniqueness_known_answer_and_monotone():
-    from core.scenarios.synthetic import greedy_uniqueness
+    from core.scenarios.synthetic.preview import greedy_uniqueness
 
     X = np.array([[0, 0], [0, 1], [1, 0], [1, 0]])
     assert greedy_uniqueness(X, ["a", "b"]) == (["b", "a"], [0.25, 0.5])
@@ -194,7 +194,8 @@ def test_greedy_uniqueness_known_answer_and_monotone():
     ("nonprivate", 0.0, None),
 ])
 def test_data_preview_bound_and_targets(generator, eps, expected):
-    from core.scenarios.synthetic import _game, data_preview, load_game_data
+    from core.scenarios.synthetic.data import _game, load_game_data
+    from core.scenarios.synthetic.preview import data_preview
 
     sc = get("synthetic")
     c = sc.resolve({"generator": generator, "epsilon": eps} if eps else {"generator": generator})
@@ -206,7 +207,7 @@ def test_data_preview_bound_and_targets(generator, eps, expected):
     # game 1 of the run itself: same prepare seed, same draws
     from core.scenario import prepare_rng
 
-    from core.scenarios.synthetic import greedy_uniqueness
+    from core.scenarios.synthetic.preview import greedy_uniqueness
 
     ctx = sc.prepare(c, prepare_rng(5))
     game = _game(ctx, c, 0)

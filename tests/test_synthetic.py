@@ -1,4 +1,5 @@
 """Synthetic-data lab (Annamalai et al. 2024): queries, LP, attacks, utility, game invariants, scenario, CLI."""
+import inspect
 import json
 import math
 import subprocess
@@ -18,7 +19,7 @@ from core.scenario import prepare_rng
 from core.releases.kway_queries import KWayQueries, available_count, full_domain_count
 from core.releases.synthesizers import SYNTHESIZERS
 from core.scenario import get
-from core.scenarios import synthetic as synth
+from core.scenarios.synthetic import data as sdata
 from core.measure.utility import UtilityQueries
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -151,7 +152,7 @@ def test_game_invariants():
     codes = ctx["codes"]
     truths, kept = [], []
     for g in range(120):
-        game = synth._game(ctx, c, g)
+        game = sdata._game(ctx, c, g)
         D, u = game["D"], game["u"]
         same = np.all(D[:, :-1] == D[u, :-1], axis=1)
         assert same.sum() == 1  # target unique on its QIs
@@ -204,9 +205,9 @@ def test_every_dp_generator_validates_and_reports_its_epsilon(name):
         sc.resolve({"generator": name})  # ε not set
     params = {**SMALL, "games": 1, "synth_size": 10, "attack": "dcr", "generator": name, "epsilon": 5.0}
     config = sc.resolve(params)
-    gen = synth.make_generator(config)
+    gen = sdata.make_generator(config)
     assert gen.privacy[0] == pytest.approx(5.0)
-    if "steps" in synth.inspect.signature(SYNTHESIZERS[name].__init__).parameters:
+    if "steps" in inspect.signature(SYNTHESIZERS[name].__init__).parameters:
         return  # iterative (RAP-style) fits take minutes on 2 cores: the claim is checked, the fit is not
     r = run("synthetic", params, seed=0)
     assert r.metrics["claimed_epsilon"] == pytest.approx(5.0)

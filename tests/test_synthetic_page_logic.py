@@ -7,15 +7,15 @@ import pytest
 from core.errors import DataError
 from core.runtime.games import run
 from core.scenario import get
-from core.scenarios import synthetic as synth
+from core.scenarios.synthetic import data as sdata, views as sviews
 
 SMALL = {"n": 200, "games": 2, "synth_size": 100, "dataset": "acs-like"}
 
 
 # ------------------------------------------------------------------ sidebar choices
 def test_secret_choices_put_the_default_first_then_binary_then_binarised_columns():
-    opts = synth.secret_choices("acs-like")
-    table, _ = synth.base_dataset("acs-like")
+    opts = sviews.secret_choices("acs-like")
+    table, _ = sdata.base_dataset("acs-like")
     binary = [c for c in table.columns if len(table.domain[c]) == 2]
     assert opts[0] == "SEX" and opts[:len(binary)] == ["SEX"] + [c for c in binary if c != "SEX"]
     rest = opts[len(binary):]
@@ -24,51 +24,51 @@ def test_secret_choices_put_the_default_first_then_binary_then_binarised_columns
     # at most 12 values per wider column, in the column's order
     assert rest == [f"{c}={v}" for c in wide for v in table.domain[c][:12]]
     assert len(opts) == len(set(opts))
-    assert synth.secret_choices("cces16")[0] == "votetrump"
+    assert sviews.secret_choices("cces16")[0] == "votetrump"
 
 
 def test_secret_choices_of_a_csv_and_its_refusals(tmp_path):
     path = tmp_path / "people.csv"
     path.write_text("a,b,colour\n" + "\n".join(f"{i % 5},{i % 2},{['red', 'green', 'blue'][i % 3]}"
                                                for i in range(60)))
-    opts = synth.secret_choices("csv", str(path), "people.csv")
+    opts = sviews.secret_choices("csv", str(path), "people.csv")
     assert opts[0] == "b"  # no built-in default: the two-valued column comes first
     assert "colour=red" in opts and "a=0" in opts and "b" in opts and "colour" not in opts
     flat = tmp_path / "flat.csv"
     flat.write_text("a,b\n" + "\n".join("1,2" for _ in range(10)))
     with pytest.raises(DataError, match="no column to use as the secret"):
-        synth.secret_choices("csv", str(flat), "flat.csv")
+        sviews.secret_choices("csv", str(flat), "flat.csv")
     empty = tmp_path / "empty.csv"
     empty.write_text("")
     with pytest.raises(DataError, match="mine.csv"):  # errors name the file the visitor uploaded
-        synth.secret_choices("csv", str(empty), "mine.csv")
+        sviews.secret_choices("csv", str(empty), "mine.csv")
 
 
 def test_secret_param_is_empty_only_for_a_built_in_default():
-    assert synth.secret_param("cces16", "votetrump") == ""
-    assert synth.secret_param("cces16", "sex") == "sex"
-    assert synth.secret_param("acs-like", "MIG=1") == "MIG=1"
-    assert synth.secret_param("csv", "SEX") == "SEX"
+    assert sviews.secret_param("cces16", "votetrump") == ""
+    assert sviews.secret_param("cces16", "sex") == "sex"
+    assert sviews.secret_param("acs-like", "MIG=1") == "MIG=1"
+    assert sviews.secret_param("csv", "SEX") == "SEX"
 
 
 def test_epsilon_choices_offer_the_generators_own_default():
-    for g in synth.DP_GENERATORS:
-        grid, default = synth.epsilon_choices(g)
-        assert default in grid and grid == sorted(set(grid)) and set(synth.EPSILON_GRID) <= set(grid)
-    assert synth.epsilon_choices("indhist")[1] == pytest.approx(0.1)  # DataSynthesizer's budget
+    for g in sdata.DP_GENERATORS:
+        grid, default = sviews.epsilon_choices(g)
+        assert default in grid and grid == sorted(set(grid)) and set(sviews.EPSILON_GRID) <= set(grid)
+    assert sviews.epsilon_choices("indhist")[1] == pytest.approx(0.1)  # DataSynthesizer's budget
 
 
 def test_page_params_show_epochs_only_for_neural_generators():
-    assert "epochs" in synth.page_params("nonprivate") and "epochs" in synth.page_params("privbayes")
-    for g in synth.EPOCH_GENERATORS:
-        assert "epochs" not in synth.page_params(g)
-    assert set(synth.PAGE_PARAMS) <= set(synth.page_params("nonprivate"))
+    assert "epochs" in sviews.page_params("nonprivate") and "epochs" in sviews.page_params("privbayes")
+    for g in sdata.EPOCH_GENERATORS:
+        assert "epochs" not in sviews.page_params(g)
+    assert set(sviews.PAGE_PARAMS) <= set(sviews.page_params("nonprivate"))
 
 
 # ------------------------------------------------------------------ the run's view
 def test_result_view_of_a_run():
     r = run("synthetic", {**SMALL, "attack": "all"}, seed=1)
-    v = synth.result_view(r.metrics, r.series)
+    v = sviews.result_view(r.metrics, r.series)
     assert v["surrogate"] and "ACS" in v["label"]
     assert "guesses a target's `SEX` right" in v["sentence"] and "2 games)" in v["sentence"]
     assert v["eps_metrics"]["claimed_epsilon"] == "none (not DP)"  # nonprivate claims no ε
@@ -80,16 +80,16 @@ def test_result_view_of_a_run():
     assert ((guesses["guess"] == guesses["truth"]) == (guesses["won"] == "yes")).all()
     assert list(ex["target"].columns) == list(r.series["example"]["target"])
     assert "t_u =" in ex["recon"] and "m=100:" in ex["recon"]
-    table = synth.games_table(r.records)
+    table = sviews.games_table(r.records)
     mains = [x for x in r.records if x["kind"] == "main"]
-    assert len(table) == sum(len(x["sizes"]) for x in mains) == 2 * len(synth.size_ladder(100))
+    assert len(table) == sum(len(x["sizes"]) for x in mains) == 2 * len(sdata.size_ladder(100))
     assert set(table["game"]) == {0, 1} and {"game", "truth", "m"} <= set(table.columns)
-    assert synth.result_view({}, {}) == {}
+    assert sviews.result_view({}, {}) == {}
 
 
 def test_one_game_is_one_game_in_the_sentence():
     r = run("synthetic", {**SMALL, "games": 1, "attack": "dcr"}, seed=0)
-    v = synth.result_view(r.metrics, r.series)
+    v = sviews.result_view(r.metrics, r.series)
     assert "1 game)" in v["sentence"] and "1 games" not in v["sentence"]
     assert not v["per_attack"] and v["example"]["recon"] is None  # no LP ran, so no t_u line
 
@@ -97,16 +97,16 @@ def test_one_game_is_one_game_in_the_sentence():
 # ------------------------------------------------------------------ compare generators
 def test_compare_setup_base_and_defaults():
     config = {**get("synthetic").defaults(), "seed": 3, "generator": "rap", "query_sweep": True}
-    cmp = synth.compare_setup(config)
+    cmp = sviews.compare_setup(config)
     assert not {"seed", "generator", "epsilon"} & set(cmp["base"]) and cmp["base"]["query_sweep"] is False
     assert config["query_sweep"] is True  # the run's config is not changed
-    assert set(cmp["plain"]) | set(cmp["dp"]) == set(synth.GENERATORS) and not set(cmp["plain"]) & set(cmp["dp"])
-    assert set(cmp["plain_default"]) | set(cmp["dp_default"]) <= set(synth.FAST_GENERATORS)
+    assert set(cmp["plain"]) | set(cmp["dp"]) == set(sdata.GENERATORS) and not set(cmp["plain"]) & set(cmp["dp"])
+    assert set(cmp["plain_default"]) | set(cmp["dp_default"]) <= set(sviews.FAST_GENERATORS)
     assert "rap" not in cmp["plain_default"] and cmp["epsilons_default"] == [1.0, 10.0, 100.0]
 
 
 def _row(generator, epsilon, acc, err, roc=None):
-    sizes = synth.size_ladder(1000)
+    sizes = sdata.size_ladder(1000)
     row = {"generator": generator, "epsilon": epsilon, "games_done": 20, "accuracy": acc[-1], "auc": 0.6,
            "mre_gt10": err[-1], "tvd3": err[-1] / 2, "empirical_epsilon_low": 0.0}
     for m, a, e in zip(sizes, acc, err):
@@ -119,17 +119,17 @@ def _row(generator, epsilon, acc, err, roc=None):
 def test_compare_view_picks_the_most_useful_release_below_the_risk_line():
     rows = [_row("nonprivate", None, [0.55, 0.7, 0.9], [0.9, 0.3, 0.05]),
             _row("privbayes", 1.0, [0.5, 0.55, 0.6], [0.95, 0.5, 0.2], roc={"dcr": {"fpr": [0, 1], "tpr": [0, 1]}})]
-    v = synth.compare_view(rows, 1000, "mre_gt10")
+    v = sviews.compare_view(rows, 1000, "mre_gt10")
     assert v["sizes"] == [10, 100, 1000] and len(v["points"]) == 6
     # below 60%: nonprivate m=10 (0.9), privbayes m=10 (0.95), m=100 (0.5), m=1000 (0.2) → the last is best
     assert v["best"]["generator"] == "privbayes" and v["best"]["m"] == 1000
     assert "at or below 60%:** privbayes" in v["sentence"] and "MRE>10 0.20" in v["sentence"]
     assert v["roc_attack"] == "dcr" and v["by_epsilon"]
     assert list(v["table"]["generator"]) == ["nonprivate", "privbayes"] and list(v["table"]["ε"]) == ["—", 1.0]
-    v = synth.compare_view(rows, 1000, "tvd3")
+    v = sviews.compare_view(rows, 1000, "tvd3")
     assert "3-TVD 0.10" in v["sentence"]
     risky = [_row("nonprivate", None, [0.7, 0.8, 0.9], [0.9, 0.3, 0.05])]
-    v = synth.compare_view(risky, 1000)
+    v = sviews.compare_view(risky, 1000)
     assert v["best"] is None and v["sentence"] == "**No compared release keeps the attack at or below 60%.**"
     assert v["roc_attack"] is None and not v["by_epsilon"]
     assert all(not math.isnan(p["accuracy"]) for p in v["points"])

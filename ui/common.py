@@ -16,7 +16,7 @@ import pandas as pd
 import streamlit as st
 
 from core.output import safe_csv
-from core.errors import LabError, ParameterError
+from core.errors import ParameterError
 from core.runtime.games import Result
 from core.params import Param
 from core.scenario import Scenario

@@ -1,0 +1,164 @@
+"""From the aggregate-statistics unit records to the run's metrics and plot series, in named steps.
+
+Every attack's rows (one per attacked target: label, score, prediction) give its ROC, AUC and TPR at fixed FPRs
+(pooled over all blocks and releases). The main attack (DeSIA when every attack runs) adds the AUC's 95% DeLong
+interval, the empirical-ε lower bound of its scores (δ = 0: Laplace counts claim pure ε-DP) and, for DeSIA, the
+share of targets its deterministic module settles (and how many of those it gets wrong: none, by construction).
+The random-guess scores of the same targets give the chance line; DeSIA's records give the ablation table; a sweep
+gives the AUC per sweep value with its interval.
+"""
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+
+from ...measure.metrics import auc_ci, best_threshold_epsilon
+from .data import _LABELS, ABLATION_ROWS, EMPIRICAL_DELTA, MIN_TARGETS_FOR_AUC, _claimed_epsilon, _roc_metrics
+
+
+def summarize_runs(config: dict, context: dict, records: list[dict], settings: list[tuple]) -> tuple[dict, dict]:
+    """The scenario's ``summarize``: metrics and series of a (possibly partial) run; ``settings`` holds the
+    (query_ratio, ε) of each sweep value."""
+    rows_by_attack = rows_per_attack(records)
+    main = "desia" if config["attack"] == "all" else config["attack"]
+    # 1 = every number comes from the synthetic census generator (not the paper's PPMF figures)
+    metrics: dict[str, Any] = {"synthetic_data": int(bool(context["synthetic"]))}
+    series: dict[str, Any] = {"synthetic": bool(context["synthetic"]), "task": config["task"],
+                              "note": ("synthetic census blocks (PPMF schema, 2010 national distributions); "
+                                       "not a reproduction of the paper's figures")
+                              if context["synthetic"] else "user data"}
+    curves = {}
+    for att, rows in rows_by_attack.items():
+        if att.startswith("ablation"):
+            continue
+        res = _roc_metrics(np.array([r["label"] for r in rows]), np.array([r["score"] for r in rows]))
+        if res is not None:
+            curves[att] = res["curve"]
+            for name, val in res["metrics"].items():
+                metrics[f"{name}_{att.replace('-', '_')}"] = val
+        if att == main:
+            metrics.update(main_attack_metrics(att, rows, res))
+    random = random_reference(rows_by_attack.get(main, []))
+    if random is not None:
+        curves["random"] = random["curve"]
+        metrics["auc_random"] = random["metrics"]["auc"]
+    series["roc"] = {_LABELS.get(a, a): c for a, c in curves.items()}
+    # the release's own claim: per-person ε from ε per aggregate and the cells one person can move
+    claimed = _claimed_epsilon(context, config, 0, config["epsilon"]) if config["sweep"] == "none" else None
+    metrics["claimed_epsilon"] = claimed["epsilon"] if claimed else None
+    if claimed and math.isfinite(claimed["epsilon"]):
+        series["dp_bound"] = claimed
+    series["sensitive"] = context.get("sensitive", "Hispanic")
+    series["min_targets"] = MIN_TARGETS_FOR_AUC
+    series["ablation"] = ablation_table(rows_by_attack) if config["task"] == "aia" else []
+    if config["sweep"] != "none":
+        series["sweep"] = sweep_series(config, context, rows_by_attack, settings)
+    return metrics, series
+
+
+def rows_per_attack(records: list[dict]) -> dict[str, list[dict]]:
+    """Every attacked target's row, grouped by attack, each tagged with its sweep value."""
+    out: dict[str, list[dict]] = {}
+    for rec in records:
+        for row in rec["rows"]:
+            out.setdefault(row["attack"], []).append({**row, "setting": rec["setting"]})
+    return out
+
+
+def main_attack_metrics(att: str, rows: list[dict], res: dict | None) -> dict:
+    """The headline attack: its ROC metrics with the AUC's DeLong interval and the empirical-ε lower bound, its
+    accuracy, and for DeSIA the deterministic module's share of settled targets, its errors and timings."""
+    y = np.array([r["label"] for r in rows])
+    sc = np.array([r["score"] for r in rows])
+    pred = np.array([r["prediction"] for r in rows])
+    out: dict[str, Any] = {"targets": len(rows)}
+    if res is not None:
+        out.update(res["metrics"])
+        out["auc_ci_low"], out["auc_ci_high"] = auc_ci(y, sc)
+        out["empirical_epsilon_low"] = float(best_threshold_epsilon(y, sc, delta=EMPIRICAL_DELTA))
+    if att != "desia":
+        out["accuracy"] = float(np.mean(pred == y))
+        return out
+    settled = np.array([bool(r.get("settled")) for r in rows])
+    out["deterministic_fraction"] = float(settled.mean()) if len(rows) else 0.0
+    out["deterministic_errors"] = int(np.sum(settled & (pred != y)))
+    out["deterministic_count"] = int(settled.sum())
+    out["timeouts"] = int(sum(r.get("md_status") == "timeout" for r in rows))
+    rest = _roc_metrics(y[~settled], sc[~settled])
+    if rest is not None:
+        out["auc_not_deterministic"] = rest["metrics"]["auc"]
+        out["tpr_at_fpr_0.001_not_deterministic"] = rest["metrics"]["tpr_at_fpr_0.001"]
+    out["accuracy"] = float(np.mean(pred == y)) if len(rows) else float("nan")
+    out["md_seconds_per_target"] = float(np.mean([r["sec_md"] for r in rows]))
+    out["ms_seconds_per_target"] = float(np.mean([r["sec_ms"] for r in rows]))
+    vals = [r["valid_auc"] for r in rows if r.get("valid_auc") is not None]
+    if vals:
+        out["shadow_validation_auc"] = float(np.nanmean(vals))
+    return out
+
+
+def random_reference(main_rows: list[dict]) -> dict | None:
+    """The ROC of a random guess on the main attack's own targets (the chance line drawn beside it)."""
+    if not main_rows:
+        return None
+    return _roc_metrics(np.array([r["label"] for r in main_rows]), np.array([r["random"] for r in main_rows]))
+
+
+def ablation_table(rows_by_attack: dict[str, list[dict]]) -> list[dict]:
+    """The paper's ablation (its Table 3) from DeSIA's own records: the full attack, the deterministic module
+    with a random guess for unsettled targets, the first feasible value alone; plus the RAP rows when run."""
+    des = rows_by_attack.get("desia", [])
+    if not des:
+        return []
+    y = np.array([r["label"] for r in des])
+    variants = {"desia": np.array([r["score"] for r in des]),
+                "md_random": np.array([r["score"] if r["settled"] else 0.5 for r in des]),
+                "md_first": np.array([float(r["first_value"]) if r["first_value"] >= 0
+                                      else float(r["random"] >= 0.5) for r in des])}
+    for att in ("ablation_rap_unique", "ablation_rap_majority"):
+        rows = rows_by_attack.get(att, [])
+        if rows:
+            variants[att.replace("ablation_", "")] = (np.array([r["label"] for r in rows]),
+                                                      np.array([r["score"] for r in rows]))
+    table = []
+    for find, uniq, verif, stoch, key in ABLATION_ROWS:
+        if key not in variants:
+            continue
+        yy, ss = variants[key] if isinstance(variants[key], tuple) else (y, variants[key])
+        res = _roc_metrics(yy, ss)
+        if res is None:
+            continue
+        table.append({"find feasible value": find, "uniqueness c_t": uniq, "verification": verif,
+                      "stochastic M_S": stoch, "AUC": res["metrics"]["auc"],
+                      "TPR@10%FPR": res["metrics"]["tpr_at_fpr_0.1"],
+                      "TPR@1%FPR": res["metrics"]["tpr_at_fpr_0.01"], "targets": int(len(yy))})
+    return table
+
+
+def sweep_series(config: dict, context: dict, rows_by_attack: dict[str, list[dict]], settings: list[tuple]) -> dict:
+    """AUC with its 95% interval and the number of targets, per sweep value and attack; under an ε sweep also
+    the per-person ε each value claims."""
+    xs = [s[0] if config["sweep"] == "query_ratio" else s[1] for s in settings]
+    sweep: dict[str, Any] = {"x": xs, "param": config["sweep"], "ci": {}, "n": {}}
+    if config["sweep"] == "query_ratio":
+        sweep["paper_max"] = 1.0  # the paper's regime: m < s
+    for att, rows in rows_by_attack.items():
+        if att.startswith("ablation"):
+            continue
+        aucs, cis, ns = [], [], []
+        for v in range(len(xs)):
+            sub = [r for r in rows if r["setting"] == v]
+            yy = np.array([r["label"] for r in sub])
+            ss = np.array([r["score"] for r in sub])
+            res = _roc_metrics(yy, ss)
+            aucs.append(None if res is None else res["metrics"]["auc"])
+            cis.append(None if res is None else list(auc_ci(yy, ss)))
+            ns.append(len(sub))
+        name = _LABELS.get(att, att)
+        sweep[name], sweep["ci"][name], sweep["n"][name] = aucs, cis, ns
+    if config["sweep"] == "epsilon":
+        sweep["claimed_epsilon"] = [None if e == 0 else _claimed_epsilon(context, config, v, e)["epsilon"]
+                                    for v, e in enumerate(xs)]
+    return sweep

@@ -1,0 +1,220 @@
+"""The synthetic-data game's data and per-game state: the data sets and their secrets, the size ladder, and the
+in-process caches that let the main games, the query sweep and a generator comparison share one D', target
+and synthetic sample per game (common random numbers)."""
+from __future__ import annotations
+
+import inspect
+import os
+import time
+from functools import lru_cache
+
+import numpy as np
+
+from ...cancel import checkpoint
+from ...data.dataset import Dataset, load_csv
+from ...data.sdg_surrogates import SURROGATES, surrogate
+from ...data.surveys import SURVEYS, survey
+from ...errors import DataError, ParameterError
+from ...measure.utility import UtilityQueries
+from ...releases.kway_queries import MAX_4WAY, KWayQueries, available_count
+from ...releases.synthesizers import SYNTHESIZERS, get_synthesizer
+from ...runtime.lru import LRU
+
+DATASETS = ("cces16", "acs-like", "fire-like", "csv")
+DEFAULT_SECRET = {"cces16": "votetrump", "acs-like": "SEX", "fire-like": "ALS Unit"}
+ATTACK_CHOICES = ("recon", "dcr", "infer", "all")
+ATTACK_NAMES = {"recon": "Adv_recon (linear reconstruction)", "dcr": "Adv_dcr (closest record)",
+                "infer": "Adv_infer (random forest)"}
+GENERATORS = tuple(sorted(SYNTHESIZERS, key=lambda k: (k != "nonprivate", k)))
+DP_GENERATORS = tuple(k for k in GENERATORS if SYNTHESIZERS[k].dp)
+EPOCH_GENERATORS = tuple(k for k in GENERATORS
+                         if "epochs" in inspect.signature(SYNTHESIZERS[k].__init__).parameters)
+Q_GRID = (10, 100, 1000, 10_000, 100_000)
+MAX_SIZE = 1_000_000
+CACHE_ENTRIES = 32
+HIGH_RISK = 0.6      # the paper's "high attack accuracy" line (Acc_max > 60%)
+GOOD_UTILITY = 0.2   # the paper's "good utility" line (MRE>10 and 3-TVD < 0.2)
+
+
+def size_ladder(synth_size: int) -> list[int]:
+    """10, 100, … up to ``synth_size`` (which is always the last rung)."""
+    sizes = [10 ** k for k in range(1, 7) if 10 ** k < synth_size]
+    return sizes + [int(synth_size)]
+
+
+# ----------------------------------------------------------------------------- data
+@lru_cache(maxsize=8)
+def _csv(path: str, mtime: float) -> Dataset:
+    return load_csv(path, name=os.path.basename(path))
+
+
+def base_dataset(dataset: str, data_path: str = "") -> tuple[Dataset, str]:
+    """(Dataset, label) for a dataset name (CSV read through :func:`core.data.dataset.load_csv`)."""
+    if dataset == "cces16":
+        data = survey("cces16")
+        return data, SURVEYS["cces16"]
+    if dataset in SURROGATES:
+        return surrogate(dataset), SURROGATES[dataset]["label"]
+    if dataset == "csv":
+        if not data_path:
+            raise ParameterError("data_path", "dataset=csv needs data_path (the CSV file to attack)")
+        try:
+            mtime = os.path.getmtime(data_path)
+        except OSError:
+            raise ParameterError("data_path", f"cannot open {data_path!r} (no such file)") from None
+        data = _csv(data_path, mtime)
+        return data, f"your CSV ({os.path.basename(data_path)}, {len(data):,} rows)"
+    raise ParameterError("dataset", f"expected one of {'|'.join(DATASETS)}, got {dataset!r}")
+
+
+@lru_cache(maxsize=8)
+def _prepared(dataset: str, data_path: str, secret: str, mtime: float) -> tuple[np.ndarray, dict, str, str]:
+    data, label = base_dataset(dataset, data_path)
+    secret = secret or DEFAULT_SECRET.get(dataset, "")
+    if not secret:
+        raise ParameterError("secret", f"name the secret column; the file has {', '.join(data.columns)}")
+    frame = data.frame
+    if "=" in secret and secret not in data.columns:
+        col, value = secret.split("=", 1)
+        col = col.strip()
+        if col not in data.columns:
+            raise ParameterError("secret", f"no column {col!r}; the data have {', '.join(data.columns)}")
+        values = [str(v) for v in data.domain[col]]
+        if value.strip() not in values:
+            raise ParameterError("secret", f"column {col!r} never takes the value {value.strip()!r}; its values: "
+                                           f"{', '.join(values[:20])}")
+        bit = frame[col].astype(str).eq(value.strip()).astype(int)
+        frame = frame.drop(columns=[col]).assign(**{secret: bit})
+        domain = {k: v for k, v in data.domain.items() if k != col}
+        domain[secret] = (0, 1)
+    else:
+        if secret not in data.columns:
+            raise ParameterError("secret", f"no column {secret!r}; the data have {', '.join(data.columns)}")
+        k = len(data.domain[secret])
+        if k != 2:
+            raise DataError(f"the secret column {secret!r} has {k} distinct values; the attack needs a binary "
+                            f"secret: choose a two-valued column or binarise it as '{secret}=<value>'")
+        domain = dict(data.domain)
+    qis = [col for col in frame.columns if col != secret]
+    if len(qis) < 2:
+        raise DataError("the data need at least two quasi-identifier columns besides the secret")
+    frame = frame[qis + [secret]]
+    domain = {col: domain[col] for col in qis + [secret]}
+    ds = Dataset(frame.reset_index(drop=True), domain, name=label)
+    codes = ds.codes()
+    if codes[:, -1].min() == codes[:, -1].max():
+        raise DataError(f"the secret column {secret!r} takes a single value in the data")
+    return codes, domain, label, secret
+
+
+def load_game_data(c: dict) -> tuple[np.ndarray, dict, str, str]:
+    """(codes with the secret last, domain, label, secret name) for a config."""
+    mtime = os.path.getmtime(c["data_path"]) if c["dataset"] == "csv" and c["data_path"] and \
+        os.path.exists(c["data_path"]) else 0.0
+    return _prepared(c["dataset"], c["data_path"] if c["dataset"] == "csv" else "", c["secret"], mtime)
+
+
+# ----------------------------------------------------------------------------- caches
+_GAMES = LRU(CACHE_ENTRIES)
+_SAMPLES = LRU(CACHE_ENTRIES)
+
+
+def clear_caches() -> None:
+    _GAMES.clear()
+    _SAMPLES.clear()
+
+
+def _rng(entropy: int, game: int, component: int) -> np.random.Generator:
+    return np.random.default_rng(np.random.SeedSequence(entropy, spawn_key=(game, component)))
+
+
+def _data_key(c: dict) -> tuple:
+    return (c["dataset"], c["data_path"], c["secret"], c["n"])
+
+
+def _game(ctx: dict, c: dict, g: int) -> dict:
+    """D', target u and the utility queries of game g (cached)."""
+
+    def make():
+        codes = ctx["codes"]
+        rng = _rng(ctx["entropy"], g, 0)
+        n = c["n"]
+        for _ in range(100):
+            rows = rng.choice(codes.shape[0], size=n, replace=False)
+            D = codes[rows].copy()
+            _, inv, cnt = np.unique(D[:, :-1], axis=0, return_inverse=True, return_counts=True)
+            unique = np.nonzero(cnt[inv.ravel()] == 1)[0]
+            if unique.size:
+                break
+        else:
+            raise DataError("no sample of n records had a record with unique quasi-identifiers; "
+                            "use more QI columns or a smaller n")
+        u = int(rng.choice(unique))
+        original = int(D[u, -1])
+        D[u, -1] = int(rng.integers(0, 2))
+        util = UtilityQueries(D, ctx["cards"], _rng(ctx["entropy"], g, 1))
+        return {"D": D, "u": u, "original": original, "truth": int(D[u, -1]), "utility": util,
+                "unique_targets": int(unique.size)}
+
+    return _GAMES.get_or((_data_key(c), ctx["entropy"], g), make)
+
+
+def _synthetic(ctx: dict, c: dict, g: int) -> dict:
+    """The generator fitted on game g's D' and its largest sample, permuted (cached)."""
+    key = (_data_key(c), c["generator"], c["epsilon"], c["epochs"] if c["generator"] in EPOCH_GENERATORS else None,
+           c["synth_size"], ctx["entropy"], g)
+
+    def make():
+        game = _game(ctx, c, g)
+        synth = make_generator(c)
+        data = Dataset.from_codes(game["D"], ctx["domain"], name="D'")
+        start = time.perf_counter()
+        synth.fit(data, _rng(ctx["entropy"], g, 2))
+        fit_seconds = time.perf_counter() - start
+        checkpoint("synthetic: generator fitted")
+        start = time.perf_counter()
+        srng = _rng(ctx["entropy"], g, 3)
+        big = synth.sample(c["synth_size"], srng)
+        big = big[srng.permutation(big.shape[0])]  # prefixes are uniform subsamples without replacement
+        sample_seconds = time.perf_counter() - start
+        eps, delta = synth.privacy
+        return {"S": big, "fit_seconds": fit_seconds, "sample_seconds": sample_seconds,
+                "epsilon": eps, "delta": delta}
+
+    return _SAMPLES.get_or(key, make)
+
+
+def make_generator(c: dict):
+    cls = SYNTHESIZERS[c["generator"]]
+    kwargs = {}
+    accepted = inspect.signature(cls.__init__).parameters
+    if cls.dp:
+        kwargs["epsilon"] = c["epsilon"]
+        if "delta" in accepted:
+            kwargs["delta"] = 1.0 / c["n"] ** 2  # the paper's δ = 1/n² (RAP^softmax)
+    if "epochs" in accepted:
+        kwargs["epochs"] = c["epochs"]
+    return get_synthesizer(c["generator"], **kwargs)
+
+
+def _queries(ctx: dict, c: dict, g: int, D: np.ndarray) -> tuple[KWayQueries, int]:
+    """Game g's query family (q of the available queries, the same for every generator and size)."""
+    rng = _rng(ctx["entropy"], g, 4)
+    q = max(1, int(round(c["query_ratio"] * c["n"]))) if c["query_ratio"] > 0 else None
+    # k = 4 alone: draw the q cells directly (the same uniform sample as drawing 100k and keeping q)
+    cap = min(MAX_4WAY, q) if (q is not None and c["query_k"] == "4") else MAX_4WAY
+    fam = KWayQueries.build(D[:, :-1], ctx["cards"][:-1], c["query_k"], rng, max_4way=cap)
+    available = fam.n_queries if cap == MAX_4WAY else available_count(ctx["cards"][:-1], "4")
+    if q is not None:
+        fam = fam.subset(q, rng)
+    return fam, available
+
+
+def _plain(v):
+    if isinstance(v, (np.integer,)):
+        return int(v)
+    if isinstance(v, (np.floating,)):
+        return float(v)
+    return v if isinstance(v, (int, float, str)) else str(v)
+
+

@@ -1,0 +1,299 @@
+"""The ``synthetic`` scenario class: parameters, checks, cost estimate, and one game (fit, release, attack)."""
+from __future__ import annotations
+
+import time
+
+import numpy as np
+
+from ...attacks.reconstruction.dinur_nissim_lp import METHODS
+from ...attacks.synthetic.dcr import dcr_attack
+from ...attacks.synthetic.infer import infer_attack
+from ...attacks.synthetic.linear_reconstruction import ReconMatrix, solve_recon_lp
+from ...attacks.synthetic.linear_reconstruction import guess as round_guess
+from ...cancel import checkpoint
+from ...errors import ParameterError
+from ...params import Param
+from ...releases.kway_queries import KS, SCALINGS, available_count
+from ...releases.synthesizers import SYNTHESIZERS
+from ...scenario import Scenario, register
+from .data import (
+    ATTACK_CHOICES,
+    ATTACK_NAMES,
+    DATASETS,
+    DP_GENERATORS,
+    EPOCH_GENERATORS,
+    GENERATORS,
+    MAX_SIZE,
+    Q_GRID,
+    _game,
+    _plain,
+    _queries,
+    _rng,
+    _synthetic,
+    load_game_data,
+    size_ladder,
+)
+from .summary import summarize_games
+
+
+# The baselines that read only the synthetic sample S and the target's known attributes x_u:
+# name → attack(S, x_u, rng) → (guess, score). Adv_recon also needs the query family, so it is played apart.
+SAMPLE_ATTACKS = {"dcr": dcr_attack, "infer": infer_attack}
+
+
+@register
+class Synthetic(Scenario):
+    name = "synthetic"
+    title = "Synthetic data: linear-reconstruction attribute inference"
+    summary = ("Fit a synthetic-data generator on n records, release m synthetic rows, and let an attacker who "
+               "knows everyone's quasi-identifiers reconstruct a target's secret from k-way queries on the "
+               "synthetic data; compare with the utility of the release.")
+    paper = ("Annamalai, Gadotti & Rocher, \"A Linear Reconstruction Approach for Attribute Inference Attacks "
+             "against Synthetic Data\", USENIX Security 2024")
+    sweep_series = ("roc",)  # "Compare generators" draws one ROC per generator from the sweep rows
+    # The paper's main grid (spec §8) over its non-DP numpy generators and its six release sizes m; the
+    # benchmarks (bench_dask_sweep.py) play it at reduced games.
+    paper_grid = {"generator": ["nonprivate", "baynet"],
+                  "synth_size": [10, 100, 1_000, 10_000, 100_000, 1_000_000]}
+    bench_overrides = {"games": 3, "query_sweep": False}
+    # Small, fast page defaults (first plot within seconds); the sidebar scales up to the paper's setting.
+    page_defaults = {"games": 10, "synth_size": 10_000, "n": 1000}
+    params = (
+        Param("dataset", "str", "cces16", "the records the generator is fitted on", label="Data",
+              choices=DATASETS,
+              choice_labels={"cces16": "CCES 2016 survey (real respondents)", "acs-like": "ACS-like surrogate",
+                             "fire-like": "FIRE-like surrogate", "csv": "your CSV"}),
+        Param("data_path", "str", "", "CSV file to attack (dataset=csv)", label="CSV path", ui=False,
+              active_when=("dataset", ("csv",))),
+        Param("secret", "str", "", "the secret column (binary, or binarised as column=value); empty = the "
+              "dataset's default (votetrump, SEX, ALS Unit)", label="Secret column", ui=False),
+        Param("generator", "str", "nonprivate", "synthetic-data generator", label="Generator", choices=GENERATORS,
+              choice_labels={k: (SYNTHESIZERS[k].title or k) + ("" if SYNTHESIZERS[k].in_paper else " (not in paper)")
+                             for k in GENERATORS}),
+        Param("epsilon", "float", 0.0, "privacy budget ε of a differentially private generator (the paper uses "
+              "1, 10, 100); 0 = not set, required for DP generators and refused for the others",
+              label="ε (DP generators)", low=0.0, high=1e4, active_when=("generator", DP_GENERATORS)),
+        Param("synth_size", "int", 10_000, "synthetic records released, the paper's m; the run also plays every "
+              "smaller power of ten (subsamples of the same release)", label="Synthetic size m",
+              low=10, high=MAX_SIZE, log=True),
+        Param("query_k", "str", "3", "order k of the simple k-way queries (counting the secret): 3 = pairs of QIs, "
+              "the paper's default; 4 samples ≤ 100,000 cells; 234 = all of 2, 3 and 4",
+              label="Query order k", choices=KS, choice_labels={"2": "2-way", "3": "3-way (paper)",
+                                                                 "4": "4-way (100k sample)", "234": "2+3+4-way"}),
+        Param("query_scaling", "str", "conditional", "how answers are read off the synthetic data: conditional "
+              "(P_S(secret | cell) × count in X, the paper's attack) or marginal (count in S × n/m)",
+              label="Query scaling", choices=SCALINGS),
+        Param("query_ratio", "float", 0.0, "queries per record, q/n; 0 = every query the k-way family offers "
+              "(the paper's setting); capped at what k offers", label="Query ratio q/n (0 = all)",
+              low=0.0, high=400.0),
+        Param("attack", "str", "recon", "which attack(s) to run; all = every attack on the same games (Acc_max)",
+              label="Attack", choices=ATTACK_CHOICES,
+              choice_labels={"recon": "Adv_recon (linear reconstruction)", "dcr": "Adv_dcr (closest record)",
+                             "infer": "Adv_infer (random forest)", "all": "all three (Acc_max)"}),
+        Param("n", "int", 1000, "records the generator is fitted on (the paper: 1000)", label="Records n",
+              low=50, high=5000, step=50),
+        Param("games", "int", 10, "independent games (fresh sample, target and release each); the paper: 500",
+              label="Games", low=1, high=1000),
+        Param("epochs", "int", 30, "training epochs of the neural generators (the paper: 300)", label="Epochs",
+              low=1, high=1000, active_when=("generator", EPOCH_GENERATORS)),
+        Param("query_sweep", "bool", True, "also solve the LP with q = 10, 100, 1000, … queries at the chosen size "
+              "(the accuracy-vs-queries plot; doubles the LP work)", label="Sweep the number of queries",
+              active_when=("attack", ("recon", "all"))),
+        Param("lp_method", "str", "auto", "how the LP is solved: auto picks by the density of the query matrix "
+              "(HiGHS for the sparse k-way matrices, the certified dense interior point for dense ones); both "
+              "reach the same optimum", label="LP engine", choices=METHODS,
+              choice_labels={"auto": "auto (by matrix density)", "ipm": "dense interior point (certified)",
+                             "highs": "HiGHS"}, active_when=("attack", ("recon", "all"))),
+    )
+
+    # ------------------------------------------------------------ config
+    def check(self, c):
+        gen = SYNTHESIZERS[c["generator"]]
+        if not gen.dp and c["epsilon"] > 0:
+            raise ParameterError("epsilon", f"generator {c['generator']!r} is not differentially private and "
+                                            "claims no ε; set ε only for "
+                                            f"{', '.join(DP_GENERATORS) or 'a DP generator'} (leave it at 0)")
+        if gen.dp and c["epsilon"] <= 0:
+            raise ParameterError("epsilon", f"generator {c['generator']!r} is differentially private: set its "
+                                            "budget ε > 0 (the paper uses 1, 10 and 100)")
+        if c["dataset"] == "csv" and not c["data_path"]:
+            raise ParameterError("data_path", "dataset=csv needs data_path (the CSV file to attack)")
+        codes, domain, _, _ = load_game_data(c)
+        if c["n"] > codes.shape[0]:
+            raise ParameterError("n", f"the data have {codes.shape[0]:,} records; choose n ≤ {codes.shape[0]:,}")
+        cards = [len(v) for v in domain.values()]
+        if c["query_ratio"] > 0 and c["attack"] in ("recon", "all"):
+            bound = available_count(cards[:-1], c["query_k"])
+            q = int(round(c["query_ratio"] * c["n"]))
+            if q > bound:
+                raise ParameterError("query_ratio", f"{c['query_k']}-way queries on this schema number at most "
+                                                    f"{bound:,} (q/n ≤ {bound / c['n']:.3g} at n = {c['n']}); "
+                                                    f"asked for q = {q:,}. Use 0 for all, or k = 4 / 234 for "
+                                                    "more queries")
+
+    def attacks(self, c) -> list[str]:
+        return list(ATTACK_NAMES) if c["attack"] == "all" else [c["attack"]]
+
+    def _q_grid(self, c, cards) -> list[int]:
+        bound = available_count(cards[:-1], c["query_k"])
+        top = int(round(c["query_ratio"] * c["n"])) if c["query_ratio"] > 0 else bound
+        return [q for q in Q_GRID if q < min(top, bound)]
+
+    # Per-game CPU seconds on one core of the 2-core AMD EPYC lab machine (benchmarks/bench_synthesizers.py and
+    # bench_cost.py, n = 1000, d = 10; 2026-11-23): generator fit, and sampling 10⁶ rows. CTGAN/TVAE: estimate_cost.
+    _FIT_SECONDS = {"nonprivate": 0.01, "indhist": 0.01, "baynet": 0.1, "privbayes": 0.15, "rap": 35.0,
+                    "rap-softmax": 35.0, "gaussiancopula": 4.0}
+    _SAMPLE_SECONDS_PER_MILLION = {"nonprivate": 0.9, "indhist": 0.5, "baynet": 1.6, "privbayes": 1.8,
+                                   "rap": 3.0, "rap-softmax": 3.0, "ctgan": 40.0, "tvae": 20.0,
+                                   "gaussiancopula": 40.0}
+    # How much harder the reconstruction LP is than on CCES16 with the non-private generator: per data set (its
+    # schema) and per generator (noisier synthetic answers); a CSV or an unmeasured generator gets the largest.
+    _LP_DATASET = {"cces16": 1.0, "acs-like": 2.7, "fire-like": 1.3, "csv": 2.7}
+    _LP_GENERATOR = {"nonprivate": 1.0, "baynet": 1.0, "privbayes": 1.8}
+    _LP_OTHER_GENERATOR = 2.2
+
+    def _lp_seconds(self, c, q_sparse: float, q_dense: float) -> float:
+        """One reconstruction LP with ``q_sparse`` 3-/4-way and ``q_dense`` 2-way queries (see estimate_cost)."""
+        scale = self._LP_DATASET.get(c["dataset"], 2.7) * self._LP_GENERATOR.get(c["generator"],
+                                                                                  self._LP_OTHER_GENERATOR)
+        n = c["n"] / 1000
+        seconds = 0.03 + scale * (0.18 * n ** 1.3 * (q_sparse / 3800) ** 0.6 + 0.6 * n ** 2.5 * min(1.0, q_dense / 100))
+        return seconds * (5.5 if c["lp_method"] == "ipm" else 1.0)
+
+    def estimate_cost(self, c):
+        """Games × (fit + sample + attacks on every size of the ladder + the query sweep), in CPU seconds on one core
+        of the 2-core AMD EPYC lab machine (measured 2026-11-23 with benchmarks/bench_cost.py; q = the queries the
+        chosen family offers, computed from the data's schema):
+
+        * **fit and sample**: ``_FIT_SECONDS`` and ``_SAMPLE_SECONDS_PER_MILLION``; CTGAN ≈ 0.08 s, TVAE ≈ 0.03 s
+          per epoch after a 4 s warm-up;
+        * **Adv_recon**, one LP per size: ≈ 0.03 + 0.18·(n/1000)^1.3·(q/3800)^0.6 s for 3-/4-way queries on CCES16
+          with the non-private generator (n = 1000, q = 3,800: 0.18 s; n = 5000: 1.3 s; 4-way q = 72,652: 1 s),
+          plus ≈ 0.6·(n/1000)^2.5 s when the dense 2-way queries are asked (q ≈ 100 queries that each cover a
+          tenth of the records: n = 2000, 3 s per LP); ×2.7 on ACS-like, ×1.3 on FIRE-like, ×1.8–2.2 with a
+          noisy generator, ×5.5 with lp_method = ipm; answering the queries ≈ 2 µs per synthetic row;
+        * **Adv_infer** ≈ 0.05 + 1.2e-4·m s per size (a random forest on all m rows: 8.5 s at m = 100,000);
+          **Adv_dcr** ≈ 1 µs per row; utility ≈ 0.5 µs per row; 1 s per run for the imports.
+
+        Page default (10 games, m = 10,000, n = 1000) measured 9.9–10.8 s. Memory ≈ 24 bytes per synthetic cell
+        plus the query matrix (8·q·n bytes dense)."""
+        from ...cost import Cost
+
+        g = c["generator"]
+        fit = self._FIT_SECONDS.get(g)
+        if fit is None:  # neural generators: per-epoch cost plus torch warm-up
+            fit = 4.0 + (0.08 if g == "ctgan" else 0.03) * c["epochs"]
+        sample = self._SAMPLE_SECONDS_PER_MILLION.get(g, 20.0) * c["synth_size"] / 1e6
+        sizes = size_ladder(c["synth_size"])
+        rows = float(sum(sizes))
+        attacks = self.attacks(c)
+        per_game = 0.1 + fit + sample + 5e-7 * rows  # D', the target, the utility queries
+        queries = 20_000
+        if "recon" in attacks:
+            _codes, domain, _, _ = load_game_data(c)
+            cards = [len(v) for v in domain.values()][:-1]
+            k = c["query_k"]
+            available = available_count(cards, k)
+            dense = available_count(cards, "2") if k in ("2", "234") else 0
+            share = min(1.0, c["query_ratio"] * c["n"] / available) if c["query_ratio"] > 0 else 1.0
+            q_dense, q_sparse = share * dense, share * (available - dense)
+            queries = max(queries, share * available)
+            per_game += len(sizes) * self._lp_seconds(c, q_sparse, q_dense) + 2e-6 * rows
+            if self._sweeps_queries(c):
+                for q in self._q_grid(c, cards + [2]):
+                    part = q / max(1.0, share * available)
+                    per_game += self._lp_seconds(c, part * q_sparse, part * q_dense)
+        if "infer" in attacks:
+            per_game += len(sizes) * 0.05 + 1.2e-4 * rows
+        if "dcr" in attacks:
+            per_game += 1e-6 * rows
+        seconds = 1.0 + c["games"] * per_game
+        mem = 200e6 + 24 * c["synth_size"] * 16 + 8 * queries * c["n"]
+        return Cost(seconds=seconds, bytes=mem, drivers=("games", "synth_size", "n", "generator"),
+                    basis="games × (fit + sample + LPs per size)")
+
+    def prepare(self, c, rng):
+        codes, domain, label, secret = load_game_data(c)
+        cards = tuple(len(v) for v in domain.values())
+        gen = SYNTHESIZERS[c["generator"]]
+        return {"codes": codes, "domain": domain, "cards": cards, "label": label, "secret": secret,
+                "entropy": int(rng.integers(0, 2**62)), "sizes": size_ladder(c["synth_size"]),
+                "q_grid": self._q_grid(c, cards) if self._sweeps_queries(c) else [],
+                "generator": {"name": gen.name, "title": gen.title or gen.name, "dp": gen.dp,
+                              "in_paper": gen.in_paper}}
+
+    def _sweeps_queries(self, c) -> bool:
+        return c["query_sweep"] and "recon" in self.attacks(c)
+
+    def n_games(self, c):
+        return c["games"] * (2 if self._sweeps_queries(c) else 1)
+
+    def play(self, c, ctx, index, rng):
+        games = c["games"]
+        if index < games:
+            return self._play_main(c, ctx, index)
+        return self._play_queries(c, ctx, index - games)
+
+    def _play_main(self, c, ctx, g):
+        game = _game(ctx, c, g)
+        syn = _synthetic(ctx, c, g)
+        D, u, truth = game["D"], game["u"], game["truth"]
+        x_u = D[u, :-1]
+        attacks = self.attacks(c)
+        fam = A = None
+        attack_seconds = 0.0
+        if "recon" in attacks:
+            fam, available = _queries(ctx, c, g, D)
+            A = ReconMatrix.from_queries(fam)
+        arng = _rng(ctx["entropy"], g, 5)
+        rows = []
+        example = None
+        for m in ctx["sizes"]:
+            checkpoint("synthetic: attacking")
+            S = syn["S"][:m]
+            row = {"m": m, **game["utility"].evaluate(S)}
+            start = time.perf_counter()
+            if "recon" in attacks:
+                res = solve_recon_lp(A, fam.answers(S, c["query_scaling"]), c["lp_method"])
+                t_u = float(res.t[u])
+                row.update(recon_guess=round_guess(t_u), recon_score=t_u,
+                           recon_all=float(np.mean((res.t >= 0.5) == D[:, -1])), recon_objective=res.objective)
+                if m == ctx["sizes"][-1]:
+                    example = {"t_u": t_u, "objective": res.objective, "queries": fam.n_queries,
+                               "available": available, "lp_rows": res.lp_rows}
+            for name in attacks:
+                if name in SAMPLE_ATTACKS:
+                    gs, sc = SAMPLE_ATTACKS[name](S, x_u, arng)
+                    row.update({f"{name}_guess": gs, f"{name}_score": sc})
+            attack_seconds += time.perf_counter() - start
+            rows.append(row)
+        domain = ctx["domain"]
+        names = list(domain)
+        target = {names[j]: _plain(domain[names[j]][int(x_u[j])]) for j in range(len(x_u))}
+        return {"kind": "main", "game": g, "u": u, "truth": truth, "original": game["original"],
+                "target": target, "unique_targets": game["unique_targets"], "sizes": rows, "example": example,
+                "epsilon": syn["epsilon"], "delta": syn["delta"], "fit_seconds": syn["fit_seconds"],
+                "sample_seconds": syn["sample_seconds"], "attack_seconds": attack_seconds}
+
+    def _play_queries(self, c, ctx, g):
+        game = _game(ctx, c, g)
+        syn = _synthetic(ctx, c, g)
+        D, u = game["D"], game["u"]
+        fam, _ = _queries(ctx, c, g, D)
+        S = syn["S"]
+        qrng = _rng(ctx["entropy"], g, 6)
+        points = []
+        for q in ctx["q_grid"]:
+            if q >= fam.n_queries:  # this game offers fewer queries: its "all" point is the main game's
+                break
+            checkpoint("synthetic: query sweep")
+            sub = fam.subset(q, qrng)
+            res = solve_recon_lp(ReconMatrix.from_queries(sub), sub.answers(S, c["query_scaling"]), c["lp_method"])
+            points.append({"q": int(sub.n_queries), "guess": round_guess(float(res.t[u])),
+                           "score": float(res.t[u])})
+        return {"kind": "q", "game": g, "truth": game["truth"], "points": points}
+
+    # ------------------------------------------------------------ summary
+    def summarize(self, c, ctx, records):
+        """Metrics and plot series from the game records: see :mod:`core.scenarios.synthetic.summary`."""
+        return summarize_games(c, ctx, records, self.attacks(c))

@@ -1,0 +1,147 @@
+"""What the synthetic-data lab page shows: sidebar choices, the result and example views, and the generator
+comparison (privacy–utility points and the best release under the paper's high-risk line)."""
+from __future__ import annotations
+
+import inspect
+import os
+
+import pandas as pd
+
+from ...data.dataset import load_csv
+from ...errors import DataError, ParameterError
+from ...output import plain_language as say
+from ...releases.synthesizers import SYNTHESIZERS
+from .data import DEFAULT_SECRET, DP_GENERATORS, EPOCH_GENERATORS, GENERATORS, HIGH_RISK, base_dataset, size_ladder
+
+# The page (pages/40_Synthetic_data.py) is widgets → one engine call → plots; its choice lists and the tables
+# and sentences it prints come from here, so they are testable without Streamlit.
+UTILITY_METRICS = {"mre_gt10": "MRE>10", "tvd3": "3-TVD"}  # x axis of the privacy–utility scatter
+EPSILON_GRID = (0.1, 0.3, 1.0, 3.0, 10.0, 30.0, 100.0)  # ε slider of a DP generator (plus its own default)
+COMPARE_EPSILONS = (1.0, 10.0, 100.0)  # the paper's ε values
+# Generators quick enough to compare by default; RAP-style ones (2,000 optimisation steps) and the neural ones
+# (CTGAN, TVAE) take minutes per game on two cores.
+FAST_GENERATORS = ("nonprivate", "baynet", "indhist", "privbayes")
+PAGE_PARAMS = ("dataset", "data_path", "secret", "generator", "epsilon")  # set by the page's own sidebar widgets
+
+
+def secret_choices(dataset: str, data_path: str = "", name: str = "") -> list[str]:
+    """Secret-column choices for a data set: its default secret first, the other two-valued columns, then
+    ``column=value`` (binarised by the game) for the first 12 values of every wider column.
+
+    ``name`` is the uploaded file's name, used in error messages about a CSV (``dataset="csv"``)."""
+    if dataset == "csv":
+        if not data_path:
+            raise ParameterError("data_path", "dataset=csv needs data_path (the CSV file to attack)")
+        table = load_csv(data_path, name=name or os.path.basename(data_path))
+    else:
+        table, _ = base_dataset(dataset)
+    default = DEFAULT_SECRET.get(dataset)
+    options = ([default] if default else []) + \
+        [c for c in table.columns if len(table.domain[c]) == 2 and c != default]
+    options += [f"{c}={v}" for c in table.columns if len(table.domain[c]) > 2 for v in table.domain[c][:12]]
+    if not options:
+        raise DataError("The file has no column to use as the secret.")
+    return options
+
+
+def secret_param(dataset: str, choice: str) -> str:
+    """The ``secret`` parameter for a sidebar choice: empty for a built-in data set's default secret, so the
+    config (and the stored result's key) is the default one."""
+    return "" if dataset != "csv" and choice == DEFAULT_SECRET.get(dataset) else choice
+
+
+def epsilon_choices(generator: str) -> tuple[list[float], float]:
+    """(ε values offered, default ε) for a DP generator: the grid plus the generator's own default budget
+    (10 when its constructor names none)."""
+    own = inspect.signature(SYNTHESIZERS[generator].__init__).parameters.get("epsilon")
+    default = float(own.default) if own is not None and isinstance(own.default, (int, float)) else 10.0
+    return sorted({*EPSILON_GRID, default}), default
+
+
+def page_params(generator: str) -> tuple[str, ...]:
+    """Parameters the page does not draw as generated widgets: its own sidebar choices, and ``epochs`` unless
+    the generator is a neural one (the only ones it matters for)."""
+    return PAGE_PARAMS + (() if generator in EPOCH_GENERATORS else ("epochs",))
+
+
+def games_table(records: list[dict]) -> pd.DataFrame:
+    """One row per (main game, synthetic size): the per-game records the page shows and offers for download."""
+    return pd.DataFrame([{"game": r["game"], "truth": r["truth"], **row}
+                         for r in records if r["kind"] == "main" for row in r["sizes"]])
+
+
+def example_view(series: dict) -> dict | None:
+    """The "one game, step by step" panel: what the attacker saw in the first game and what each attack said."""
+    ex = series.get("example")
+    if not ex:
+        return None
+    view = {
+        "intro": (f"Game {ex['game'] + 1}: among the {ex['n']:,} records, {ex['unique_targets']:,} have a unique "
+                  "combination of quasi-identifiers; one of them is the target. Its true secret was "
+                  f"**{ex['original']}**, and the coin re-drew it as **{ex['truth']}** before the generator "
+                  f"saw the data. The attacker sees these quasi-identifiers and {ex['m']:,} synthetic rows:"),
+        "target": pd.DataFrame([ex["target"]]),
+        "guesses": pd.DataFrame([{"attack": a, "score": round(float(ex["scores"][a]), 4), "guess": g,
+                                  "truth": ex["truth"], "won": "yes" if g == ex["truth"] else "no"}
+                                 for a, g in ex["guesses"].items()]),
+        "recon": None}
+    rec = ex.get("recon")
+    if rec:
+        by_size = ", ".join(f"m={m:,}: {t:.2f}" for m, t in zip(series["sizes"], ex["t_u_by_size"]) if t is not None)
+        view["recon"] = (f"Adv_recon asked **{rec['queries']:,}** queries ({rec['lp_rows']:,} cover at least one "
+                         f"record); the LP's value for the target is **t_u = {rec['t_u']:.3f}** (guess 1 if ≥ 0.5); "
+                         f"total error of the best fit ‖A t − r̂‖₁ = {rec['objective']:.1f}. "
+                         "t_u at every size: " + by_size)
+    return view
+
+
+def result_view(metrics: dict, series: dict) -> dict:
+    """Everything the page prints about one run besides its plots: the data set's caption, the plain-language
+    sentence, the metric rows (ε shown as "none (not DP)" for a generator without a guarantee, per-attack
+    accuracies when several attacks ran) and the one-game panel. Empty before the first game."""
+    if not metrics:
+        return {}
+    label = series.get("dataset_label", "")
+    eps = dict(metrics)
+    if eps.get("claimed_epsilon") is None:
+        eps["claimed_epsilon"] = "none (not DP)"
+    return {"label": label, "surrogate": "surrogate" in label, "sentence": say.synthetic(metrics, series),
+            "metrics": metrics, "eps_metrics": eps, "per_attack": len(series.get("attacks", [])) > 1,
+            "example": example_view(series)}
+
+
+def compare_setup(config: dict) -> dict:
+    """The "Compare generators" section before it runs: the sweep's base config (the run's settings without
+    seed, generator and ε, size ladder only) and the generator and ε choices with their defaults."""
+    base = {k: v for k, v in config.items() if k not in ("seed", "generator", "epsilon")}
+    base["query_sweep"] = False  # only the size ladder enters the comparison
+    fast = [g for g in FAST_GENERATORS if g in GENERATORS]
+    return {"base": base,
+            "plain": [g for g in GENERATORS if g not in DP_GENERATORS],
+            "plain_default": [g for g in fast if g not in DP_GENERATORS],
+            "dp": list(DP_GENERATORS), "dp_default": [g for g in DP_GENERATORS if g in fast],
+            "epsilons": list(COMPARE_EPSILONS), "epsilons_default": list(COMPARE_EPSILONS)}
+
+
+def compare_view(rows: list[dict], synth_size: int, metric: str = "mre_gt10") -> dict:
+    """The compared releases from sweep rows: scatter points (generator × ε × size), the best release that keeps
+    the attack at or below the paper's high-risk line (the lowest utility error on the Pareto front), the
+    attack whose ROC curves are drawn, and the comparison table."""
+    from ...measure.compare import pareto_points
+    from ...plots.synthetic import point_name, points_from_rows
+
+    sizes = size_ladder(synth_size)
+    points = points_from_rows(rows, sizes)
+    front = pareto_points([p for p in points if p["accuracy"] <= HIGH_RISK], metric)
+    best = front[0] if front else None
+    sentence = say.synthetic_best(point_name(best) if best else None, best, UTILITY_METRICS[metric], metric,
+                                  HIGH_RISK)
+    roc_attack = next((a for a in ("recon", "dcr", "infer")
+                       if any(a in r.get("series", {}).get("roc", {}) for r in rows)), None)
+    table = pd.DataFrame([{"generator": r["generator"], "ε": r.get("epsilon") or "—", "accuracy": r.get("accuracy"),
+                           "AUC": r.get("auc"), "MRE>10": r.get("mre_gt10"), "3-TVD": r.get("tvd3"),
+                           "empirical ε ≥": r.get("empirical_epsilon_low")} for r in rows])
+    return {"sizes": sizes, "points": points, "best": best, "sentence": sentence, "roc_attack": roc_attack,
+            "by_epsilon": any(r.get("epsilon") for r in rows), "table": table}
+
+
