@@ -6,7 +6,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from core.attacks.aggregates.desia import DeSIA, StochasticModule, noise_slack
+from core.attacks.aggregates.desia import DeSIA, noise_slack
+from core.attacks.aggregates.desia_stochastic import StochasticModule
 from core.data.census import binary_columns, split_block, synthetic_block, unique_on_nonsensitive
 from core.errors import DataError, ParameterError
 from core.runtime.games import run

@@ -4,7 +4,8 @@ from itertools import product
 import numpy as np
 import pytest
 
-from core.attacks.aggregates.desia import DeSIA, DeterministicModule, QueryGrid, StochasticModule, solve_feasibility
+from core.attacks.aggregates.desia import DeSIA, DeterministicModule, QueryGrid, solve_feasibility
+from core.attacks.aggregates.desia_stochastic import StochasticModule
 from core.attacks.aggregates.desia_mia import DeSIAMIA
 from core.data.census import randomize_sensitive, split_block, synthetic_block, unique_on_nonsensitive
 from core.errors import DataError, ParameterError
@@ -140,7 +141,7 @@ def test_shared_model_equals_a_per_target_fit(block):
     t = np.flatnonzero(unique_on_nonsensitive(D))[0]
     proba, _ = ms.predict_proba(D[t, :-1])
     a = ms._target_vectors(D[t, :-1])
-    from core.attacks.aggregates.desia import make_classifier
+    from core.attacks.aggregates.desia_stochastic import make_classifier
     X = ms.B_ + a[ms.labels_]  # the shadows of Algorithm 2, built per target
     model = make_classifier("lr", 5, 0).fit(X[ms.train_], ms.labels_[ms.train_])
     direct = model.predict_proba(rel.answers[None, :].astype(np.float32))[0]

@@ -25,8 +25,8 @@ import numpy as np
 
 from ...errors import DataError, ParameterError
 from ...releases.aggregate_release import AggregateRelease
-from .desia import (DeSIAOutput, QueryGrid, _Program, check_shadow_labels, make_classifier, sample_backgrounds,
-                    solve_feasibility)
+from .desia import DeSIAOutput, QueryGrid, _Program, solve_feasibility
+from .desia_stochastic import check_shadow_labels, make_classifier, sample_backgrounds
 
 _EPS_SCORE = 1e-9
 
