@@ -284,8 +284,8 @@ def run_scenario(scenario: Scenario, config: dict, draw: Callable[[Result, bool]
     * Stop (queued or running), a widget change, or a closed tab cancels the run; a stopped run keeps the
       games played so far (``draw(partial, True)``). Completed runs go to the store.
     * ``preview()``: drawn where the results will appear while the run is queued or preparing — closed-form
-      theory or the data under attack, so the page shows something true at once (issue 8: "draw closed-form
-      results first, run the games after"); the first live draw replaces it. It stays when no result comes:
+      theory or the data under attack, so the page shows something true at once (closed-form results first,
+      the games after); the first live draw replaces it. It stays when no result comes:
       under a refusal (cost over the server's limits), a failed run, a Stop before any game finished, and
       above the Run button of a run that waits for it (``auto=False``).
     """
@@ -300,48 +300,14 @@ def run_scenario(scenario: Scenario, config: dict, draw: Callable[[Result, bool]
     state = st.session_state.setdefault(f"_run.{scenario.name}", {})
     top = st.container()  # the status box, above the plots
     area = st.container()
-
     data = stored(key)
     if data is not None:
-        result = Result.from_dict(data)
-        tick()
-        with area:
-            st.caption(f"Stored result · {count(result.games_done, *scenario.unit)} · computed in "
-                       f"{result.seconds:.1f} s · seed {seed}")
-            draw(result, True)
-        return result
-
+        return _draw_stored(scenario, Result.from_dict(data), seed, area, draw)
     if state.get("stopped") == key:
-        partial = state.get("partial") if (state.get("partial") or {}).get("games_done") else None
-        with area:
-            if partial:
-                result = Result.from_dict(partial)
-                st.warning(f"Stopped after {result.games_done} of {count(result.games_total, *scenario.unit)}; the "
-                           "plots show the games played so far.")
-            else:
-                result = None
-                st.warning(f"Stopped before any {scenario.unit[0]} finished.")
-            if st.button("Run again from the start", key=f"_run.{scenario.name}.again"):
-                state.pop("stopped", None)
-                state.pop("partial", None)
-                state["requested"] = key
-                st.rerun()
-            if result is not None:
-                tick()
-                draw(result, True)
-            elif preview is not None:
-                preview()
-        return result
-
+        return _draw_stopped(scenario, state, key, area, draw, preview)
     if not auto and state.get("requested") != key:
-        if st.button(label, type="primary", key=f"_run.{scenario.name}.go"):
-            state["requested"] = key
-            st.rerun()
-        if preview is not None:
-            with area:
-                preview()
+        _wait_for_button(scenario, state, key, label, area, preview)
         return None
-
     try:
         cost = scenario.estimate_cost(full)
         check_server_limits(cost, **_limits())
@@ -351,7 +317,57 @@ def run_scenario(scenario: Scenario, config: dict, draw: Callable[[Result, bool]
             if preview is not None:
                 preview()
         return None
+    return _run_live(scenario, params, seed, key, float(cost.seconds), state, top, area, draw, preview, n_jobs)
 
+
+def _draw_stored(scenario: Scenario, result: Result, seed: int, area, draw) -> Result:
+    """A run already computed (the shared store or this server's memory): drawn at once, labelled as stored."""
+    tick()
+    with area:
+        st.caption(f"Stored result · {count(result.games_done, *scenario.unit)} · computed in "
+                   f"{result.seconds:.1f} s · seed {seed}")
+        draw(result, True)
+    return result
+
+
+def _draw_stopped(scenario: Scenario, state: dict, key: str, area, draw, preview) -> Result | None:
+    """A run the user stopped: the games played so far (or the preview), and a button to start it again."""
+    partial = state.get("partial") if (state.get("partial") or {}).get("games_done") else None
+    with area:
+        if partial:
+            result = Result.from_dict(partial)
+            st.warning(f"Stopped after {result.games_done} of {count(result.games_total, *scenario.unit)}; the "
+                       "plots show the games played so far.")
+        else:
+            result = None
+            st.warning(f"Stopped before any {scenario.unit[0]} finished.")
+        if st.button("Run again from the start", key=f"_run.{scenario.name}.again"):
+            state.pop("stopped", None)
+            state.pop("partial", None)
+            state["requested"] = key
+            st.rerun()
+        if result is not None:
+            tick()
+            draw(result, True)
+        elif preview is not None:
+            preview()
+    return result
+
+
+def _wait_for_button(scenario: Scenario, state: dict, key: str, label: str, area, preview) -> None:
+    """A run that starts on its button (``auto=False``): the button, and the preview below it."""
+    if st.button(label, type="primary", key=f"_run.{scenario.name}.go"):
+        state["requested"] = key
+        st.rerun()
+    if preview is not None:
+        with area:
+            preview()
+
+
+def _run_live(scenario: Scenario, params: dict, seed: int, key: str, estimate: float, state: dict, top, area,
+              draw, preview, n_jobs: int) -> Result | None:
+    """Queue the run on the server's pool and draw it live: a status box with Stop and progress, the preview
+    until the first games finish, partial draws at most every REDRAW_SECONDS, the finished run stored."""
     cancel = threading.Event()
     state.pop("partial", None)
 
@@ -384,10 +400,9 @@ def run_scenario(scenario: Scenario, config: dict, draw: Callable[[Result, bool]
             redraw["cost"] = redraw["at"] - now
         return p.done, p.total
 
-    limits = _limits()
     job = Job(run_job, {"scenario": scenario.name, "params": params, "seed": seed, "n_jobs": n_jobs,
-                        **limits}, label="games")
-    job.estimate = float(cost.seconds)  # a short run may take the express lane
+                        **_limits()}, label="games")
+    job.estimate = estimate  # a short run may take the express lane
     box = _in_worker(job, on_update, bar, scenario.unit[1], key=key, cancel=cancel)
     if "error" in box:
         exc = box["error"]
