@@ -5,20 +5,16 @@ import streamlit as st
 from core.output import plain_language as say
 from core.plots import reconstruction as plots
 from core.errors import LabError
-from core.scenario import get
 from core.scenarios.reconstruction import theory_curves
-from ui.common import (chart, content, download_result, download_table, figure, metric_row, page_header,
+from ui.common import (chart, content, download_result, download_table, figure, metric_row, scenario_page,
                        param_widgets, plain)
 from ui.runs import run_scenario, run_sweep
 from ui.report import run_tools
 
-scenario = get("reconstruction")
-page_header(scenario)
+scenario = scenario_page("reconstruction", about="What is happening here?",
+                         sidebar="Reconstruction game")
 
-with st.expander("What is happening here?", expanded=False):
-    st.markdown(content("reconstruction"))
 
-st.sidebar.header("Reconstruction game")
 config = param_widgets(scenario)
 
 

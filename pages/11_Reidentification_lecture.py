@@ -87,18 +87,18 @@ def linkage_demo():
     except LabError as exc:
         show_error(exc)
     else:
-        plain(L["sentence"])
-        metric_row(L["shown"], lecture.LINKAGE_LABELS)
+        plain(L.sentence)
+        metric_row(L.shown, lecture.LINKAGE_LABELS)
         st.caption(content("reid_lecture", "link-claims"))
         a, b = st.columns(2)
         with a:
-            figure(plots.uniqueness_by_combination(L["result"].combos), "uniqueness-by-combination")
+            figure(plots.uniqueness_by_combination(L.result.combos), "uniqueness-by-combination")
         with b:
-            figure(plots.class_size_histogram(L["result"].population.size_histogram), "class-sizes")
-            figure(plots.linkage_funnel(L["metrics"]), "linkage-funnel")
+            figure(plots.class_size_histogram(L.result.population.size_histogram), "class-sizes")
+            figure(plots.linkage_funnel(L.metrics), "linkage-funnel")
         st.subheader("The join (released records with the name the attacker attaches)")
-        st.dataframe(L["join"].head(500), hide_index=True, height=260)
-        download_table(L["result"].join, "reid-linkage-join")
+        st.dataframe(L.join.head(500), hide_index=True, height=260)
+        download_table(L.result.join, "reid-linkage-join")
 
 
 # -------------------------------------------------------------------------------------------------- k-anonymity
@@ -110,12 +110,12 @@ def k_anonymity_demo():
     method = c1.radio("Generaliser", list(k_anonymity.METHODS), format_func=k_anonymity.METHODS.get,
                       key="reid.method", **B)
     setup = lecture.kanon_setup(P, data)
-    if setup["fixed"] is None:
-        kq = c2.multiselect("QIs to generalise", setup["choices"], setup["qis"], key=f"reid.kq.{P.source}", **B)
+    if setup.fixed is None:
+        kq = c2.multiselect("QIs to generalise", setup.choices, setup.qis, key=f"reid.kq.{P.source}", **B)
     else:
-        kq = setup["qis"]
-        c2.markdown(setup["fixed"])
-    k = number_field(c3, "k", key=f"reid.k.{data}", kind="int", default=setup["k"], low=1, high=1000, **B)
+        kq = setup.qis
+        c2.markdown(setup.fixed)
+    k = number_field(c3, "k", key=f"reid.k.{data}", kind="int", default=setup.k, low=1, high=1000, **B)
     supp = c3.slider("Max share of records suppressed (full-domain)", 0.0, 0.2, 0.0, 0.01, key="reid.supp", **B) \
         if method == "full_domain" else 0.0
     try:
@@ -123,29 +123,29 @@ def k_anonymity_demo():
     except LabError as exc:
         show_error(exc)
     else:
-        plain(G["sentence"])
-        (st.success if G["passes"] else st.error)(G["status"])
-        if G["homogeneity"] is not None:
-            (st.warning if G["homogeneous"] else st.info)(G["homogeneity"])
+        plain(G.sentence)
+        (st.success if G.passes else st.error)(G.status)
+        if G.homogeneity is not None:
+            (st.warning if G.homogeneous else st.info)(G.homogeneity)
         st.caption(content("reid_lecture", "kanon-bars"))
         if data == "covid":
             st.caption(content("reid_lecture", "kanon-covid"))
         a, b = st.columns(2)
         with a:
-            st.markdown(G["original_title"])
-            st.dataframe(G["original"], hide_index=True, height=250)
+            st.markdown(G.original_title)
+            st.dataframe(G.original, hide_index=True, height=250)
         with b:
             st.markdown("**Generalised release**")
-            st.dataframe(G["generalised"].head(lecture.PREVIEW_ROWS), hide_index=True, height=250)
-            download_table(G["generalised"], f"reid-generalised-{data}")
+            st.dataframe(G.generalised.head(lecture.PREVIEW_ROWS), hide_index=True, height=250)
+            download_table(G.generalised, f"reid-generalised-{data}")
         a, b = st.columns(2)
         with a:
-            figure(plots.class_sizes_vs_k(G["classes"], G["report"].k, kq), f"classes-{data}")
-        if G["sensitive"] is not None:
+            figure(plots.class_sizes_vs_k(G.classes, G.report.k, kq), f"classes-{data}")
+        if G.sensitive is not None:
             with b:
-                figure(plots.distinct_sensitive(G["classes"], kq), f"l-diversity-{data}")
-        st.dataframe(G["classes"], hide_index=True, height=220)
-        download_table(G["classes"], f"reid-classes-{data}")
+                figure(plots.distinct_sensitive(G.classes, kq), f"l-diversity-{data}")
+        st.dataframe(G.classes, hide_index=True, height=220)
+        download_table(G.classes, f"reid-classes-{data}")
 
 
 # ------------------------------------------------------------------------------------------------------ Netflix
@@ -167,15 +167,15 @@ def netflix_demo():
     except LabError as exc:
         show_error(exc)
     else:
-        m = N["result"].match
-        plain(N["sentence"])
-        st.info(N["outcome"])
+        m = N.result.match
+        plain(N.sentence)
+        st.info(N.outcome)
         figure(plots.netflix_scores(m.scores, m.best, m.second, m.eccentricity, kw["phi"], m.target_released_index),
                "netflix-scores")
-        st.dataframe(N["aux"], hide_index=True, height=180)
-        if N["curves"] is not None:
-            figure(plots.netflix_curves(N["curves"]), "netflix-curves")
-            download_table(N["curves"], "reid-netflix-curves")
+        st.dataframe(N.aux, hide_index=True, height=180)
+        if N.curves is not None:
+            figure(plots.netflix_curves(N.curves), "netflix-curves")
+            download_table(N.curves, "reid-netflix-curves")
 
 
 # ------------------------------------------------------------------------------------------------- differencing
@@ -194,15 +194,15 @@ def differencing_demo():
     except LabError as exc:
         show_error(exc)
     else:
-        plain(D["sentence"])
-        metric_row(D["metrics"], lecture.DIFFERENCING_LABELS, fmt="{:,.4g}")
-        st.caption(D["caption"])
+        plain(D.sentence)
+        metric_row(D.metrics, lecture.DIFFERENCING_LABELS, fmt="{:,.4g}")
+        st.caption(D.caption)
         i = number_field(st, "Show the attack on person i", key="reid.diff.i", kind="int", default=1, low=1, high=n,
                          **B)
-        st.code(lecture.differencing_person(D["result"], i), language=None)
-        figure(plots.differencing_bits(D["bits"]), "differencing")
-        st.dataframe(D["bits"], hide_index=True, height=220)
-        download_table(D["bits"], "reid-differencing")
+        st.code(lecture.differencing_person(D.result, i), language=None)
+        figure(plots.differencing_bits(D.bits), "differencing")
+        st.dataframe(D.bits, hide_index=True, height=220)
+        download_table(D.bits, "reid-differencing")
 
 
 # ---------------------------------------------------------------------------------------------------- exact n=5
@@ -215,14 +215,14 @@ def exact_demo():
     except LabError as exc:
         show_error(exc)
     else:
-        plain(E["sentence"])
+        plain(E.sentence)
         a, b = st.columns([2, 3])
         with a:
-            st.code(E["equations"], language=None)
-            st.markdown(E["summary"])
+            st.code(E.equations, language=None)
+            st.markdown(E.summary)
         with b:
-            figure(plots.query_matrix_heatmap(E["result"].matrix, E["result"].answers, E["solution"]), "query-matrix")
-        figure(plots.brute_force_violations(E["candidates"], E["n_equations"]), "brute-force")
+            figure(plots.query_matrix_heatmap(E.result.matrix, E.result.answers, E.solution), "query-matrix")
+        figure(plots.brute_force_violations(E.candidates, E.n_equations), "brute-force")
     st.subheader("Random releases: why m = n queries suffice")
     nr = st.slider("n (random secret bits)", 4, 14, 12, key="reid.exact.n", **B)
     S = exact_example.solutions_vs_queries(nr, seed=seed)

@@ -6,20 +6,16 @@ import streamlit as st
 from core.output import plain_language as say
 from core.errors import LabError
 from core.plots import location as plots
-from core.scenario import get
 from core.scenarios.location import theory_curves
-from ui.common import (chart, content, download_result, download_table, figure, metric_row, page_header,
+from ui.common import (chart, content, download_result, download_table, figure, metric_row, scenario_page,
                        param_widgets, plain, show_error)
 from ui.runs import run_scenario
 from ui.report import run_tools
 
-scenario = get("location")
-page_header(scenario)
+scenario = scenario_page("location", about="What is happening here? (attackers, observations, the DP bound)",
+                         sidebar="Location membership game")
 
-with st.expander("What is happening here? (attackers, observations, the DP bound)", expanded=False):
-    st.markdown(content("location"))
 
-st.sidebar.header("Location membership game")
 upload = st.sidebar.file_uploader("Your own check-ins (CSV, auxiliary attacker)", type=["csv"],
                                   help="Columns: user, timestamp (unix or ISO), and lat/lon or site. "
                                        "Gridded 12×8, last 800 hours, one site per user and hour.")

@@ -7,23 +7,19 @@ from core.output import plain_language as say
 from core.data.census import binary_columns
 from core.errors import LabError
 from core.plots import aggregates as plots
-from core.scenario import get
 from core.scenarios.aggregates.preview import block_preview
 from ui.common import (chart, charts_side_by_side, content, download_figure, download_result, download_table,
-                       metric_row, page_header, param_widgets, plain, show_error)
+                       metric_row, scenario_page, param_widgets, plain, show_error)
 from ui.runs import run_scenario
 from ui.report import run_tools
 
-scenario = get("aggregates")
-page_header(scenario)
+scenario = scenario_page("aggregates", about="What is happening here? (read me first)",
+                         sidebar="Census-block game")
 
 # Small, fast page defaults (first ROC within seconds); the sidebar scales up to the paper's setting.
 PAGE_DEFAULTS = scenario.page_defaults  # where this page starts (Scenario.page_defaults)
 
-with st.expander("What is happening here? (read me first)", expanded=False):
-    st.markdown(content("aggregates"))
 
-st.sidebar.header("Census-block game")
 source = st.sidebar.radio("Data", ["Synthetic census blocks", "PPMF-format CSV", "Generic CSV"],
                           key="aggregates.source_choice",
                           help="PPMF columns: QSEX, QAGE, CENRACE, CENHISP (+ block-id columns). A generic CSV "

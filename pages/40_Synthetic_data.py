@@ -4,29 +4,25 @@ import streamlit as st
 from core.output import plain_language as say
 from core.errors import LabError
 from core.plots import synthetic as plots
-from core.scenario import get
 from core.scenarios.synthetic.data import DATASETS, DP_GENERATORS, GENERATORS
 from core.scenarios.synthetic.views import (UTILITY_METRICS, compare_setup, compare_view, epsilon_choices, games_table,
                                             page_params, result_view, secret_choices, secret_param)
 from core.scenarios.synthetic.preview import data_preview
 from core.releases.synthesizers import SYNTHESIZERS
 from ui.common import (chart, charts_side_by_side, content, download_figure, download_result, download_table, figure,
-                       metric_row, page_header, param_widgets, show_error)
+                       metric_row, scenario_page, param_widgets, show_error)
 from ui.runs import run_scenario, run_sweep
 from ui.report import run_tools
 from ui.uploads import save_upload
 
-scenario = get("synthetic")
-page_header(scenario)
+scenario = scenario_page("synthetic", about="What is happening here? (read me first)",
+                         sidebar="Release")
 
 # Small, fast page defaults (first plot within seconds); the sidebar scales up to the paper's setting.
 PAGE_DEFAULTS = scenario.page_defaults  # where this page starts (Scenario.page_defaults)
 
-with st.expander("What is happening here? (read me first)", expanded=False):
-    st.markdown(content("synthetic"))
 
 # ------------------------------------------------------------------ sidebar: data, secret, generator, ε
-st.sidebar.header("Release")
 p_data = scenario.param("dataset")
 dataset = st.sidebar.selectbox("Data", DATASETS, key="synthetic.dataset", bind="query-params",
                                format_func=lambda d: p_data.choice_labels.get(d, d), help=p_data.help)
@@ -85,13 +81,13 @@ def draw(result, final):
     v = result_view(result.metrics, s)
     if not v:
         return
-    st.caption(f":material/science: {v['label']} — compare shapes, not values, with the paper." if v["surrogate"]
-               else f":material/groups: {v['label']}")
-    st.markdown(v["sentence"])
-    metric_row(v["metrics"], NAMES)
-    metric_row(v["eps_metrics"], EPS_NAMES, fmt="{:.2f}")
-    if v["per_attack"]:
-        metric_row(v["metrics"], ATTACK_NAMES, fmt="{:.1%}")
+    st.caption(f":material/science: {v.label} — compare shapes, not values, with the paper." if v.surrogate
+               else f":material/groups: {v.label}")
+    st.markdown(v.sentence)
+    metric_row(v.metrics, NAMES)
+    metric_row(v.eps_metrics, EPS_NAMES, fmt="{:.2f}")
+    if v.per_attack:
+        metric_row(v.metrics, ATTACK_NAMES, fmt="{:.1%}")
     # --- headline: the privacy–utility scatter (this run + any comparison already computed)
     st.subheader("Privacy–utility trade-off")
     metric = st.session_state.get("synthetic.metric_choice", "mre_gt10")
@@ -115,14 +111,14 @@ def draw(result, final):
             figure(plots.accuracy_vs_queries(s), "synthetic-accuracy-vs-queries", downloads=final)
     with right:
         figure(plots.utility_vs_size(s), "synthetic-utility-vs-size", downloads=final)
-    ex = v["example"]
+    ex = v.example
     if ex:
         with st.expander("One game, step by step (what the attacker saw)", expanded=True):
-            st.markdown(ex["intro"])
-            st.dataframe(ex["target"], hide_index=True, width="stretch")
-            st.dataframe(ex["guesses"], hide_index=True, width="stretch")
-            if ex["recon"]:
-                st.markdown(ex["recon"])
+            st.markdown(ex.intro)
+            st.dataframe(ex.target, hide_index=True, width="stretch")
+            st.dataframe(ex.guesses, hide_index=True, width="stretch")
+            if ex.recon:
+                st.markdown(ex.recon)
             if final and before is not None:
                 chart(plots.uniqueness_bars(before), "synthetic-before")
     if final:
@@ -171,36 +167,36 @@ st.subheader("Compare generators")
 st.markdown(content("synthetic", "compare"))
 cmp = compare_setup(config)
 c1, c2 = st.columns(2)
-plain = c1.multiselect("Generators without DP", cmp["plain"], default=cmp["plain_default"],
+plain = c1.multiselect("Generators without DP", cmp.plain, default=cmp.plain_default,
                        key="synthetic.compare_plain")
-dp = c2.multiselect("DP generators", cmp["dp"], default=cmp["dp_default"], key="synthetic.compare_dp")
-eps_grid = c2.multiselect("ε values", cmp["epsilons"], default=cmp["epsilons_default"], key="synthetic.compare_eps")
+dp = c2.multiselect("DP generators", cmp.dp, default=cmp.dp_default, key="synthetic.compare_dp")
+eps_grid = c2.multiselect("ε values", cmp.epsilons, default=cmp.epsilons_default, key="synthetic.compare_eps")
 rows = []
 if plain:
-    out = run_sweep(scenario, cmp["base"], {"generator": plain}, seed, label="Compare generators (no DP)",
+    out = run_sweep(scenario, cmp.base, {"generator": plain}, seed, label="Compare generators (no DP)",
                     key="synthetic-plain")
     if out:
         rows += out["rows"]
 if dp and eps_grid:
-    out = run_sweep(scenario, cmp["base"], {"generator": dp, "epsilon": sorted(eps_grid)}, seed,
+    out = run_sweep(scenario, cmp.base, {"generator": dp, "epsilon": sorted(eps_grid)}, seed,
                     label="Compare DP generators over ε", key="synthetic-dp")
     if out:
         rows += out["rows"]
 if rows:
     metric = st.session_state.get("synthetic.metric_choice", "mre_gt10")
     view = compare_view(rows, config["synth_size"], metric)
-    sizes = view["sizes"]
-    st.session_state["synthetic.compare_points"] = view["points"]
-    figure(plots.privacy_utility(view["points"], metric), "synthetic-compare-tradeoff")
-    st.markdown(view["sentence"])
+    sizes = view.sizes
+    st.session_state["synthetic.compare_points"] = view.points
+    figure(plots.privacy_utility(view.points, metric), "synthetic-compare-tradeoff")
+    st.markdown(view.sentence)
     left, right = st.columns(2)
     with left:
         figure(plots.accuracy_vs_size(plots.rows_size_lines(rows, sizes), "Accuracy vs synthetic size, per generator"),
                "synthetic-compare-size")
     with right:
-        if view["by_epsilon"]:
+        if view.by_epsilon:
             figure(plots.accuracy_vs_epsilon(rows, sizes), "synthetic-accuracy-vs-epsilon")
-    if view["roc_attack"]:
-        figure(plots.roc_per_generator(rows, view["roc_attack"], sizes[-1]), "synthetic-compare-roc")
-    st.dataframe(view["table"], hide_index=True, width="stretch")
-    download_table(view["table"], "synthetic-compare")
+    if view.roc_attack:
+        figure(plots.roc_per_generator(rows, view.roc_attack, sizes[-1]), "synthetic-compare-roc")
+    st.dataframe(view.table, hide_index=True, width="stretch")
+    download_table(view.table, "synthetic-compare")

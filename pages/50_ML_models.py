@@ -1,27 +1,20 @@
 """ML models: which groups can an attacker single out as most exposed, and does rebalancing (BCorr) fix it?"""
-from pathlib import Path
 
 import pandas as pd
 import streamlit as st
 
 from core.errors import LabError
 from core.plots import ml_models as plots
-from core.scenario import get
 from core.scenarios.ml_models import column_choices, columns, population_preview
-from ui.common import (chart, download_result, download_table, figure, metric_row, page_header, param_widgets,
+from ui.common import (chart, download_result, download_table, figure, metric_row, scenario_page, param_widgets,
                        show_error)
 from ui.runs import run_scenario
 from ui.report import run_tools
 from ui.uploads import save_upload
 
-CONTENT = Path(__file__).resolve().parent.parent / "content" / "ml_models.md"
+scenario = scenario_page("ml-models", sidebar="ML model attribute inference",
+                         about="What is happening here? (attacks, angular difference, targeting, BCorr)")
 
-scenario = get("ml-models")
-page_header(scenario)
-with st.expander("What is happening here? (attacks, angular difference, targeting, BCorr)", expanded=False):
-    st.markdown(CONTENT.read_text(encoding="utf-8"))
-
-st.sidebar.header("ML model attribute inference")
 upload = st.sidebar.file_uploader("Your own records (CSV; choose 'Your CSV' as dataset)", type=["csv"],
                                   help="One row per person; pick a binary label, a binary sensitive attribute "
                                        "and a categorical group attribute below.")

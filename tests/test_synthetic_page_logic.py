@@ -69,40 +69,40 @@ def test_page_params_show_epochs_only_for_neural_generators():
 def test_result_view_of_a_run():
     r = run("synthetic", {**SMALL, "attack": "all"}, seed=1)
     v = sviews.result_view(r.metrics, r.series)
-    assert v["surrogate"] and "ACS" in v["label"]
-    assert "guesses a target's `SEX` right" in v["sentence"] and "2 games)" in v["sentence"]
-    assert v["eps_metrics"]["claimed_epsilon"] == "none (not DP)"  # nonprivate claims no ε
+    assert v.surrogate and "ACS" in v.label
+    assert "guesses a target's `SEX` right" in v.sentence and "2 games)" in v.sentence
+    assert v.eps_metrics["claimed_epsilon"] == "none (not DP)"  # nonprivate claims no ε
     assert r.metrics.get("claimed_epsilon") is None  # the run's own metrics are left alone
-    assert v["per_attack"]
-    ex = v["example"]
-    guesses = ex["guesses"]
+    assert v.per_attack
+    ex = v.example
+    guesses = ex.guesses
     assert list(guesses["attack"]) == ["recon", "dcr", "infer"]
     assert ((guesses["guess"] == guesses["truth"]) == (guesses["won"] == "yes")).all()
-    assert list(ex["target"].columns) == list(r.series["example"]["target"])
-    assert "t_u =" in ex["recon"] and "m=100:" in ex["recon"]
+    assert list(ex.target.columns) == list(r.series["example"]["target"])
+    assert "t_u =" in ex.recon and "m=100:" in ex.recon
     table = sviews.games_table(r.records)
     mains = [x for x in r.records if x["kind"] == "main"]
     assert len(table) == sum(len(x["sizes"]) for x in mains) == 2 * len(sdata.size_ladder(100))
     assert set(table["game"]) == {0, 1} and {"game", "truth", "m"} <= set(table.columns)
-    assert sviews.result_view({}, {}) == {}
+    assert sviews.result_view({}, {}) is None
 
 
 def test_one_game_is_one_game_in_the_sentence():
     r = run("synthetic", {**SMALL, "games": 1, "attack": "dcr"}, seed=0)
     v = sviews.result_view(r.metrics, r.series)
-    assert "1 game)" in v["sentence"] and "1 games" not in v["sentence"]
-    assert not v["per_attack"] and v["example"]["recon"] is None  # no LP ran, so no t_u line
+    assert "1 game)" in v.sentence and "1 games" not in v.sentence
+    assert not v.per_attack and v.example.recon is None  # no LP ran, so no t_u line
 
 
 # ------------------------------------------------------------------ compare generators
 def test_compare_setup_base_and_defaults():
     config = {**get("synthetic").defaults(), "seed": 3, "generator": "rap", "query_sweep": True}
     cmp = sviews.compare_setup(config)
-    assert not {"seed", "generator", "epsilon"} & set(cmp["base"]) and cmp["base"]["query_sweep"] is False
+    assert not {"seed", "generator", "epsilon"} & set(cmp.base) and cmp.base["query_sweep"] is False
     assert config["query_sweep"] is True  # the run's config is not changed
-    assert set(cmp["plain"]) | set(cmp["dp"]) == set(sdata.GENERATORS) and not set(cmp["plain"]) & set(cmp["dp"])
-    assert set(cmp["plain_default"]) | set(cmp["dp_default"]) <= set(sviews.FAST_GENERATORS)
-    assert "rap" not in cmp["plain_default"] and cmp["epsilons_default"] == [1.0, 10.0, 100.0]
+    assert set(cmp.plain) | set(cmp.dp) == set(sdata.GENERATORS) and not set(cmp.plain) & set(cmp.dp)
+    assert set(cmp.plain_default) | set(cmp.dp_default) <= set(sviews.FAST_GENERATORS)
+    assert "rap" not in cmp.plain_default and cmp.epsilons_default == [1.0, 10.0, 100.0]
 
 
 def _row(generator, epsilon, acc, err, roc=None):
@@ -120,16 +120,16 @@ def test_compare_view_picks_the_most_useful_release_below_the_risk_line():
     rows = [_row("nonprivate", None, [0.55, 0.7, 0.9], [0.9, 0.3, 0.05]),
             _row("privbayes", 1.0, [0.5, 0.55, 0.6], [0.95, 0.5, 0.2], roc={"dcr": {"fpr": [0, 1], "tpr": [0, 1]}})]
     v = sviews.compare_view(rows, 1000, "mre_gt10")
-    assert v["sizes"] == [10, 100, 1000] and len(v["points"]) == 6
+    assert v.sizes == [10, 100, 1000] and len(v.points) == 6
     # below 60%: nonprivate m=10 (0.9), privbayes m=10 (0.95), m=100 (0.5), m=1000 (0.2) → the last is best
-    assert v["best"]["generator"] == "privbayes" and v["best"]["m"] == 1000
-    assert "at or below 60%:** privbayes" in v["sentence"] and "MRE>10 0.20" in v["sentence"]
-    assert v["roc_attack"] == "dcr" and v["by_epsilon"]
-    assert list(v["table"]["generator"]) == ["nonprivate", "privbayes"] and list(v["table"]["ε"]) == ["—", 1.0]
+    assert v.best["generator"] == "privbayes" and v.best["m"] == 1000
+    assert "at or below 60%:** privbayes" in v.sentence and "MRE>10 0.20" in v.sentence
+    assert v.roc_attack == "dcr" and v.by_epsilon
+    assert list(v.table["generator"]) == ["nonprivate", "privbayes"] and list(v.table["ε"]) == ["—", 1.0]
     v = sviews.compare_view(rows, 1000, "tvd3")
-    assert "3-TVD 0.10" in v["sentence"]
+    assert "3-TVD 0.10" in v.sentence
     risky = [_row("nonprivate", None, [0.7, 0.8, 0.9], [0.9, 0.3, 0.05])]
     v = sviews.compare_view(risky, 1000)
-    assert v["best"] is None and v["sentence"] == "**No compared release keeps the attack at or below 60%.**"
-    assert v["roc_attack"] is None and not v["by_epsilon"]
-    assert all(not math.isnan(p["accuracy"]) for p in v["points"])
+    assert v.best is None and v.sentence == "**No compared release keeps the attack at or below 60%.**"
+    assert v.roc_attack is None and not v.by_epsilon
+    assert all(not math.isnan(p["accuracy"]) for p in v.points)

@@ -8,7 +8,10 @@ words that explain them in ``content/reid_lecture.md``.
 """
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
+import pandas as pd
 
 from ..output import plain_language as say
 from . import differencing, exact_example, k_anonymity, linkage, netflix, people
@@ -26,6 +29,77 @@ LINKAGE_LABELS = {"pct_unique_population": "Unique (all people)", "pct_unique_re
                   "precision": "Claims that are right"}
 DIFFERENCING_LABELS = {"n_queries": "Queries asked", "smallest_query": "Smallest query",
                        "pct_bits_recovered": "% bits recovered"}
+
+
+# ----------------------------------------------------------------------------- the views the page draws
+@dataclass(frozen=True)
+class LinkageView:
+    """One linkage of a de-identified release with a voter list."""
+    result: linkage.LinkageResult
+    metrics: dict
+    shown: dict
+    sentence: str
+    join: pd.DataFrame
+
+
+@dataclass(frozen=True)
+class KanonSetup:
+    """The table to anonymise and what the page lets the user choose about it."""
+    table: pd.DataFrame
+    sensitive: str | None
+    qis: list
+    choices: list | None
+    k: int
+    fixed: str | None
+
+
+@dataclass(frozen=True)
+class KanonView:
+    """A generalised table and what it discloses."""
+    result: k_anonymity.Generalisation
+    report: k_anonymity.KAnonymityReport
+    passes: bool
+    status: str
+    homogeneity: str | None
+    homogeneous: bool
+    sentence: str
+    sensitive: str | None
+    original: pd.DataFrame
+    original_title: str
+    generalised: pd.DataFrame
+    classes: pd.DataFrame
+
+
+@dataclass(frozen=True)
+class NetflixView:
+    """The Netflix-prize matching demo: who was named, from which aux ratings."""
+    result: netflix.NetflixDemo
+    sentence: str
+    outcome: str
+    aux: pd.DataFrame
+    curves: pd.DataFrame | None
+
+
+@dataclass(frozen=True)
+class DifferencingView:
+    """Every secret bit recovered by differencing two allowed queries."""
+    result: differencing.DifferencingResult
+    metrics: dict
+    sentence: str
+    caption: str
+    bits: pd.DataFrame
+
+
+@dataclass(frozen=True)
+class ExactView:
+    """A typed system of exact subset counts, solved both ways."""
+    result: exact_example.ExactExample
+    sentence: str
+    equations: str
+    summary: str
+    solution: tuple | None
+    candidates: pd.DataFrame
+    n_equations: int
 
 
 # ----------------------------------------------------------------------------- people
@@ -55,7 +129,7 @@ def _shown(m: dict) -> dict:
 
 
 def linkage_view(p: People, levels: dict[str, int], release_fraction: float, voter_fraction: float,
-                 seed: int) -> dict:
+                 seed: int) -> LinkageView:
     """Link a de-identified release with a voter list on the QIs at the chosen generalisation levels.
 
     ``result`` is the :class:`~core.reid.linkage.LinkageResult`; ``shown`` its metrics formatted for the metric
@@ -64,7 +138,7 @@ def linkage_view(p: People, levels: dict[str, int], release_fraction: float, vot
     result = linkage.link(p, levels, release_fraction, voter_fraction, seed=seed)
     m = result.metrics()
     join = result.join.sort_values("reidentified", ascending=False).drop(columns="true_person_id")
-    return {"result": result, "metrics": m, "shown": _shown(m), "sentence": say.linkage(m), "join": join}
+    return LinkageView(result=result, metrics=m, shown=_shown(m), sentence=say.linkage(m), join=join)
 
 
 # ----------------------------------------------------------------------------- 2 · k-anonymity
@@ -73,23 +147,23 @@ def kanon_label(data: str, source_title: str) -> str:
     return f"{source_title} records" if data == "people" else k_anonymity.PRESETS.get(data, {}).get("title")
 
 
-def kanon_setup(p: People, data: str) -> dict:
+def kanon_setup(p: People, data: str) -> KanonSetup:
     """The table to anonymise: the chosen people (QIs chosen on the page; ``qis`` is then the default choice)
     or a slide preset with its fixed QIs, sensitive column and k."""
     if data == "people":
-        return {"table": p.table, "sensitive": p.sensitive, "qis": p.default_qis, "choices": p.quasi_identifiers,
-                "k": 5, "fixed": None}
+        return KanonSetup(table=p.table, sensitive=p.sensitive, qis=p.default_qis, choices=p.quasi_identifiers,
+                          k=5, fixed=None)
     pre = k_anonymity.PRESETS[data]
     qis, sens = pre["qis"], pre["sensitive"]
     fixed = "QIs: " + ", ".join(qis) + (" (all fields)" if sens is None else f"; sensitive: {sens}")
-    return {"table": pre["table"](), "sensitive": sens, "qis": qis, "choices": None, "k": pre["k"], "fixed": fixed}
+    return KanonSetup(table=pre["table"](), sensitive=sens, qis=qis, choices=None, k=pre["k"], fixed=fixed)
 
 
-def kanon_view(p: People, data: str, qis: list[str], k: int, method: str, suppression: float) -> dict:
+def kanon_view(p: People, data: str, qis: list[str], k: int, method: str, suppression: float) -> KanonView:
     """Generalise the table to k-anonymity and read the result: the pass/fail line, the homogeneity line (when
     there is a sensitive column), the original and generalised tables (first rows) and the classes."""
     setup = kanon_setup(p, data)
-    table, sens = setup["table"], setup["sensitive"]
+    table, sens = setup.table, setup.sensitive
     hierarchies = p.hierarchies if data == "people" else k_anonymity.PRESETS[data]["hierarchies"]()
     g = k_anonymity.anonymise(table, qis, k, method, hierarchies, sens, suppression)
     r = g.report
@@ -101,17 +175,17 @@ def kanon_view(p: People, data: str, qis: list[str], k: int, method: str, suppre
         homogeneity = (f"{r.n_homogeneous_classes} homogeneous class(es): the {sens} of "
                        f"{r.n_records_homogeneous} record(s) is disclosed by class membership alone "
                        f"(l = {r.l_diversity}).")
-    return {"result": g, "report": r, "passes": r.passes, "status": status,
-            "homogeneity": homogeneity, "homogeneous": bool(r.n_homogeneous_classes),
-            "sentence": say.k_anonymity(r.k, r.min_class_size, r.passes,
-                                        r.n_records_homogeneous if sens is not None else None, sens),
-            "sensitive": sens, "original": table.head(PREVIEW_ROWS), "original_title":
-                "**Original**" if data != "condition" else "**Published (slide)**",
-            "generalised": g.table, "classes": r.classes}
+    return KanonView(result=g, report=r, passes=r.passes, status=status,
+                     homogeneity=homogeneity, homogeneous=bool(r.n_homogeneous_classes),
+                     sentence=say.k_anonymity(r.k, r.min_class_size, r.passes,
+                                              r.n_records_homogeneous if sens is not None else None, sens),
+                     sensitive=sens, original=table.head(PREVIEW_ROWS),
+                     original_title="**Original**" if data != "condition" else "**Published (slide)**",
+                     generalised=g.table, classes=r.classes)
 
 
 # ----------------------------------------------------------------------------- 3 · Netflix
-def netflix_view(**kw) -> dict:
+def netflix_view(**kw) -> NetflixView:
     """Score every released record against the attacker's aux ratings (:func:`core.reid.netflix.netflix_demo`
     with ``kw``) and say who was named."""
     demo = netflix.netflix_demo(**kw)
@@ -119,9 +193,9 @@ def netflix_view(**kw) -> dict:
     released = m.target_released_index >= 0
     outcome = ("⊥ — no record stands out" if not m.matched else
                "correct: the target's record" if m.correct else "WRONG record (false match)")
-    return {"result": demo, "sentence": say.netflix(m.matched, m.correct, released),
-            "outcome": f"Target user {demo.target} ({'in' if released else 'not in'} x̂) → {outcome}.",
-            "aux": demo.aux.table(), "curves": demo.curves}
+    return NetflixView(result=demo, sentence=say.netflix(m.matched, m.correct, released),
+                       outcome=f"Target user {demo.target} ({'in' if released else 'not in'} x̂) → {outcome}.",
+                       aux=demo.aux.table(), curves=demo.curves)
 
 
 # ----------------------------------------------------------------------------- 4 · differencing
@@ -142,14 +216,14 @@ def secret_bits(p: People, source: str, n: int, seed: int) -> np.ndarray:
     return np.random.default_rng(seed).integers(0, 2, n)
 
 
-def differencing_view(p: People, source: str, n: int, floor: float, method: str, seed: int) -> dict:
+def differencing_view(p: People, source: str, n: int, floor: float, method: str, seed: int) -> DifferencingView:
     """Recover every secret bit by differencing two allowed queries (:func:`.differencing.differencing_attack`)."""
     result = differencing.differencing_attack(secret_bits(p, source, n, seed), floor, method)
     m = result.metrics()
-    return {"result": result, "metrics": m, "sentence": say.differencing(m["pct_bits_recovered"], m["smallest_query"]),
-            "caption": ("The direct query q({i}) is refused by this curator. " if result.direct_query_refused else "")
-            + f"Every query has ≥ {result.min_size} people, yet every bit comes out exactly.",
-            "bits": result.bits}
+    caption = (("The direct query q({i}) is refused by this curator. " if result.direct_query_refused else "")
+               + f"Every query has ≥ {result.min_size} people, yet every bit comes out exactly.")
+    return DifferencingView(result=result, metrics=m, caption=caption, bits=result.bits,
+                            sentence=say.differencing(m["pct_bits_recovered"], m["smallest_query"]))
 
 
 def differencing_person(result: differencing.DifferencingResult, i: int) -> str:
@@ -162,7 +236,7 @@ def differencing_person(result: differencing.DifferencingResult, i: int) -> str:
 
 
 # ----------------------------------------------------------------------------- 5 · exact reconstruction
-def exact_view(text: str) -> dict:
+def exact_view(text: str) -> ExactView:
     """Solve a typed system of exact subset counts both ways (linear algebra, brute force over {0,1}^n)."""
     e = exact_example.exact_example_from_text(text)
     n, sols = e.matrix.shape[1], e.brute.solutions
@@ -172,8 +246,8 @@ def exact_view(text: str) -> dict:
                + (f", det M = {e.linear.det:g}" if e.linear.det is not None else "")
                + f"  \n**Least squares x̂** = ({x})"
                + f"  \n**Brute force:** {len(sols)} solution(s) in {{0,1}}^n: {listed}")
-    return {"result": e, "sentence": say.exact_reconstruction(len(sols), n),
-            "equations": "\n".join(f"{j + 1}. {q}" for j, q in enumerate(e.equations)), "summary": summary,
-            "solution": sols[0] if len(sols) == 1 else None, "candidates": e.candidates_table(),
-            "n_equations": len(e.equations)}
+    return ExactView(result=e, sentence=say.exact_reconstruction(len(sols), n),
+                     equations="\n".join(f"{j + 1}. {q}" for j, q in enumerate(e.equations)), summary=summary,
+                     solution=sols[0] if len(sols) == 1 else None, candidates=e.candidates_table(),
+                     n_equations=len(e.equations))
 

@@ -2,6 +2,8 @@
 comparison (privacy–utility points and the best release under the paper's high-risk line)."""
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import inspect
 import os
 
@@ -70,60 +72,102 @@ def games_table(records: list[dict]) -> pd.DataFrame:
                          for r in records if r["kind"] == "main" for row in r["sizes"]])
 
 
-def example_view(series: dict) -> dict | None:
+@dataclass(frozen=True)
+class ExampleView:
+    """The "one game, step by step" panel."""
+    intro: str                 # Markdown written by the lab (no user text): the game in one paragraph
+    target: pd.DataFrame       # the target's quasi-identifiers, one row
+    guesses: pd.DataFrame      # attack, score, guess, truth, won
+    recon: str | None          # the LP's story for Adv_recon (None when it did not run)
+
+
+@dataclass(frozen=True)
+class ResultView:
+    """Everything the page prints about one run besides its plots."""
+    label: str                 # the data set's caption
+    surrogate: bool            # a schema surrogate (compare shapes, not values)
+    sentence: str              # the plain-language verdict
+    metrics: dict              # the run's metrics as they are
+    eps_metrics: dict          # the same with ε shown as "none (not DP)" for a generator without a guarantee
+    per_attack: bool           # several attacks ran: show each one's accuracy
+    example: ExampleView | None
+
+
+@dataclass(frozen=True)
+class CompareSetup:
+    """The "Compare generators" section before it runs: the sweep's base config and the choices offered."""
+    base: dict
+    plain: list
+    plain_default: list
+    dp: list
+    dp_default: list
+    epsilons: list
+    epsilons_default: list
+
+
+@dataclass(frozen=True)
+class CompareView:
+    """The compared releases: scatter points, the best release under the risk line, the ROC attack, the table."""
+    sizes: list
+    points: list
+    best: dict | None
+    sentence: str
+    roc_attack: str | None
+    by_epsilon: bool
+    table: pd.DataFrame
+
+
+def example_view(series: dict) -> ExampleView | None:
     """The "one game, step by step" panel: what the attacker saw in the first game and what each attack said."""
     ex = series.get("example")
     if not ex:
         return None
-    view = {
-        "intro": (f"Game {ex['game'] + 1}: among the {ex['n']:,} records, {ex['unique_targets']:,} have a unique "
-                  "combination of quasi-identifiers; one of them is the target. Its true secret was "
-                  f"**{ex['original']}**, and the coin re-drew it as **{ex['truth']}** before the generator "
-                  f"saw the data. The attacker sees these quasi-identifiers and {ex['m']:,} synthetic rows:"),
-        "target": pd.DataFrame([ex["target"]]),
-        "guesses": pd.DataFrame([{"attack": a, "score": round(float(ex["scores"][a]), 4), "guess": g,
-                                  "truth": ex["truth"], "won": "yes" if g == ex["truth"] else "no"}
-                                 for a, g in ex["guesses"].items()]),
-        "recon": None}
+    intro = (f"Game {ex['game'] + 1}: among the {ex['n']:,} records, {ex['unique_targets']:,} have a unique "
+             "combination of quasi-identifiers; one of them is the target. Its true secret was "
+             f"**{ex['original']}**, and the coin re-drew it as **{ex['truth']}** before the generator "
+             f"saw the data. The attacker sees these quasi-identifiers and {ex['m']:,} synthetic rows:")
+    guesses = pd.DataFrame([{"attack": a, "score": round(float(ex["scores"][a]), 4), "guess": g,
+                             "truth": ex["truth"], "won": "yes" if g == ex["truth"] else "no"}
+                            for a, g in ex["guesses"].items()])
+    recon = None
     rec = ex.get("recon")
     if rec:
         by_size = ", ".join(f"m={m:,}: {t:.2f}" for m, t in zip(series["sizes"], ex["t_u_by_size"]) if t is not None)
-        view["recon"] = (f"Adv_recon asked **{rec['queries']:,}** queries ({rec['lp_rows']:,} cover at least one "
-                         f"record); the LP's value for the target is **t_u = {rec['t_u']:.3f}** (guess 1 if ≥ 0.5); "
-                         f"total error of the best fit ‖A t − r̂‖₁ = {rec['objective']:.1f}. "
-                         "t_u at every size: " + by_size)
-    return view
+        recon = (f"Adv_recon asked **{rec['queries']:,}** queries ({rec['lp_rows']:,} cover at least one "
+                 f"record); the LP's value for the target is **t_u = {rec['t_u']:.3f}** (guess 1 if ≥ 0.5); "
+                 f"total error of the best fit ‖A t − r̂‖₁ = {rec['objective']:.1f}. "
+                 "t_u at every size: " + by_size)
+    return ExampleView(intro=intro, target=pd.DataFrame([ex["target"]]), guesses=guesses, recon=recon)
 
 
-def result_view(metrics: dict, series: dict) -> dict:
+def result_view(metrics: dict, series: dict) -> ResultView | None:
     """Everything the page prints about one run besides its plots: the data set's caption, the plain-language
     sentence, the metric rows (ε shown as "none (not DP)" for a generator without a guarantee, per-attack
-    accuracies when several attacks ran) and the one-game panel. Empty before the first game."""
+    accuracies when several attacks ran) and the one-game panel. None before the first game."""
     if not metrics:
-        return {}
+        return None
     label = series.get("dataset_label", "")
     eps = dict(metrics)
     if eps.get("claimed_epsilon") is None:
         eps["claimed_epsilon"] = "none (not DP)"
-    return {"label": label, "surrogate": "surrogate" in label, "sentence": say.synthetic(metrics, series),
-            "metrics": metrics, "eps_metrics": eps, "per_attack": len(series.get("attacks", [])) > 1,
-            "example": example_view(series)}
+    return ResultView(label=label, surrogate="surrogate" in label, sentence=say.synthetic(metrics, series),
+                      metrics=metrics, eps_metrics=eps, per_attack=len(series.get("attacks", [])) > 1,
+                      example=example_view(series))
 
 
-def compare_setup(config: dict) -> dict:
+def compare_setup(config: dict) -> CompareSetup:
     """The "Compare generators" section before it runs: the sweep's base config (the run's settings without
     seed, generator and ε, size ladder only) and the generator and ε choices with their defaults."""
     base = {k: v for k, v in config.items() if k not in ("seed", "generator", "epsilon")}
     base["query_sweep"] = False  # only the size ladder enters the comparison
     fast = [g for g in FAST_GENERATORS if g in GENERATORS]
-    return {"base": base,
-            "plain": [g for g in GENERATORS if g not in DP_GENERATORS],
-            "plain_default": [g for g in fast if g not in DP_GENERATORS],
-            "dp": list(DP_GENERATORS), "dp_default": [g for g in DP_GENERATORS if g in fast],
-            "epsilons": list(COMPARE_EPSILONS), "epsilons_default": list(COMPARE_EPSILONS)}
+    return CompareSetup(base=base, plain=[g for g in GENERATORS if g not in DP_GENERATORS],
+                        plain_default=[g for g in fast if g not in DP_GENERATORS], dp=list(DP_GENERATORS),
+                        dp_default=[g for g in DP_GENERATORS if g in fast], epsilons=list(COMPARE_EPSILONS),
+                        epsilons_default=list(COMPARE_EPSILONS))
 
 
-def compare_view(rows: list[dict], synth_size: int, metric: str = "mre_gt10") -> dict:
+def compare_view(rows: list[dict], synth_size: int, metric: str = "mre_gt10") -> CompareView:
     """The compared releases from sweep rows: scatter points (generator × ε × size), the best release that keeps
     the attack at or below the paper's high-risk line (the lowest utility error on the Pareto front), the
     attack whose ROC curves are drawn, and the comparison table."""
@@ -141,7 +185,7 @@ def compare_view(rows: list[dict], synth_size: int, metric: str = "mre_gt10") ->
     table = pd.DataFrame([{"generator": r["generator"], "ε": r.get("epsilon") or "—", "accuracy": r.get("accuracy"),
                            "AUC": r.get("auc"), "MRE>10": r.get("mre_gt10"), "3-TVD": r.get("tvd3"),
                            "empirical ε ≥": r.get("empirical_epsilon_low")} for r in rows])
-    return {"sizes": sizes, "points": points, "best": best, "sentence": sentence, "roc_attack": roc_attack,
-            "by_epsilon": any(r.get("epsilon") for r in rows), "table": table}
+    return CompareView(sizes=sizes, points=points, best=best, sentence=sentence, roc_attack=roc_attack,
+                       by_epsilon=any(r.get("epsilon") for r in rows), table=table)
 
 
