@@ -3,10 +3,12 @@ from __future__ import annotations
 
 import gc
 import io
+import json
 import os
 import re
 import stat
 import subprocess
+import sys
 from pathlib import Path
 
 import pandas as pd
@@ -154,3 +156,35 @@ def test_the_scanner_finds_what_it_looks_for(tmp_path):
     lines = _code_lines(bad)
     found = {what for line in lines.values() for p, what in FORBIDDEN.items() if re.search(p, line)}
     assert found == {"pickle", "eval(", "joblib.load", "yaml.load"}
+
+
+# ------------------------------------------------------------------ the result store never unpickles
+class _Marker:
+    """Unpickling this creates ``path`` (builtins.open): the proof that a planted store row ran code."""
+
+    def __init__(self, path):
+        self.path = str(path)
+
+    def __reduce__(self):
+        return (open, (self.path, "w"))
+
+
+def test_a_planted_pickle_row_runs_no_code_in_the_cli(tmp_path):
+    import diskcache
+
+    from core.runtime.store import result_key
+    from core.scenario import get
+
+    directory, marker = tmp_path / "store", tmp_path / "marker"
+    sc = get("reconstruction")
+    key = result_key(sc.name, sc.resolve({"n": 20, "trials": 2}), 0)
+    planted = diskcache.Cache(str(directory))  # as a shared LAB_STORE or another program could write it
+    planted.set(key, _Marker(marker))
+    planted.close()
+    env = {**os.environ, "OPENBLAS_NUM_THREADS": "1", "LAB_STORE": str(directory)}
+    proc = subprocess.run([sys.executable, "-m", "core", "run", "reconstruction", "--set", "n=20", "--set",
+                           "trials=2"], capture_output=True, text=True, cwd=ROOT, env=env, timeout=120)
+    assert not marker.exists()
+    assert proc.returncode == 0 and json.loads(proc.stdout)["metrics"]
+    lines = proc.stderr.strip().splitlines()
+    assert len(lines) == 1 and "pickle" in lines[0] and lines[0].startswith("warning: result store:"), proc.stderr

@@ -33,7 +33,7 @@ from core.runtime.games import Progress, Result
 from core.output.plain_language import count
 from core.scenario import Scenario
 from core.runtime.settings import settings
-from core.runtime.store import default_store, engine_version, result_key
+from core.runtime.store import address_key, default_store, engine_version, result_address, store_problem
 from core.runtime.workers import Job, RunPool, run_job, sweep_job
 from ui.feedback import show_error, tick
 
@@ -258,12 +258,21 @@ def stored(key: str) -> dict | None:
     return data
 
 
-def keep(key: str, data: dict) -> None:
-    """Remember a completed result here and in the shared store."""
+def keep(key: str, data: dict, about: dict, prefix: str = "") -> None:
+    """Remember a completed result here and in the shared store, with the address (``about``) its key hashes."""
     _remember(key, data)
     store = default_store()
     if store is not None:
-        store.put(key, data)
+        store.put(key, data, about, prefix)
+
+
+def store_note() -> None:
+    """A caption when the shared store has failed in this process: results are computed afresh, not kept.
+
+    The details (paths, the error) are in the server's log, not on a page every visitor sees."""
+    if store_problem() is not None:
+        st.caption("The shared result store is not working (the server log says why): results are computed "
+                   "afresh and not kept for the next visitor.")
 
 
 def _limits() -> dict:
@@ -296,7 +305,7 @@ def run_scenario(scenario: Scenario, config: dict, draw: Callable[[Result, bool]
     except LabError as exc:
         show_error(exc)
         return None
-    key = result_key(scenario.name, full, seed)
+    key, about = result_address(scenario.name, full, seed)
     state = st.session_state.setdefault(f"_run.{scenario.name}", {})
     top = st.container()  # the status box, above the plots
     area = st.container()
@@ -414,24 +423,29 @@ def _run_live(scenario: Scenario, params: dict, seed: int, key: str, estimate: f
             show_error(exc)
         return None
     data = box["value"]
-    keep(key, data)
+    keep(key, data, about)
     result = Result.from_dict(data)
     state.pop("partial", None)
     state.pop("requested", None)
     status.update(label=f"Done: {count(result.games_done, *scenario.unit)} in {result.seconds:.1f} s (seed {seed})",
                   state="complete", expanded=False)
+    with top:
+        store_note()
     tick()
     with live.container():
         draw(result, True)
     return result
 
 
-def sweep_key(name: str, base_json: str, grid_json: str, seed: int) -> str:
-    import hashlib
+def sweep_address(name: str, base_json: str, grid_json: str, seed: int) -> tuple[str, dict]:
+    """``(key, address)`` of a page's sweep: scenario, base settings, grid, seed, engine version."""
+    doc = {"sweep": name, "base": json.loads(base_json), "grid": json.loads(grid_json), "seed": int(seed),
+           "engine": engine_version()}
+    return address_key(doc, "sweep-"), doc
 
-    doc = json.dumps({"sweep": name, "base": json.loads(base_json), "grid": json.loads(grid_json),
-                      "seed": int(seed), "engine": engine_version()}, sort_keys=True)
-    return "sweep-" + hashlib.sha256(doc.encode()).hexdigest()
+
+def sweep_key(name: str, base_json: str, grid_json: str, seed: int) -> str:
+    return sweep_address(name, base_json, grid_json, seed)[0]
 
 
 def _sweep_cost(scenario: Scenario, base: dict, grid: dict[str, list]):
@@ -453,7 +467,7 @@ def run_sweep(scenario: Scenario, base: dict, grid: dict[str, list], seed: int, 
               key: str) -> dict | None:
     """A parameter sweep behind a button, with queue place and progress; stored like runs."""
     args = (scenario.name, json.dumps(base, sort_keys=True), json.dumps(grid, sort_keys=True), int(seed))
-    skey = sweep_key(*args)
+    skey, about = sweep_address(*args)
     data = stored(skey)
     if data is not None:
         return data
@@ -485,6 +499,7 @@ def run_sweep(scenario: Scenario, base: dict, grid: dict[str, list], seed: int, 
         state.pop("args", None)
         show_error(box["error"])
         return None
-    keep(skey, box["value"])
+    keep(skey, box["value"], about, "sweep-")
     status.update(label=f"Sweep done in {box['value']['seconds']:.1f} s", state="complete", expanded=False)
+    store_note()
     return box["value"]
