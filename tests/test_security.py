@@ -188,3 +188,126 @@ def test_a_planted_pickle_row_runs_no_code_in_the_cli(tmp_path):
     assert proc.returncode == 0 and json.loads(proc.stdout)["metrics"]
     lines = proc.stderr.strip().splitlines()
     assert len(lines) == 1 and "pickle" in lines[0] and lines[0].startswith("warning: result store:"), proc.stderr
+
+
+# ------------------------------------------------------------------ no traceback, whatever the link says
+BAD_LINK_VALUES = {"inf": "inf", "-inf": "-inf", "1e309": "1e309", "nan": "nan", "-1": "-1",
+                   "1MB": "7" * (1 << 20), "10kB": "7" * 10_000, "control": "1\x00\x1b[2J\r\nX\u202e"}
+_LINK_EXTRAS = ("pins", "preset", "ladder_scenario", "ladder_eps", "seed")
+
+
+def _page_files():
+    return sorted(p.relative_to(ROOT).as_posix() for p in (ROOT / "pages").glob("[0-9]*_*.py"))
+
+
+def _bound_names(page: str, at) -> list[str]:
+    """Every query parameter a page may read: its widgets' keys (drawn now, or written in its source),
+    the parameters of the scenarios it shows, and the hand-read ones."""
+    from core.scenario import all_scenarios
+
+    scenarios = all_scenarios()
+    keys = {k for k in at.session_state.keys() if not k.startswith(("_", "$$", "dl-"))}
+    keys |= set(re.findall(r'key="([\w.\-]+)"', (ROOT / page).read_text(encoding="utf-8")))
+    names = set(keys) | set(_LINK_EXTRAS)
+    for key in keys:
+        head, _, tail = key.partition(".")
+        if head in scenarios and tail:
+            names.add(tail)
+    for name in re.findall(r'get\("([\w-]+)"\)', (ROOT / page).read_text(encoding="utf-8")):
+        if name in scenarios:
+            names |= {p.name for p in scenarios[name].params}
+    return sorted(names)
+
+
+@pytest.mark.parametrize("page", _page_files())
+def test_no_link_value_puts_a_traceback_on_any_page(page):
+    from apptest_helpers import open_page
+
+    at = open_page(page)
+    assert not at.exception, [e.value for e in at.exception]
+    names = _bound_names(page, at)
+    assert len(names) >= len(_LINK_EXTRAS) + 1
+    for label, value in BAD_LINK_VALUES.items():
+        at = open_page(page, **{name: value for name in names})
+        problems = [e.value[:300] for e in at.exception]
+        problems += [e.value[:300] for e in at.error if "Unexpected error" in e.value]
+        assert not problems, f"{page} with every parameter = {label}: {problems}"
+        # a value no widget can take is dropped, and the page says so (Streamlit itself ignores a query string
+        # over 512 kB, so the 1 MB one never reaches the page: nothing to say)
+        if label not in ("-1", "1MB"):
+            toasts = " ".join(t.value for t in at.toast)
+            assert "Ignored the link's value" in toasts, (page, label)
+            assert len(toasts) < 20_000  # a 1 MB value is never echoed whole
+
+
+# ------------------------------------------------------------------ Compare runs: a link is not a command
+def _token(runs) -> str:
+    import base64
+
+    raw = json.dumps(runs, separators=(",", ":")).encode()
+    return base64.urlsafe_b64encode(raw).decode().rstrip("=")
+
+
+def _page_text(at) -> str:
+    parts = [m.value for m in at.markdown] + [e.value for e in at.error] + [w.value for w in at.warning]
+    parts += [i.value for i in at.info] + [c.value for c in at.caption]
+    return "\n".join(parts)
+
+
+def test_a_compare_link_cannot_name_a_server_file_or_an_engine_only_parameter(tmp_path):
+    from apptest_helpers import open_page
+
+    secret_file = tmp_path / "server-secret.csv"
+    secret_file.write_text("password,hunter2\n")
+    token = _token([["synthetic", {"dataset": "csv", "data_path": str(secret_file), "secret": "password"}, 0],
+                    ["aggregates", {"batch": 999, "time_limit": 1.0, "md_noise": "bounded"}, 3]])
+    before = secret_file.stat().st_atime_ns
+    at = open_page("pages/60_Compare_runs.py", pins=token)
+    assert not at.exception, [e.value for e in at.exception]
+    text = _page_text(at)
+    assert str(secret_file) not in text and "hunter2" not in text
+    assert "upload the file again" in text
+    assert "dropped from the link" in text and "`batch`" in text and "`time_limit`" in text
+    # the upload run cannot be rerun from the link; the other one can (with its engine-only values dropped)
+    assert [b.label for b in at.button if b.key == "compare.restore"] == ["Rerun the 1 linked run(s)"]
+    assert secret_file.stat().st_atime_ns == before  # never opened
+
+
+def test_a_compare_link_over_the_server_limits_is_refused_and_the_error_stays(monkeypatch):
+    from apptest_helpers import open_page
+
+    token = _token([["reconstruction", {"n": 2000, "trials": 1000}, 0]])
+    at = open_page("pages/60_Compare_runs.py", pins=token)
+    assert not at.exception
+    at.button(key="compare.restore").click().run()
+    assert not at.exception, [e.value for e in at.exception]
+    errors = " ".join(e.value for e in at.error)
+    assert "failed" in errors and "server allows" in errors, errors  # shown after the page's own rerun
+    assert not at.session_state["_pins"]
+
+
+def test_a_compare_link_reruns_through_the_worker_pool():
+    from apptest_helpers import open_page
+    import ui.runs as runs
+
+    seed = 271828  # a configuration no other test stores
+    token = _token([["reconstruction", {"n": 20, "trials": 2}, seed]])
+    at = open_page("pages/60_Compare_runs.py", pins=token)
+    at.button(key="compare.restore").click().run()
+    assert not at.exception, [e.value for e in at.exception]
+    pins = at.session_state["_pins"]
+    assert len(pins) == 1 and pins[0]["config"]["seed"] == seed and pins[0]["config"]["n"] == 20
+    assert runs._POOL is not None  # the run went to the pool's worker processes, not the page's thread
+
+
+@pytest.mark.parametrize("token", ["!!!", _token({"a": 1}), _token([["reconstruction", {}, 1e400]]),
+                                   _token([["reconstruction", {"n": "Infinity"}, 0]]),
+                                   "W1sicmVjb25zdHJ1Y3Rpb24iLHt9LEluZmluaXR5XV0",  # [["reconstruction",{},Infinity]]
+                                   _token([["nope", {}, 0]]), _token([["reconstruction", {"n": 10**6}, 0]]),
+                                   _token([["reconstruction", {"n": "[x](http://example.org)"}, 0]])])
+def test_damaged_or_hostile_compare_tokens_give_one_line(token):
+    from apptest_helpers import open_page
+
+    at = open_page("pages/60_Compare_runs.py", pins=token)
+    assert not at.exception, [e.value for e in at.exception]
+    assert not re.search(r"(?<!\\)\]\(http", _page_text(at))  # no live Markdown link (an escaped one is text)

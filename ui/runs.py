@@ -170,6 +170,89 @@ def watchers(key: str) -> int:
         return shared.watchers if shared is not None else 0
 
 
+# ------------------------------------------------------ one heavy run per visitor
+def _visitor() -> str | None:
+    """Who is asking, across the tabs of one browser: the browser's XSRF cookie (Streamlit sets one per
+    browser; only a digest is kept), else this session. None outside a server (unit tests)."""
+    try:
+        cookie = st.context.cookies.get("_streamlit_xsrf")
+    except Exception:  # no request context (bare threads, unit tests)
+        cookie = None
+    if cookie:
+        import hashlib
+
+        return "browser-" + hashlib.sha256(str(cookie).encode()).hexdigest()[:16]
+    return _session_id()
+
+
+_VISITORS: dict[str, list[Job]] = {}  # visitor → heavy jobs its sessions watch (queued or running)
+_VISITORS_LOCK = threading.Lock()
+
+
+def _heavy(job: Job) -> bool:
+    """A run estimated longer than the express lane takes (or not estimated): the kind that holds a worker."""
+    return job.estimate is None or job.estimate > settings().express_max_seconds
+
+
+def _claim(visitor: str | None, job: Job) -> bool:
+    """Register ``job`` as this visitor's heavy run if the visitor's limit allows it (False: it must wait)."""
+    limit = settings().heavy_runs_per_visitor
+    with _VISITORS_LOCK:
+        jobs = [j for j in _VISITORS.get(visitor, []) if not j.finished.is_set() and not j.cancel.is_set()]
+        if limit and len(jobs) >= limit:
+            _VISITORS[visitor] = jobs
+            return False
+        _VISITORS[visitor] = jobs + [job]
+        return True
+
+
+def _release(visitor: str | None, job: Job) -> None:
+    with _VISITORS_LOCK:
+        jobs = [j for j in _VISITORS.get(visitor, []) if j is not job]
+        if jobs:
+            _VISITORS[visitor] = jobs
+        else:
+            _VISITORS.pop(visitor, None)
+
+
+def _wait_turn(visitor: str | None, job: Job, bar, cancel: threading.Event,
+               replace: Callable[[Job], None] | None = None) -> bool:
+    """Hold a heavy run until this visitor has no other heavy run queued or running (``[server]
+    heavy_runs_per_visitor``), saying so on the page; with ``heavy_run_policy = "replace"`` the visitor's older
+    run is stopped instead. False if this session stopped while waiting."""
+    if visitor is None or not _heavy(job):
+        return True
+    policy = settings().heavy_run_policy
+    started, shown = time.perf_counter(), None
+    while not _claim(visitor, job):
+        if cancel.is_set():
+            return False
+        if policy == "replace":
+            for older in list(_VISITORS.get(visitor, [])):
+                _stop_watch(older)
+            text = "Stopping your other run (one long run per visitor at a time; this one replaces it)…"
+        else:
+            text = ("Waiting for your other run to finish: the server runs one long run per visitor at a time "
+                    f"(stop it in its tab to start this one now) · {time.perf_counter() - started:.0f} s")
+        if text != shown:
+            bar.progress(0.0, text=text)
+            shown = text
+        else:
+            _yield_to_streamlit()
+        cancel.wait(POLL_SECONDS)
+    return True
+
+
+_WATCHES: dict[int, threading.Event] = {}  # id(job) → the cancel event of the session watching it for a visitor
+
+
+def _stop_watch(job: Job) -> None:
+    """Stop one visitor's watch of ``job`` (the session's Stop): the job ends if no other session watches it."""
+    event = _WATCHES.get(id(job))
+    if event is not None:
+        event.set()
+
+
 # ---------------------------------------------------------- the page's wait
 def _queue_text(position: int, elapsed: float) -> str:
     running, _ = pool().load()
@@ -193,6 +276,21 @@ def _in_worker(job: Job, on_update: Callable[[Any], tuple], bar, unit: str, key:
     widget change) or the session disconnects, this session leaves. Returns ``{"value": …}`` or ``{"error": exception}``.
     """
     cancel = cancel if cancel is not None else threading.Event()
+    visitor = _visitor()
+    mine = job
+    if not _wait_turn(visitor, mine, bar, cancel):
+        return {"error": Cancelled(f"{job.label}: stopped")}
+    _WATCHES[id(mine)] = cancel
+    try:
+        return _watch_job(key, mine, on_update, bar, unit, cancel)
+    finally:
+        _WATCHES.pop(id(mine), None)
+        _release(visitor, mine)
+
+
+def _watch_job(key: str | None, job: Job, on_update: Callable[[Any], tuple], bar, unit: str,
+               cancel: threading.Event) -> dict:
+    """:func:`_in_worker`'s wait for a job it may start: join or submit, then report until it ends."""
     shared = _join(key, job)
     job = shared.job
     _watch_abandoned(job, _Liveness(_session_id(), settings().abandoned_grace_seconds), cancel)
@@ -435,6 +533,30 @@ def _run_live(scenario: Scenario, params: dict, seed: int, key: str, estimate: f
     with live.container():
         draw(result, True)
     return result
+
+
+def pool_run(scenario: Scenario, params: dict, seed: int, bar, *, label: str = "games") -> Result:
+    """One run for a page that does not draw it live (Compare's linked runs, a paper preset), with the same gates
+    as a lab's Run: the stored result if there is one, else the server's cost limits, then the worker pool (its
+    queue, the visitor's one long run, Stop on a closed tab). ``bar`` shows the queue place and progress.
+
+    Raises the engine's error (:class:`~core.cost.CostLimitError` for a refused run, ``Cancelled`` when stopped)."""
+    seed = int(seed)
+    full = scenario.resolve(params)
+    key, about = result_address(scenario.name, full, seed)
+    data = stored(key)
+    if data is not None:
+        return Result.from_dict(data)
+    cost = scenario.estimate_cost(full)
+    check_server_limits(cost, **_limits())
+    job = Job(run_job, {"scenario": scenario.name, "params": dict(params), "seed": seed, "n_jobs": 1,
+                        **_limits()}, label=label)
+    job.estimate = float(cost.seconds)
+    box = _in_worker(job, lambda p: (p.done, p.total), bar, scenario.unit[1], key=key)
+    if "error" in box:
+        raise box["error"]
+    keep(key, box["value"], about)
+    return Result.from_dict(box["value"])
 
 
 def sweep_address(name: str, base_json: str, grid_json: str, seed: int) -> tuple[str, dict]:
