@@ -311,3 +311,37 @@ def test_damaged_or_hostile_compare_tokens_give_one_line(token):
     at = open_page("pages/60_Compare_runs.py", pins=token)
     assert not at.exception, [e.value for e in at.exception]
     assert not re.search(r"(?<!\\)\]\(http", _page_text(at))  # no live Markdown link (an escaped one is text)
+
+
+# ------------------------------------------------------------------ caches a link can grow are bounded
+def _resource_cache(name: str):
+    from streamlit.runtime.caching.cache_resource_api import _resource_caches
+
+    found = [c for c in _resource_caches._function_caches.get(None, {}).values()
+             if c.display_name.endswith(f".{name}") or c.display_name == name]
+    assert len(found) == 1, [c.display_name for c in _resource_caches._function_caches.get(None, {}).values()]
+    return found[0]
+
+
+def test_a_hundred_seeds_from_links_do_not_grow_the_lecture_cache():
+    from apptest_helpers import open_page
+
+    at = open_page("pages/11_Reidentification_lecture.py", **{"reid.source": "synthetic"})
+    assert not at.exception, [e.value for e in at.exception]
+    for seed in range(1, 101):
+        at.number_input(key="reid.seed").set_value(seed).run()
+        assert not at.exception, [e.value for e in at.exception]
+    cache = _resource_cache("load")
+    assert cache.max_entries == 6 and len(cache._mem_cache) <= 6
+    assert cache.fresh_ttl_seconds is not None and cache.fresh_ttl_seconds <= 3600
+
+
+def test_every_streamlit_cache_in_the_app_is_bounded():
+    # arguments of a cached function may come from the address bar: each cache needs max_entries
+    files = [ROOT / "app.py", *sorted((ROOT / "pages").glob("*.py")), *sorted((ROOT / "ui").glob("*.py"))]
+    unbounded = []
+    for path in files:
+        for match in re.finditer(r"@st\.cache_(data|resource)(\([^)]*\))?", path.read_text(encoding="utf-8")):
+            if "max_entries" not in (match.group(2) or ""):
+                unbounded.append(f"{path.name}: {match.group(0)}")
+    assert not unbounded, unbounded
