@@ -17,7 +17,7 @@ import json
 import os
 import sys
 
-from .errors import LabError, ParameterError
+from .errors import Cancelled, LabError, ParameterError
 from .runtime.games import Progress, run
 from .scenario import all_scenarios, get
 from .runtime.store import run_stored
@@ -215,6 +215,9 @@ def main(argv: list[str] | None = None) -> int:
     except ParameterError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
+    except Cancelled as exc:  # Ctrl-C where the engine turns it into a stop (e.g. connecting to Dask)
+        print(f"stopped: {exc}", file=sys.stderr)
+        return 130
     except LabError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 1

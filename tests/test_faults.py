@@ -178,3 +178,71 @@ def test_a_hit_is_still_served_when_writes_fail(store_dir, monkeypatch, capsys, 
         code, out, _ = _main(RUN, capsys)
     assert code == 0 and json.loads(out)["metrics"] == first["metrics"]
     assert not [r for r in caplog.records if r.name == "privacy_lab.store"]  # a hit needs no write
+
+
+# ------------------------------------------------------------------ a scheduler address where no Dask listens
+class _Silent:
+    """A TCP listener that accepts connections and never says a word (as any non-Dask server may)."""
+
+    def __init__(self):
+        import socket
+        import threading
+
+        self.sock = socket.socket()
+        self.sock.bind(("127.0.0.1", 0))
+        self.sock.listen(8)
+        self.port = self.sock.getsockname()[1]
+        self.accepted = threading.Event()
+        self.conns = []
+        threading.Thread(target=self._serve, daemon=True).start()
+
+    def _serve(self):
+        while True:
+            try:
+                conn, _ = self.sock.accept()
+            except OSError:
+                return
+            self.conns.append(conn)
+            self.accepted.set()
+
+    def close(self):
+        for c in self.conns:
+            c.close()
+        self.sock.close()
+
+
+SWEEP = ["sweep", "reconstruction", "--vary", "n=10,20", "--set", "trials=1"]
+
+
+def test_a_scheduler_that_never_answers_is_one_line_and_exit_2(tmp_path):
+    listener = _Silent()
+    try:
+        proc = _cli([*SWEEP, "--scheduler", f"tcp://127.0.0.1:{listener.port}"], tmp_path / "store", timeout=180)
+    finally:
+        listener.close()
+    assert listener.accepted.is_set()  # the TCP connect succeeded: only the handshake hung
+    assert proc.returncode == 2, proc.stderr
+    lines = proc.stderr.strip().splitlines()
+    assert len(lines) == 1 and "does not speak Dask" in lines[0], proc.stderr
+
+
+def test_ctrl_c_while_connecting_to_a_scheduler_is_one_line(tmp_path):
+    import signal
+    import time
+
+    listener = _Silent()
+    env = {**os.environ, "OPENBLAS_NUM_THREADS": "1", "LAB_STORE": str(tmp_path / "store")}
+    proc = subprocess.Popen([sys.executable, "-m", "core", *SWEEP, "--scheduler", f"tcp://127.0.0.1:{listener.port}"],
+                            cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        assert listener.accepted.wait(120), "the CLI never connected"
+        time.sleep(0.5)  # inside the handshake now
+        proc.send_signal(signal.SIGINT)
+        out, err = proc.communicate(timeout=60)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+        listener.close()
+    assert proc.returncode == 130, err
+    lines = err.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("stopped:") and "Traceback" not in err, err
