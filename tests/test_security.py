@@ -200,13 +200,13 @@ def _page_files():
     return sorted(p.relative_to(ROOT).as_posix() for p in (ROOT / "pages").glob("[0-9]*_*.py"))
 
 
-def _bound_names(page: str, at) -> list[str]:
-    """Every query parameter a page may read: its widgets' keys (drawn now, or written in its source),
-    the parameters of the scenarios it shows, and the hand-read ones."""
+def _bound_names(page: str, at=None) -> list[str]:
+    """Every query parameter a page may read: its widgets' keys (drawn now in ``at``, or written in its
+    source), the parameters of the scenarios it shows, and the hand-read ones."""
     from core.scenario import all_scenarios
 
     scenarios = all_scenarios()
-    keys = {k for k in at.session_state.keys() if not k.startswith(("_", "$$", "dl-"))}
+    keys = {k for k in at.session_state.keys() if not k.startswith(("_", "$$", "dl-"))} if at is not None else set()
     keys |= set(re.findall(r'key="([\w.\-]+)"', (ROOT / page).read_text(encoding="utf-8")))
     names = set(keys) | set(_LINK_EXTRAS)
     for key in keys:
@@ -345,3 +345,162 @@ def test_every_streamlit_cache_in_the_app_is_bounded():
             if "max_entries" not in (match.group(2) or ""):
                 unbounded.append(f"{path.name}: {match.group(0)}")
     assert not unbounded, unbounded
+
+
+# ------------------------------------------------------------------ frames: the shipped reverse proxy
+def _free_port() -> int:
+    import socket
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def _wait_http(url: str, deadline_s: float = 90) -> None:
+    import time
+    import urllib.request
+
+    deadline = time.time() + deadline_s
+    while time.time() < deadline:
+        try:
+            urllib.request.urlopen(url, timeout=2).read()
+            return
+        except OSError:
+            time.sleep(0.3)
+    raise AssertionError(f"{url} did not answer")
+
+
+def _stop(proc) -> None:
+    proc.terminate()
+    try:
+        proc.wait(timeout=10)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+
+
+def test_streamlit_alone_cannot_forbid_framing_and_the_shipped_proxy_does(tmp_path):
+    import shutil
+    import socket
+    import urllib.request
+
+    caddy = shutil.which("caddy")
+    if caddy is None:
+        if os.environ.get("CI"):
+            pytest.fail("CI needs caddy for the proxy test (run.sh installs it)")
+        pytest.skip("caddy is not installed (apt-get install caddy)")
+    app_port, proxy_port = _free_port(), _free_port()
+    env = {**os.environ, "OPENBLAS_NUM_THREADS": "1"}
+    app = subprocess.Popen([sys.executable, "-m", "streamlit", "run", str(ROOT / "app.py"), "--server.port",
+                            str(app_port), "--server.address", "127.0.0.1", "--server.headless", "true"],
+                           cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    proxy = None
+    try:
+        _wait_http(f"http://127.0.0.1:{app_port}/_stcore/health")
+        direct = urllib.request.urlopen(f"http://127.0.0.1:{app_port}/", timeout=10)
+        # Streamlit itself sends neither header (that is why the proxy exists)
+        assert direct.headers.get("X-Frame-Options") is None
+        assert "frame-ancestors" not in (direct.headers.get("Content-Security-Policy") or "")
+        proxy = subprocess.Popen([caddy, "run", "--config", str(ROOT / "deploy" / "Caddyfile"), "--adapter",
+                                  "caddyfile"], cwd=tmp_path, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                                 env={**env, "LAB_SITE": f":{proxy_port}", "LAB_UPSTREAM": f"127.0.0.1:{app_port}",
+                                      "HOME": str(tmp_path), "XDG_DATA_HOME": str(tmp_path / "data"),
+                                      "XDG_CONFIG_HOME": str(tmp_path / "config")})
+        base = f"http://127.0.0.1:{proxy_port}"
+        _wait_http(f"{base}/_stcore/health", 30)
+        for path in ("/", "/Compare_runs", "/_stcore/health"):
+            resp = urllib.request.urlopen(base + path, timeout=10)
+            assert resp.status == 200
+            assert resp.headers["X-Frame-Options"] == "DENY", path
+            assert "frame-ancestors 'none'" in resp.headers["Content-Security-Policy"], path
+            assert resp.headers["X-Content-Type-Options"] == "nosniff"
+        assert b"<html" in urllib.request.urlopen(base + "/", timeout=10).read().lower()
+        # the app's websocket passes through the proxy
+        with socket.create_connection(("127.0.0.1", proxy_port), timeout=10) as s:
+            s.sendall((f"GET /_stcore/stream HTTP/1.1\r\nHost: 127.0.0.1:{proxy_port}\r\nUpgrade: websocket\r\n"
+                       "Connection: Upgrade\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n"
+                       f"Sec-WebSocket-Version: 13\r\nOrigin: http://127.0.0.1:{proxy_port}\r\n\r\n").encode())
+            head = s.recv(4096).decode(errors="replace")
+        assert head.startswith("HTTP/1.1 101"), head[:200]
+    finally:
+        if proxy is not None:
+            _stop(proxy)
+        _stop(app)
+
+
+# ------------------------------------------------------------------ in a real browser
+from test_browser import browser, server  # noqa: E402,F401  (the browser tests' fixtures: Chromium, a server)
+
+
+class _Listener:
+    """A local HTTP server that records every request (an attacker's tracking pixel or phishing page)."""
+
+    def __init__(self):
+        import http.server
+        import threading
+
+        hits = self.hits = []
+
+        class Handler(http.server.BaseHTTPRequestHandler):
+            def do_GET(self):  # noqa: N802
+                hits.append(self.path)
+                self.send_response(204)
+                self.end_headers()
+
+            def log_message(self, *args):
+                pass
+
+        self.httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.port = self.httpd.server_address[1]
+        threading.Thread(target=self.httpd.serve_forever, daemon=True).start()
+
+    def close(self):
+        self.httpd.shutdown()
+        self.httpd.server_close()
+
+
+@pytest.mark.browser
+def test_markdown_in_any_link_parameter_makes_no_link_and_fetches_nothing(server, browser):
+    from urllib.parse import urlencode
+
+    listener = _Listener()
+    here = f"127.0.0.1:{listener.port}"
+    value = f"[Click here](http://{here}/phish) ![x](http://{here}/p.png) <img src=http://{here}/h.png>"
+    shown = 0
+    try:
+        for page_file in _page_files():
+            slug = re.sub(r"^\d+_", "", Path(page_file).stem)
+            query = urlencode({name: value for name in _bound_names(page_file)})
+            page = browser.new_page(viewport={"width": 1400, "height": 1400})
+            page.goto(f"{server}/{slug}?{query}", wait_until="domcontentloaded")
+            page.wait_for_selector('[data-testid="stSidebar"], [data-testid="stMain"]', timeout=60_000)
+            for _ in range(16):  # toasts come and go: look at the page for 8 s
+                links = page.locator(f'a[href*="{here}"], img[src*="{here}"]')
+                assert links.count() == 0, f"{slug}: {links.first.evaluate('e => e.outerHTML')}"
+                page.wait_for_timeout(500)
+            shown += page.get_by_text("Click here", exact=False).count()
+            assert page.locator('[data-testid="stException"]').count() == 0, slug
+            page.close()
+    finally:
+        listener.close()
+    assert listener.hits == [], listener.hits
+    assert shown > 0  # the hostile value did reach messages, as text
+
+
+@pytest.mark.browser
+def test_an_infinite_link_value_is_a_toast_not_a_traceback(server, browser):
+    page = browser.new_page(viewport={"width": 1400, "height": 1200})
+    page.goto(f"{server}/Epsilon_explorer?eps.n=inf&eps.k=1e309&eps.ratio=nan", wait_until="domcontentloaded")
+    page.wait_for_selector(".js-plotly-plot", timeout=120_000)
+    from playwright.sync_api import expect
+
+    expect(page.locator("body")).to_contain_text("Ignored the link's value", timeout=15_000)
+    assert page.locator('[data-testid="stException"]').count() == 0
+    assert "Traceback" not in page.locator("body").inner_text()
+    page.close()
+
+
+def test_the_browser_never_gets_a_traceback():
+    import tomllib
+
+    config = tomllib.loads((ROOT / ".streamlit" / "config.toml").read_text(encoding="utf-8"))
+    assert config["client"]["showErrorDetails"] in ("type", "none")  # "full" (the default) shows server paths
