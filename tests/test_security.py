@@ -504,3 +504,79 @@ def test_the_browser_never_gets_a_traceback():
 
     config = tomllib.loads((ROOT / ".streamlit" / "config.toml").read_text(encoding="utf-8"))
     assert config["client"]["showErrorDetails"] in ("type", "none")  # "full" (the default) shows server paths
+
+
+# ------------------------------------------------------------------ one long run per visitor
+class _Bar:
+    def __init__(self):
+        self.texts = []
+
+    def progress(self, value, text=""):
+        self.texts.append(text)
+
+
+def _session(job_name: str, gate, key: str):
+    import threading
+
+    import pool_jobs
+    from core.runtime.workers import Job
+    from ui.runs import _in_worker
+
+    out = {"cancel": threading.Event(), "bar": _Bar()}
+    job = Job(pool_jobs.blocker, {"gate": str(gate), "name": job_name})
+    job.estimate = 10_000.0  # a long run: it would hold a regular worker
+    out["job"] = job
+    thread = threading.Thread(target=lambda: out.update(box=_in_worker(job, lambda r: (0, None), out["bar"], "steps",
+                                                                          key=key, cancel=out["cancel"])),
+                              daemon=True)
+    thread.start()
+    return thread, out
+
+
+def _until(check, seconds=60):
+    import time
+
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        if check():
+            return
+        time.sleep(0.05)
+    raise AssertionError("timed out")
+
+
+@pytest.mark.parametrize("policy", ["wait", "replace"])
+def test_one_visitor_holds_at_most_one_long_run(tmp_path, monkeypatch, policy):
+    import dataclasses
+
+    import ui.runs as runs
+    from core.errors import Cancelled
+    from core.runtime.settings import settings
+
+    limits = dataclasses.replace(settings(), heavy_runs_per_visitor=1, heavy_run_policy=policy)
+    monkeypatch.setattr(runs, "settings", lambda: limits)
+    who = {"visitor": "browser-a"}
+    monkeypatch.setattr(runs, "_visitor", lambda: who["visitor"])
+    gate = tmp_path / "go"
+    ta, a = _session("first", gate, f"long-a-{policy}")
+    _until(lambda: runs.watchers(f"long-a-{policy}") == 1)
+    tb, b = _session("second", gate, f"long-b-{policy}")  # the same browser, another tab
+    who["visitor"] = "browser-b"
+    tc, c = _session("other", tmp_path / "go-c", f"long-c-{policy}")  # another visitor is not held
+    _until(lambda: runs.watchers(f"long-c-{policy}") == 1)
+    if policy == "wait":
+        _until(lambda: any("Waiting for your other run" in t for t in b["bar"].texts))
+        assert runs.watchers(f"long-b-{policy}") == 0 and b["job"].started_at is None  # not even queued
+        gate.touch()
+        ta.join(60), tb.join(60)
+        assert a["box"] == {"value": "first"} and b["box"] == {"value": "second"}
+    else:
+        ta.join(60)
+        assert isinstance(a["box"]["error"], Cancelled)  # the newer run replaced it
+        _until(lambda: runs.watchers(f"long-b-{policy}") == 1)
+        gate.touch()
+        tb.join(60)
+        assert b["box"] == {"value": "second"}
+    (tmp_path / "go-c").touch()
+    tc.join(60)
+    assert c["box"] == {"value": "other"}
+    assert not runs._VISITORS
