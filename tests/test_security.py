@@ -459,7 +459,7 @@ class _Listener:
 
 
 @pytest.mark.browser
-def test_markdown_in_any_link_parameter_makes_no_link_and_fetches_nothing(server, browser):
+def test_markdown_in_any_link_parameter_makes_no_link_and_fetches_nothing(server, browser):  # noqa: F811
     from urllib.parse import urlencode
 
     listener = _Listener()
@@ -487,7 +487,7 @@ def test_markdown_in_any_link_parameter_makes_no_link_and_fetches_nothing(server
 
 
 @pytest.mark.browser
-def test_an_infinite_link_value_is_a_toast_not_a_traceback(server, browser):
+def test_an_infinite_link_value_is_a_toast_not_a_traceback(server, browser):  # noqa: F811
     page = browser.new_page(viewport={"width": 1400, "height": 1200})
     page.goto(f"{server}/Epsilon_explorer?eps.n=inf&eps.k=1e309&eps.ratio=nan", wait_until="domcontentloaded")
     page.wait_for_selector(".js-plotly-plot", timeout=120_000)

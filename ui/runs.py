@@ -424,7 +424,8 @@ def run_scenario(scenario: Scenario, config: dict, draw: Callable[[Result, bool]
             if preview is not None:
                 preview()
         return None
-    return _run_live(scenario, params, seed, key, float(cost.seconds), state, top, area, draw, preview, n_jobs)
+    return _run_live(scenario, params, seed, key, float(cost.seconds), state, top, area, draw, preview, n_jobs,
+                     about)
 
 
 def _draw_stored(scenario: Scenario, result: Result, seed: int, area, draw) -> Result:
@@ -472,7 +473,7 @@ def _wait_for_button(scenario: Scenario, state: dict, key: str, label: str, area
 
 
 def _run_live(scenario: Scenario, params: dict, seed: int, key: str, estimate: float, state: dict, top, area,
-              draw, preview, n_jobs: int) -> Result | None:
+              draw, preview, n_jobs: int, about: dict) -> Result | None:
     """Queue the run on the server's pool and draw it live: a status box with Stop and progress, the preview
     until the first games finish, partial draws at most every REDRAW_SECONDS, the finished run stored."""
     cancel = threading.Event()
