@@ -246,3 +246,61 @@ def test_ctrl_c_while_connecting_to_a_scheduler_is_one_line(tmp_path):
     assert proc.returncode == 130, err
     lines = err.strip().splitlines()
     assert len(lines) == 1 and lines[0].startswith("stopped:") and "Traceback" not in err, err
+
+
+# ------------------------------------------------------------------ real small and read-only disks
+@pytest.fixture
+def tmpfs(tmp_path, request):
+    """A small tmpfs mounted for the test (``size`` from the test's ``tmpfs_size`` mark; skipped where mounting
+    is not allowed)."""
+    mark = request.node.get_closest_marker("tmpfs_size")
+    size = mark.args[0] if mark else "64k"
+    point = tmp_path / "mnt"
+    point.mkdir()
+    mounted = subprocess.run(["mount", "-t", "tmpfs", "-o", f"size={size}", "tmpfs", str(point)],
+                             capture_output=True)
+    if mounted.returncode != 0:
+        pytest.skip("cannot mount a tmpfs here (needs root): the monkeypatched faults above stand in")
+    yield point
+    subprocess.run(["umount", "-l", str(point)], capture_output=True)
+
+
+def test_a_full_disk_is_one_warning(tmpfs):
+    # the 64 kB disk filled but for two blocks: too little for the store's database
+    with open(tmpfs / "filler", "wb") as fh:
+        fh.write(b"\0" * (56 * 1024))
+    line = _one_store_warning(_cli(RUN, tmpfs / "store"))
+    assert "continuing without it" in line
+
+
+@pytest.mark.tmpfs_size("4m")
+def test_a_read_only_store_still_serves_its_results(tmpfs):
+    store = tmpfs / "store"
+    first = _cli(RUN, store)
+    assert first.returncode == 0 and first.stderr == "", first.stderr
+    assert subprocess.run(["mount", "-o", "remount,ro", str(tmpfs)], capture_output=True).returncode == 0
+    proc = _cli(RUN, store)
+    line = _one_store_warning(proc)
+    assert "read-only" in line and "served" in line
+    assert json.loads(proc.stdout)["seconds"] == json.loads(first.stdout)["seconds"]  # the stored run, not a new one
+
+
+def test_the_app_says_so_in_a_caption_and_runs_anyway(tmp_path, monkeypatch):
+    import sys as _sys
+
+    _sys.path.insert(0, str(ROOT / "tests"))
+    from apptest_helpers import open_page
+
+    plain = tmp_path / "a-file"
+    plain.write_text("x")
+    monkeypatch.setenv("LAB_STORE", str(plain))
+    store_mod._open.cache_clear()
+    try:
+        at = open_page("pages/10_Reconstruction_attack.py", n=20, trials=2, seed=99)
+        assert not at.exception, [e.value for e in at.exception]
+        assert any(m.label == "Bits recovered" for m in at.metric)  # the run went ahead
+        assert any("result store is not working" in c.value for c in at.caption)
+        assert str(plain) not in " ".join(c.value for c in at.caption)  # the path stays in the server log
+    finally:
+        store_mod._PROBLEM["last"] = None
+        store_mod._open.cache_clear()

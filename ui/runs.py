@@ -369,8 +369,8 @@ def store_note() -> None:
 
     The details (paths, the error) are in the server's log, not on a page every visitor sees."""
     if store_problem() is not None:
-        st.caption("The shared result store is not working (the server log says why): results are computed "
-                   "afresh and not kept for the next visitor.")
+        st.caption("The shared result store is not working fully (the server log says why): results may be "
+                   "computed afresh and not kept for the next visitor.")
 
 
 def _limits() -> dict:

@@ -58,9 +58,9 @@ _WARNED: set[str] = set()
 _WARN_LOCK = threading.Lock()
 
 
-def _warn(message: str) -> None:
+def _warn(message: str, then: str = "continuing without it") -> None:
     """One warning line per distinct fault per process (a server would otherwise repeat it on every page)."""
-    line = f"warning: result store: {message}; continuing without it"
+    line = f"warning: result store: {message}" + (f"; {then}" if then else "")
     with _WARN_LOCK:
         _PROBLEM["last"] = message
         if line in _WARNED:
@@ -255,8 +255,17 @@ class ResultStore:
                 os.fchmod(fd, 0o600)
                 os.close(fd)
         self.resting_until = 0.0
-        self.cache = diskcache.Cache(str(self.directory), size_limit=int(size_limit), timeout=5,
-                                     eviction_policy="least-recently-stored", disk=json_only_disk())
+        self.read_only: Path | None = None  # the database, when only reading it is possible
+        try:
+            self.cache = diskcache.Cache(str(self.directory), size_limit=int(size_limit), timeout=5,
+                                         eviction_policy="least-recently-stored", disk=json_only_disk())
+        except sqlite3.OperationalError as exc:
+            # a read-only mount (or folder) still holds results worth serving: read them, keep nothing new
+            if not db.is_file() or db.stat().st_size == 0 or os.access(self.directory, os.W_OK):
+                raise
+            self.cache, self.read_only = None, db
+            _warn(f"{self.directory} is read-only ({_what(exc)}): stored results are served, new ones are not kept",
+                  then="")
 
     def _usable(self) -> bool:
         return time.monotonic() >= self.resting_until
@@ -272,7 +281,7 @@ class ResultStore:
         if not self._usable():
             return None
         try:
-            text = self.cache.get(key)
+            text = self.cache.get(key) if self.cache is not None else _read_only_text(self.read_only, key)
         except UnsafeRow as exc:
             _warn(f"ignored a row this lab did not write ({exc})")
             return None
@@ -298,7 +307,7 @@ class ResultStore:
         """Keep ``result`` under ``key`` = ``address_key(about, prefix)``; False (and a warning) if it cannot."""
         if address_key(about, prefix) != key:
             raise ValueError("the key is not the address of the record")
-        if not self._usable():
+        if not self._usable() or self.cache is None:
             return False
         text = json.dumps({"format": FORMAT, "about": about, "prefix": prefix, "result": result})
         try:
@@ -310,18 +319,39 @@ class ResultStore:
 
     def __contains__(self, key: str) -> bool:
         try:
-            return key in self.cache
+            return self.get(key) is not None if self.cache is None else key in self.cache
         except _faults():
             return False
 
     def __len__(self) -> int:
-        return len(self.cache)
+        return len(self.cache) if self.cache is not None else 0
 
     def volume(self) -> int:
-        return self.cache.volume()
+        return self.cache.volume() if self.cache is not None else 0
 
     def close(self) -> None:
-        self.cache.close()
+        if self.cache is not None:
+            self.cache.close()
+
+
+def _read_only_text(db: Path, key: str) -> str | None:
+    """A stored value read straight from a database that cannot be opened for writing (diskcache needs to write
+    on opening), with the same refusals as :class:`JsonOnlyDisk`: text only, value files in the store's layout."""
+    from diskcache.core import MODE_RAW, MODE_TEXT
+
+    con = sqlite3.connect(f"{db.resolve().as_uri()}?mode=ro&immutable=1", uri=True)
+    try:
+        row = con.execute("SELECT mode, filename, value FROM Cache WHERE key = ? AND raw = 1", (key,)).fetchone()
+    finally:
+        con.close()
+    if row is None:
+        return None
+    mode, filename, value = row
+    if mode == MODE_RAW and isinstance(value, str):
+        return value
+    if mode == MODE_TEXT and filename is not None and _VALUE_FILE.fullmatch(str(filename)):
+        return (db.parent / filename).read_text(encoding="utf-8")
+    raise UnsafeRow(f"a value stored in mode {mode}")
 
 
 @functools.lru_cache(maxsize=4)
