@@ -4,6 +4,7 @@ import hashlib
 import streamlit as st
 
 from core.errors import LabError
+from core.output.inert import inert_text
 from core.plots import reid as plots
 from core.reid import differencing, exact_example, k_anonymity, lecture
 from ui.common import content, download_table, figure as _figure, lazy_tabs, metric_row, number_field, page_header, \
@@ -76,7 +77,7 @@ try:
 except LabError as exc:
     show_error(exc)
     st.stop()
-sb.caption(lecture.describe(P))
+sb.caption(inert_text(lecture.describe(P)))  # an upload's column names: text, not Markdown
 st.caption(content("reid_lecture"))
 
 
@@ -88,7 +89,7 @@ def linkage_demo():
     levels = {}
     for col, q in zip(st.columns(max(len(qis), 1)), qis):
         h = P.hierarchies[q]  # its top level ("suppressed") would just drop the QI; yes/no columns stay exact
-        levels[q] = col.select_slider(q, list(range(h.height)), 0, format_func=h.describe,
+        levels[q] = col.select_slider(inert_text(q), list(range(h.height)), 0, format_func=h.describe,
                                       key=f"reid.lvl.{P.source}.{q}", **B) if h.height > 1 else 0
     c1, c2 = st.columns(2)
     rel = c1.slider("Share of people in the de-identified release", 0.05, 1.0, 0.3, 0.05, key="reid.rel", **B)

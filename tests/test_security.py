@@ -580,3 +580,37 @@ def test_one_visitor_holds_at_most_one_long_run(tmp_path, monkeypatch, policy):
     tc.join(60)
     assert c["box"] == {"value": "other"}
     assert not runs._VISITORS
+
+
+# ------------------------------------------------------------------ the inert-text helper, known answers
+def test_inert_quotes_a_value_as_code_one_line_and_short():
+    from core.output.inert import inert
+
+    assert inert("[Click](http://x.org)") == "`[Click](http://x.org)`"
+    assert inert("a`b") == "``a`b``" and inert("`x") == "`` `x ``" and inert("") == "`(empty)`"
+    assert inert("a\nb\x1b\u202e") == "`a\\nb\\x1b\\u202e`"  # no new line, no hidden direction override
+    long = inert("7" * 1_000_000)
+    assert long.endswith("… (1,000,000 characters)") and len(long) < 120
+
+
+def test_inert_text_keeps_prose_readable_but_links_nothing():
+    from core.output.inert import inert_text
+
+    text = inert_text("n: expected int in [5, 2000], got '[x](http://e.org) ![i](http://1.2.3.4/p.png) www.e.org a@b.c'")
+    assert "query_ratio" in inert_text("query_ratio")  # names read as written
+    assert "\\[x\\](http:\u200b//e.org)" in text and "!\\[i\\]" in text
+    assert "www\u200b.e.org" in text and "a\u200b@b.c" in text
+    assert inert_text("<img src=x>") == "\\<img src=x\\>" and inert_text(":red[x]") == ":red\\[x\\]"
+    assert "\n" not in inert_text("one\ntwo\r\nthree")
+
+
+@pytest.mark.parametrize("value, problem", [("inf", "not a finite number"), ("-Infinity", "not a finite number"),
+                                            ("nan", "not a finite number"), ("1e309", "too large a number"),
+                                            ("-1e400", "too large a number"), ("x\x00", "holds control characters"),
+                                            ("7" * 201, "too long (201 characters; at most 200)"),
+                                            ("-1", None), ("1e300", None), ("0.5, 1, 2", None), ("lp", None),
+                                            ("[x](http://e.org)", None)])
+def test_link_values_no_widget_could_take(value, problem):
+    from core.output.inert import link_value_problem
+
+    assert link_value_problem(value) == problem
