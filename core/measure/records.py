@@ -250,3 +250,16 @@ def tier_changes(a: RecordTable | dict, b: RecordTable | dict) -> list[dict]:
         if rid in first and first[rid] != tier:
             out.append({"id": rid, "before": first[rid], "after": tier})
     return out
+
+
+def confidence(score, guess) -> np.ndarray:
+    """An attack's score for "secret = 1" turned into its confidence in its own guess, in [0, 1], higher = more
+    exposed: the score's rank among the run's scores for a guess of 1, one minus it for a guess of 0. Rank-based,
+    so it works for probabilities and unbounded decision values alike, and keeps the ROC's order."""
+    from scipy.stats import rankdata
+
+    s = np.asarray(score, dtype=float)
+    if s.size == 0:
+        return s
+    q = rankdata(s, method="average") / s.size
+    return np.where(np.asarray(guess) == 1, q, 1.0 - q)
