@@ -131,7 +131,7 @@ def test_probable_tier_false_positive_rate_on_fresh_negatives_matches_the_stated
 def test_location_probable_tier_keeps_its_rate_on_a_fresh_run():
     """The probable threshold of a membership game, calibrated on one run's non-members, applied to another seed's
     non-members: the share that clears it stays within a binomial tolerance of the stated rate."""
-    params = {"trials": 1, "sweep_k": False, "sweep_m": False}
+    params = {"games": 6000, "shadow_sweep_max": 0, "observations": 20}
     a = run("location", params, seed=1).exposure
     b = run("location", params, seed=2).exposure
     t = a["calibration"]["threshold"]
@@ -157,3 +157,41 @@ def test_tier_changes_between_two_tables():
     b = build(["x", "y", "z"], [1, 1, 1], [1, 1, 0], [0.9, 0.1, 0.2], certified=[False, False, False])
     changes = tier_changes(a, b)
     assert [c["id"] for c in changes] == ["x"] and changes[0]["before"] == "certified"
+
+
+# ----------------------------------------------------------------- every scenario: records agree with metrics
+@pytest.mark.parametrize("name,params", [
+    ("location", {"games": 4000, "shadow_sweep_max": 0, "observations": 20}),
+    ("synthetic", {"n": 200, "games": 6, "synth_size": 100, "dataset": "acs-like"}),
+    ("aggregates", {"block_size": 120, "blocks": 2, "shadows": 200, "query_ratio": 0.5, "time_limit": 20}),
+])
+def test_each_scenarios_records_agree_with_its_accuracy(name, params):
+    res = run(name, params, seed=1)
+    table = RecordTable.from_dict(res.exposure)
+    assert table is not None and table.total == len(table)
+    assert np.mean(table.columns["correct"]) == pytest.approx(res.metrics["accuracy"], abs=1e-12)
+    assert sum(table.tier_counts.values()) == table.total
+    tiers = np.array(table.columns["tier"])
+    assert np.array(table.columns["correct"])[tiers == "certified"].all()
+    assert table.certification["why"] and len(table.columns["reason"]) == table.total
+
+
+def test_aggregates_certifies_exactly_the_settled_rows():
+    res = run("aggregates", {"block_size": 120, "blocks": 2, "shadows": 200, "query_ratio": 0.5, "time_limit": 20},
+              seed=1)
+    assert res.exposure["tier_counts"]["certified"] == res.metrics["deterministic_count"]
+
+
+def test_cli_writes_the_records_csv(tmp_path, capsys):
+    import pandas as pd
+
+    from core.cli import main
+
+    out = tmp_path / "rec.csv"
+    assert main(["run", "reconstruction", "--set", "n=12", "--set", "trials=2", "--set", "sweeps=false",
+                 "--no-store", "--records", str(out)]) == 0
+    payload = json.loads(capsys.readouterr().out)
+    df = pd.read_csv(out)
+    assert len(df) == 24 and list(df.columns[:2]) == ["id", "age"]
+    assert payload["exposure"]["total"] == 24 and "records" not in payload
+    assert df["correct"].mean() == pytest.approx(payload["metrics"]["accuracy"])

@@ -211,7 +211,7 @@ def build(ids: Sequence, secret: Sequence, guess: Sequence, score: Sequence, *,
         columns["k"] = [_plain(v) for v in list(k)[:keep]]
     all_notes = list(notes)
     if keep < n:
-        all_notes.append(f"Showing the first {keep:,} of {n:,} {unit}s (records_max = {records_max:,}); tier "
+        all_notes.append(f"Showing the first {keep:,} of {n:,} {plural(unit)} (records_max = {records_max:,}); tier "
                          "counts, calibration and accuracy cover all of them.")
     return RecordTable(columns=columns, known=list((known or {}).keys()), total=n, tier_counts=counts,
                        accuracy=float(correct_a.mean()) if n else None, calibration=cal.to_dict(),
@@ -263,3 +263,19 @@ def confidence(score, guess) -> np.ndarray:
         return s
     q = rankdata(s, method="average") / s.size
     return np.where(np.asarray(guess) == 1, q, 1.0 - q)
+
+
+def counterfactual(epsilon: float, delta: float, prior: float) -> float:
+    """The most an attack can be right about one record's secret under an (ε, δ)-DP release, from a ``prior``
+    chance of being right with no release: ``e^ε·p / (e^ε·p + 1 − p) + δ`` (the posterior bound of ε-DP; δ added
+    as the probability the guarantee fails), capped at 1."""
+    if not (epsilon >= 0 and math.isfinite(epsilon)):
+        raise ParameterError("epsilon", f"expected a finite number >= 0, got {epsilon}")
+    p = min(1.0, max(0.0, float(prior)))
+    odds = p * math.exp(epsilon)
+    return min(1.0, (odds / (odds + 1.0 - p) if odds + 1.0 - p > 0 else 1.0) + max(0.0, float(delta)))
+
+
+def plural(unit: str) -> str:
+    """``unit`` in the plural, for labels ("person" → "people")."""
+    return {"person": "people"}.get(unit, unit + "s")

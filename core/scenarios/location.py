@@ -482,7 +482,12 @@ def _exposure(config: dict, context: dict, attack: str, y, pred, scores) -> dict
     scores = np.asarray(scores, dtype=float)
     why = (f"The counts carry {config['mechanism']} noise, which is unbounded: any membership bit is consistent "
            "with the release under some noise draw, so nothing can be certified.")
-    table = build([f"game {i}" for i in range(y.size)], y.tolist(), np.asarray(pred).tolist(), scores,
+    # members come first in the game order: interleave them with non-members so a cut keeps both
+    pos, neg = np.flatnonzero(y == 1), np.flatnonzero(y == 0)
+    k = min(pos.size, neg.size)
+    order = np.r_[np.column_stack([pos[:k], neg[:k]]).ravel(), pos[k:], neg[k:]].astype(int)
+    y, pred, scores = y[order], np.asarray(pred)[order], scores[order]
+    table = build([f"game {i}" for i in order], y.tolist(), pred.tolist(), scores,
                   negatives=scores[y == 0], negative_kind="non-member games", probable_ok=None,
                   known={"target user": [user] * y.size, "observations k": [config["observations"]] * y.size},
                   certification={"available": False, "why": why}, unit="test game",
