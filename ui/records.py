@@ -53,7 +53,7 @@ def exposure_panel(result, key: str = "") -> None:
     for tier in TIERS:
         share = counts.get(tier, 0) / max(1, table.total)
         row.metric(f"{tier.capitalize()} {plural(table.unit)}", f"{counts.get(tier, 0):,}",
-                   f"{100 * share:.1f}%", delta_color="off", width="content")
+                   help=f"{100 * share:.1f}% of {table.total:,} {plural(table.unit)}", width="content")
     st.caption(table.certification.get("why", ""))
     st.caption(table.calibration.get("sentence", ""))
     for note in table.notes:
@@ -87,7 +87,7 @@ def _record_card(record: pd.Series, table: RecordTable, df: pd.DataFrame, epsilo
         k = record.get("k") if "k" in record.index else None
         cols = st.columns(4)
         cols[0].metric("Truth", str(record["secret"]))
-        cols[1].metric("Guess", str(record["guess"]), "right" if record["correct"] else "wrong", delta_color="off")
+        cols[1].metric("Guess", f"{record['guess']} ({'right' if record['correct'] else 'wrong'})")
         cols[2].metric("Score", f"{record['score']:.4g}")
         cols[3].metric("Sharing the known attributes (k)", "—" if k is None or pd.isna(k) else f"{int(k):,}")
         st.markdown(f"Tier: **{record['tier']}** — {record['reason']}")
