@@ -36,3 +36,26 @@ def test_gaussian_noise_page_says_why_nothing_is_certified():
     assert "Gaussian noise is unbounded" in captions
     metrics = {m.label: m.value for m in at.metric}
     assert metrics["Certified people"] == "0"
+
+
+def test_compare_page_shows_which_records_changed_tier():
+    from streamlit.testing.v1 import AppTest
+
+    from apptest_helpers import ROOT
+    from core.measure.records import tier_changes
+    from core.runtime.games import run
+    from ui.pins import pin_id
+
+    base = {"n": 14, "query_ratio": 0.6, "trials": 2, "sweeps": False}
+    runs = [run("reconstruction", base, seed=5).to_dict(records=False),
+            run("reconstruction", {**base, "defense": "gaussian", "defense_level": 1.0}, seed=5).to_dict(records=False)]
+    expected = tier_changes(runs[0]["exposure"], runs[1]["exposure"])
+    assert expected  # the noise takes the certificates away
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=180).run()
+    at.switch_page("pages/60_Compare_runs.py")
+    at.session_state["_pins"] = [{**r, "pin_id": pin_id(r)} for r in runs]
+    at.run()
+    assert not at.exception, at.exception
+    assert any(h.value == "Who changed tier" for h in at.subheader)
+    text = " ".join(md.value for md in at.markdown)
+    assert f"**{len(expected):,} of 28**" in text

@@ -8,12 +8,11 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
-from core.measure.records import TIERS, RecordTable, counterfactual, plural, to_frame
+from core.measure.records import TIERS, RecordTable, counterfactual, plural, to_frame, top_frame
 from core.plots.records import score_histogram, score_summary
 from ui.common import chart, content, download_table
 
 TOP_K = 50
-_RANK = {"certified": 0, "probable": 1, "guess": 2}
 
 
 @st.cache_data(max_entries=8, show_spinner=False)
@@ -30,13 +29,6 @@ def _default_epsilon(result) -> float:
     config = result.config if hasattr(result, "config") else result.get("config", {})
     value = config.get("epsilon")
     return float(value) if isinstance(value, (int, float)) and math.isfinite(value) and 0 < value <= 20 else 1.0
-
-
-def top_records(df: pd.DataFrame, k: int = TOP_K) -> pd.DataFrame:
-    """The ``k`` most exposed rows: certified first, then probable, then guesses, each by score."""
-    order = df.assign(_rank=df["tier"].map(_RANK)).sort_values(["_rank", "score"], ascending=[True, False],
-                                                              kind="stable")
-    return order.drop(columns="_rank").head(k)
 
 
 def exposure_panel(result, key: str = "") -> None:
@@ -64,7 +56,7 @@ def exposure_panel(result, key: str = "") -> None:
     chart(score_histogram(data), f"exposure-hist-{slug}")
     st.caption(score_summary(data))
     df = _frame(data)
-    top = top_records(df)
+    top = top_frame(df, TOP_K)
     st.markdown(f"**The {len(top)} most exposed {plural(table.unit)}** (click a column to sort, a row for its "
                 "card)")
     event = st.dataframe(top, hide_index=True, on_select="rerun", selection_mode="single-row",
@@ -99,3 +91,37 @@ def _record_card(record: pd.Series, table: RecordTable, df: pd.DataFrame, epsilo
         st.markdown(f"Under a DP release at ε = {eps:g} this record's best attack is bounded by "
                     f"**{100 * bound:.1f}%** chance of being right (a guess of {record['guess']} is right for "
                     f"{100 * prior:.1f}% of these {plural(table.unit)} with no release at all).")
+
+
+def tier_changes_panel(pins: list[dict], labels: list[str]) -> None:
+    """Compare runs: which records changed tier between two pinned runs of the same scenario (records matched by
+    id: same seed and size give the same people, so e.g. a defence's effect shows person by person)."""
+    from core.measure.records import tier_changes
+
+    have = [i for i, p in enumerate(pins) if p.get("exposure")]
+    if len(have) < 2:
+        return
+    st.subheader("Who changed tier")
+    c1, c2 = st.columns(2)
+    a = c1.selectbox("Before", have, format_func=lambda i: labels[i], index=0, key="compare.tiers.a")
+    b = c2.selectbox("After", have, format_func=lambda i: labels[i], index=1, key="compare.tiers.b")
+    if a == b:
+        st.caption("Choose two different runs.")
+        return
+    if pins[a]["scenario"] != pins[b]["scenario"]:
+        st.caption("The two runs play different games, so their records are different people: choose two runs of "
+                   "the same lab.")
+        return
+    ta, tb = pins[a]["exposure"], pins[b]["exposure"]
+    shared = len(set(map(str, ta["columns"]["id"])) & set(map(str, tb["columns"]["id"])))
+    changes = tier_changes(ta, tb)
+    if not shared:
+        st.caption("No record ids in common (different seeds or sizes draw different people).")
+        return
+    st.markdown(f"**{len(changes):,} of {shared:,}** records present in both runs changed tier.")
+    if changes:
+        df = pd.DataFrame(changes)
+        moves = df.groupby(["before", "after"]).size().reset_index(name="records")
+        st.dataframe(moves, hide_index=True)
+        st.dataframe(df.head(200), hide_index=True, width="stretch")
+        download_table(df, "tier-changes", label="Records that changed tier")

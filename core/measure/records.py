@@ -279,3 +279,14 @@ def counterfactual(epsilon: float, delta: float, prior: float) -> float:
 def plural(unit: str) -> str:
     """``unit`` in the plural, for labels ("person" → "people")."""
     return {"person": "people"}.get(unit, unit + "s")
+
+
+TIER_RANK = {"certified": 0, "probable": 1, "guess": 2}
+
+
+def top_frame(df, k: int = 50):
+    """The ``k`` most exposed rows of :func:`to_frame`'s DataFrame: certified first, then probable, then guesses,
+    each by descending score (ties keep the table's order)."""
+    order = df.assign(_rank=df["tier"].map(TIER_RANK)).sort_values(["_rank", "score"], ascending=[True, False],
+                                                                  kind="stable")
+    return order.drop(columns="_rank").head(int(k))
