@@ -14,6 +14,7 @@ from core.scenario import all_scenarios
 from core.studies.links import from_link, linkable
 from ui.common import figure, page_header
 from ui.pins import MAX_PINS, PINNABLE_LABS, add_pin, clear_pins, decode_pins, encode_pins, pinned, remove_pin
+from ui.records import tier_changes_panel
 from ui.report import report_downloads
 from ui.runs import pool_run
 
@@ -174,6 +175,8 @@ with right:
     st.caption("x: the utility error each scenario reports (noise scale per count, answer RMSE, MRE>10, "
                "1 − model accuracy…; the legend names each run's pair); y: how far its strongest attack got. ★ marks runs no other pinned run beats "
                "on both axes. Runs from different scenarios share the axes but measure different things.")
+
+tier_changes_panel(pins, labels)
 
 st.subheader("Hand it on")
 report_downloads(pins, "comparison", figures=figs + [f for f in (plots.tradeoff_figure(p) for p in pins) if f],
