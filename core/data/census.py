@@ -35,7 +35,6 @@ auxiliary dataset ``D_aux`` (:func:`split_block`).
 """
 from __future__ import annotations
 
-import io
 from dataclasses import dataclass, field
 from itertools import combinations
 from pathlib import Path
@@ -187,38 +186,28 @@ PPMF_BLOCK_PARTS = ("TABBLKST", "TABBLKCOU", "TABTRACTCE", "TABBLK")
 
 
 def csv_columns(path: str | Path) -> list[str]:
-    """Column names of a CSV file (raises :class:`DataError` on an unreadable file)."""
-    return _read_csv_header(Path(path))
+    """Column names of a CSV file, read by the lab's one reader (:func:`core.data.dataset.read_header`:
+    encoding, separator and column cap detected on the header; only the file's first megabyte is read, as a
+    PPMF file may be gigabytes). Raises :class:`DataError` on an unreadable file."""
+    from .dataset import read_header
+
+    path = Path(path)
+    return read_header(path, name=path.name)
 
 
 def binary_columns(path: str | Path) -> list[str]:
     """Columns of a CSV with exactly two distinct values (missing values count as a value, as in
-    :func:`load_csv`): the candidates for the sensitive attribute of the yes/no inference game."""
-    import pandas as pd
+    :func:`load_csv`): the candidates for the sensitive attribute of the yes/no inference game. Read by the
+    lab's one reader, with its size, column and cell caps."""
+    from .dataset import read_table
 
     path = Path(path)
-    try:
-        df = pd.read_csv(path)
-    except Exception as exc:
-        raise DataError(f"cannot read {path.name} as CSV: {exc}") from None
+    df = read_table(path, name=path.name)
     return [str(c) for c in df.columns if df[c].nunique(dropna=False) == 2]
 
 
 def _read_csv_header(path: Path) -> list[str]:
-    from .dataset import read_bytes
-
-    try:
-        import pandas as pd
-
-        if not path.is_file():
-            read_bytes(path, name=path.name)  # the precise reason: missing, a directory, a device…
-        with open(path, "rb") as fh:  # a PPMF file may be gigabytes: read only its first line
-            head = fh.readline(1 << 16)
-        return [str(c).strip() for c in pd.read_csv(io.BytesIO(head), nrows=0, encoding="latin-1").columns]
-    except DataError:
-        raise
-    except Exception as exc:  # pandas raises many types for a bad file
-        raise DataError(f"cannot read {path.name} as CSV: {exc}") from None
+    return csv_columns(path)
 
 
 def load_ppmf(path: str | Path, block: str | None = None, min_size: int = 4541,
@@ -235,6 +224,11 @@ def load_ppmf(path: str | Path, block: str | None = None, min_size: int = 4541,
     path = Path(path)
     if not path.is_file():
         raise DataError(f"no such file: {path}")
+    from .dataset import detect_format
+
+    with open(path, "rb") as fh:
+        head = fh.read(1 << 20)
+    fmt, _ = detect_format(head[:head.rfind(b"\n") + 1] or head, path.name)
     header = _read_csv_header(path)
     missing = [c for c in PPMF_COLUMNS if c not in header]
     if missing:
@@ -249,7 +243,8 @@ def load_ppmf(path: str | Path, block: str | None = None, min_size: int = 4541,
 
     def chunks():
         try:
-            yield from pd.read_csv(path, usecols=usecols, dtype=str, chunksize=chunksize)
+            yield from pd.read_csv(path, usecols=usecols, dtype=str, chunksize=chunksize, sep=fmt.delimiter,
+                                   encoding=fmt.encoding)
         except Exception as exc:
             raise DataError(f"cannot parse {path.name}: {exc}") from None
 

@@ -10,11 +10,14 @@ high-cardinality text columns refused.
 Every CSV the lab reads — this loader, the census and trace loaders, the people
 tables of the reidentification demos, pages and CLI — goes through
 :func:`read_table`: a regular-file check and a byte cap *before* parsing (an
-endless device file or a directory is refused at once), encoding detection
-(UTF-8 with or without BOM, UTF-16 with BOM, else Windows-1252/Latin-1), a row
-cap, and identifier-like columns kept as text: cells are read as strings and a
-column becomes numeric only when every value is a number and none is a code with
-a leading zero (ZIP ``02130`` stays ``"02130"``).
+endless device file or a directory is refused at once), format detection
+(:func:`detect_format`: UTF-8 with or without BOM, UTF-16, else
+Windows-1252/Latin-1; comma, semicolon, tab or bar separators; decimal commas),
+a column cap checked on the header before the body is parsed, a cap on cells
+(both in ``lab_settings.toml``, ``[uploads]``), a row cap, and identifier-like
+columns kept as text: cells are read as strings and a column becomes numeric
+only when every value is a number and none is a code with a leading zero (ZIP
+``02130`` stays ``"02130"``).
 """
 from __future__ import annotations
 
@@ -29,7 +32,7 @@ from typing import IO
 import numpy as np
 import pandas as pd
 
-from ..errors import DataError
+from ..errors import Cancelled, DataError
 
 MAX_BYTES = 50 * 1024 * 1024
 MAX_ROWS = 500_000
@@ -210,39 +213,166 @@ def _read_capped(fh, max_bytes: int, name: str) -> bytes:
     return b"".join(parts)
 
 
-def decode_text(raw: bytes, name: str = "upload") -> str:
-    """Text of a file: UTF-16 with BOM, UTF-8 (BOM or not), else Windows-1252, else Latin-1."""
+def decode_text(raw: bytes, name: str = "upload", encoding: str | None = None) -> str:
+    """Text of a file in ``encoding``, or detected: UTF-16 (BOM, or NUL-interleaved ASCII), UTF-8 (BOM or
+    not), else Windows-1252, else Latin-1."""
+    return _decode(raw, name, encoding)[0]
+
+
+ENCODINGS = {"utf-8": "UTF-8", "utf-8-sig": "UTF-8 with byte-order mark", "utf-16": "UTF-16",
+             "utf-16-le": "UTF-16 (little-endian, no byte-order mark)",
+             "utf-16-be": "UTF-16 (big-endian, no byte-order mark)", "cp1252": "Windows-1252",
+             "latin-1": "Latin-1"}
+DELIMITERS = {",": "comma", ";": "semicolon", "\t": "tab", "|": "vertical bar"}
+DECIMALS = {".": "point (1.5)", ",": "comma (1,5)"}
+
+
+@dataclass(frozen=True)
+class CsvFormat:
+    """How a CSV file is written: its text encoding, the cell separator and the decimal mark.
+
+    Spreadsheets in much of Europe save ``;``-separated files with decimal commas (``1,5``); Excel adds a
+    byte-order mark to UTF-8 and some tools write UTF-16. :func:`detect_format` finds all three; a user can
+    override any of them (the import step passes its choice back to :func:`read_table`).
+    """
+
+    encoding: str = "utf-8"
+    delimiter: str = ","
+    decimal: str = "."
+
+    def __post_init__(self):
+        if self.encoding not in ENCODINGS:
+            raise DataError(f"unknown encoding {self.encoding!r}; known: {', '.join(ENCODINGS)}")
+        if self.delimiter not in DELIMITERS:
+            raise DataError(f"unknown separator {self.delimiter!r}; known: comma, semicolon, tab, vertical bar")
+        if self.decimal not in DECIMALS:
+            raise DataError(f"unknown decimal mark {self.decimal!r}; known: point or comma")
+        if self.decimal == self.delimiter:
+            raise DataError("the decimal mark cannot also be the separator")
+
+    def describe(self) -> str:
+        return (f"{ENCODINGS[self.encoding]} · separator: {DELIMITERS[self.delimiter]} · "
+                f"decimal mark: {DECIMALS[self.decimal]}")
+
+
+def _decode(raw: bytes, name: str, encoding: str | None) -> tuple[str, str]:
+    if encoding is not None:
+        if encoding not in ENCODINGS:
+            raise DataError(f"{name}: unknown encoding {encoding!r}")
+        try:
+            return raw.decode(encoding), encoding
+        except UnicodeDecodeError:
+            raise DataError(f"{name}: not valid {ENCODINGS[encoding]} text; choose another encoding") from None
     if raw.startswith((b"\xff\xfe", b"\xfe\xff")):
         try:
-            return raw.decode("utf-16")
+            return raw.decode("utf-16"), "utf-16"
         except UnicodeDecodeError:
             raise DataError(f"{name}: starts like UTF-16 but is not valid UTF-16 text") from None
+    head = raw[:4096]
+    if len(head) >= 4:  # UTF-16 without a byte-order mark: ASCII text with every other byte NUL
+        odd, even = head[1::2], head[0::2]
+        for zeros, enc in ((odd, "utf-16-le"), (even, "utf-16-be")):
+            if zeros.count(0) >= 0.9 * len(zeros) and (odd if zeros is even else even).count(0) == 0:
+                try:
+                    return raw.decode(enc), enc
+                except UnicodeDecodeError:
+                    break
     for enc in ("utf-8-sig", "cp1252", "latin-1"):
         try:
-            return raw.decode(enc)
+            text = raw.decode(enc)
         except UnicodeDecodeError:
             continue
+        if enc == "utf-8-sig" and not raw.startswith(b"\xef\xbb\xbf"):
+            enc = "utf-8"
+        return text, enc
     raise DataError(f"{name}: cannot decode the file")  # pragma: no cover - latin-1 decodes any bytes
 
 
-def read_table(source, *, name: str = "upload", max_bytes: int = MAX_BYTES, max_rows: int = MAX_ROWS,
-               nrows: int | None = None) -> pd.DataFrame:
-    """Read a CSV into a DataFrame: the one reading function of the lab (see the module docstring).
+_CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
+_COMMA_NUMBER = re.compile(r"^[+-]?(?:\d+|\d{1,3}(?:\.\d{3})+)(?:,\d+)?$")
+_SAMPLE_CHARS = 1 << 16
+_SAMPLE_ROWS = 200
 
-    Columns whose every present value is a number (and none a leading-zero code) are numeric; all
-    others stay text. Missing cells (empty, ``NA``, ``NaN``…) are NaN. Column names are stripped and
-    must be distinct. Raises :class:`DataError` with a one-line reason on any unusable file.
-    """
-    raw = read_bytes(source, name=name, max_bytes=max_bytes)
-    if not raw.strip():
-        raise DataError(f"{name}: the file is empty")
-    text = decode_text(raw, name)
-    if "\x00" in text:
-        raise DataError(f"{name}: binary data (NUL bytes), not a CSV text file")
+
+def _check_text(text: str, name: str) -> None:
+    sample = text[:_SAMPLE_CHARS]
+    if "\x00" in sample or len(_CONTROL.findall(sample)) > max(2, len(sample) // 100):
+        raise DataError(f"{name}: binary data, not a CSV text file")
+
+
+def _sample_rows(text: str, delimiter: str) -> list[list[str]]:
+    sample = text[:_SAMPLE_CHARS]
+    if len(text) > _SAMPLE_CHARS and "\n" in sample:
+        sample = sample[:sample.rfind("\n")]  # whole lines only
     try:
-        header = next(csv.reader(io.StringIO(text)), [])
+        rows = []
+        for row in csv.reader(io.StringIO(sample), delimiter=delimiter):
+            if row:
+                rows.append(row)
+            if len(rows) >= _SAMPLE_ROWS:
+                break
+        return rows
+    except csv.Error:
+        return []
+
+
+def detect_format(raw: bytes, name: str = "upload", encoding: str | None = None,
+                  delimiter: str | None = None, decimal: str | None = None) -> tuple[CsvFormat, str]:
+    """The file's :class:`CsvFormat` (any part given is kept, the others detected) and its decoded text.
+
+    Separator: of comma, semicolon, tab and vertical bar, the one that splits the header into the most
+    columns while (nearly) every sampled row has the header's width; a file no separator splits is one
+    column. Decimal comma: only with a separator other than the comma, when some column's sampled cells are
+    all numbers written with a decimal comma (``1,5``, ``1.234,5``) and at least one has the comma.
+    """
+    text, enc = _decode(raw, name, encoding)
+    _check_text(text, name)
+    if delimiter is None:
+        best, best_score = ",", (-1.0, 0)
+        for cand in DELIMITERS:
+            rows = _sample_rows(text, cand)
+            if not rows or len(rows[0]) < 2:
+                continue
+            width = len(rows[0])
+            consistent = sum(len(r) == width for r in rows) / len(rows)
+            if consistent < 0.9:
+                continue
+            score = (consistent, width)
+            if score > best_score:
+                best, best_score = cand, score
+        delimiter = best
+    if decimal is None:
+        decimal = "."
+        if delimiter != ",":
+            rows = _sample_rows(text, delimiter)
+            body = rows[1:]
+            if body:
+                width = len(rows[0])
+                for j in range(width):
+                    cells = [r[j].strip() for r in body if j < len(r) and r[j].strip()]
+                    if cells and all(_COMMA_NUMBER.match(c) for c in cells) and any("," in c for c in cells):
+                        decimal = ","
+                        break
+    return CsvFormat(enc, delimiter, decimal), text
+
+
+def upload_limits() -> tuple[int, int]:
+    """(most columns, most cells) a file may have: ``[uploads]`` in ``lab_settings.toml``."""
+    from ..runtime.settings import settings
+
+    s = settings()
+    return s.upload_max_columns, s.upload_max_cells
+
+
+def _header(text: str, fmt: CsvFormat, name: str, max_columns: int) -> list[str]:
+    """The first record (quoted newlines allowed), checked before anything else is parsed."""
+    try:
+        header = next(csv.reader(io.StringIO(text), delimiter=fmt.delimiter), [])
     except csv.Error as exc:
         raise DataError(f"{name}: not a readable CSV header ({exc})") from None
+    if len(header) > max_columns:
+        raise DataError(f"{name}: {len(header):,} columns; the lab reads at most {max_columns:,} "
+                        "(uploads.max_columns in lab_settings.toml): keep the columns you need")
     names = [h.strip() for h in header]
     if not any(names):
         raise DataError(f"{name}: the first line must name the columns")
@@ -251,36 +381,120 @@ def read_table(source, *, name: str = "upload", max_bytes: int = MAX_BYTES, max_
         if n and n in seen:
             raise DataError(f"{name}: repeated column name {n!r}")
         seen.add(n)
-    limit = max_rows + 1 if nrows is None else min(nrows, max_rows + 1)
+    return names
+
+
+def read_header(source, *, name: str = "upload", max_bytes: int = MAX_BYTES, prefix_bytes: int = 1 << 20,
+                fmt: CsvFormat | None = None) -> list[str]:
+    """Column names of a CSV without parsing its body: a path is read only up to ``prefix_bytes`` (a PPMF
+    file may be gigabytes); other sources are read whole under ``max_bytes``. Same detection, caps and
+    messages as :func:`read_table`."""
+    if isinstance(source, (str, os.PathLike)):
+        read_bytes(source, name=name, max_bytes=1 << 62)  # the precise reason for a missing path, a device…
+        with open(os.fspath(source), "rb") as fh:
+            raw = fh.read(prefix_bytes)
+        if len(raw) == prefix_bytes:  # do not cut a multi-byte character or a record in two
+            cut = raw.rfind(b"\n")
+            raw = raw[:cut + 1] if cut > 0 else raw
+    else:
+        raw = read_bytes(source, name=name, max_bytes=max_bytes)
+    if not raw.strip():
+        raise DataError(f"{name}: the file is empty")
+    if fmt is None:
+        fmt, text = detect_format(raw, name)
+    else:
+        text = decode_text(raw, name, fmt.encoding)
+        _check_text(text, name)
+    return _header(text, fmt, name, upload_limits()[0])
+
+
+def read_table(source, *, name: str = "upload", max_bytes: int = MAX_BYTES, max_rows: int = MAX_ROWS,
+               nrows: int | None = None, fmt: CsvFormat | None = None, max_columns: int | None = None,
+               max_cells: int | None = None) -> pd.DataFrame:
+    """Read a CSV into a DataFrame: the one reading function of the lab (see the module docstring).
+
+    ``fmt`` fixes the encoding, separator and decimal mark (default: :func:`detect_format`); the format
+    used is left in ``frame.attrs["csv_format"]``. The header is checked against the column cap before the
+    body is parsed, and the body is read in chunks — at most ``max_cells`` cells, with a stop check
+    (:func:`core.cancel.checkpoint`) between chunks so a page whose session ends can abandon the parse.
+    Columns whose every present value is a number (and none a leading-zero code) are numeric; all others
+    stay text. Missing cells (empty, ``NA``, ``NaN``…) are NaN. Column names are stripped and must be
+    distinct. Raises :class:`DataError` with a one-line reason on any unusable file.
+    """
+    from ..cancel import checkpoint
+
+    cap_columns, cap_cells = upload_limits()
+    max_columns = cap_columns if max_columns is None else max_columns
+    max_cells = cap_cells if max_cells is None else max_cells
+    raw = read_bytes(source, name=name, max_bytes=max_bytes)
+    if not raw.strip():
+        raise DataError(f"{name}: the file is empty")
+    if fmt is None:
+        fmt, text = detect_format(raw, name)
+    else:
+        text = decode_text(raw, name, fmt.encoding)
+        _check_text(text, name)
+    del raw
+    names = _header(text, fmt, name, max_columns)
+    row_cap = min(max_rows, max(1, max_cells // max(1, len(names))))
+    limit = row_cap + 1 if nrows is None else min(nrows, row_cap + 1)
+    chunks, got = [], 0
     try:
-        frame = pd.read_csv(io.StringIO(text), dtype=str, nrows=limit, skipinitialspace=True,
-                            on_bad_lines="error", engine="c", low_memory=False)
+        reader = pd.read_csv(io.StringIO(text), sep=fmt.delimiter, dtype=str, nrows=limit,
+                             skipinitialspace=True, on_bad_lines="error", engine="c", low_memory=False,
+                             chunksize=_CHUNK_ROWS)
+        with reader:
+            for chunk in reader:
+                chunks.append(chunk)
+                got += len(chunk)
+                checkpoint("reading the file")
     except pd.errors.EmptyDataError:
         raise DataError(f"{name}: the file has no columns") from None
+    except Cancelled:
+        raise
     except Exception as exc:  # pandas raises ParserError, ValueError, OverflowError… on malformed input
         first = (str(exc).splitlines() or [type(exc).__name__])[0]
         raise DataError(f"{name}: not a readable CSV ({first[:200]})") from None
-    if nrows is None and len(frame) > max_rows:
+    del text
+    frame = pd.concat(chunks, ignore_index=True) if len(chunks) > 1 else chunks[0] if chunks else \
+        pd.DataFrame(columns=names, dtype=str)
+    if nrows is None and len(frame) > row_cap:
+        if row_cap < max_rows:
+            raise DataError(f"{name}: more than {max_cells:,} cells ({len(names):,} columns × more than "
+                            f"{row_cap:,} rows; uploads.max_cells in lab_settings.toml): sample it first")
         raise DataError(f"{name}: more than {max_rows:,} rows; sample it first")
     frame.columns = [str(c).strip() for c in frame.columns]
     if len(set(frame.columns)) != len(frame.columns):
         raise DataError(f"{name}: repeated column names")
     for col in frame.columns:
-        frame[col] = _typed(frame[col])
+        frame[col] = _typed(frame[col], fmt.decimal)
+        checkpoint("reading the file")
+    frame.attrs["csv_format"] = fmt
     return frame
 
 
-def _typed(col: pd.Series) -> pd.Series:
-    """Strings → numbers only when every present value is a number and none is a leading-zero code."""
+_CHUNK_ROWS = 20_000
+
+
+def _typed(col: pd.Series, decimal: str = ".") -> pd.Series:
+    """Strings → numbers only when every present value is a number and none is a leading-zero code.
+
+    With a decimal comma, ``1.234,5`` (dots as thousands separators) reads as 1234.5."""
     present = col.dropna().str.strip()
     if present.empty:
         return col
     if present.str.match(_LEADING_ZERO).any():
         return col
+    stripped = col.str.strip()
+    if decimal == ",":
+        if not present.str.match(_COMMA_NUMBER).all():
+            return col
+        stripped = stripped.str.replace(".", "", regex=False).str.replace(",", ".", regex=False)
+        present = stripped.dropna()
     numbers = pd.to_numeric(present, errors="coerce")
     if numbers.isna().any() or not np.isfinite(numbers.to_numpy(dtype=float)).all():
         return col
-    out = pd.to_numeric(col.str.strip(), errors="coerce")
+    out = pd.to_numeric(stripped, errors="coerce")
     if pd.api.types.is_float_dtype(out) and out.dropna().eq(out.dropna().round()).all() and not col.isna().any() \
             and not present.str.contains(r"[.eE]").any():
         out = out.astype(np.int64)

@@ -133,13 +133,24 @@ class IntervalHierarchy(Hierarchy):
 
     @classmethod
     def uniform(cls, widths, lo: float, hi: float, money: bool = False) -> "IntervalHierarchy":
-        """Bands of the given widths (each a multiple of the previous) aligned at multiples of the width."""
-        for a, b in zip(widths, widths[1:]):
-            if b % a:
-                raise ParameterError("widths", "each band width must be a multiple of the previous one")
-        top = widths[-1]
-        start, stop = np.floor(lo / top) * top, np.ceil((hi + 1e-9) / top) * top
-        levels = [list(np.arange(start, stop + w / 2, w)) for w in widths]
+        """Bands of the given widths (each a multiple of the previous) aligned at multiples of the width.
+
+        Breakpoints are built as integer multiples of the finest width, and each coarser level takes every
+        k-th of them, so levels nest exactly even for widths such as 0.01 (``np.arange`` on floats does not
+        give a coarse level's points exactly: 0.3 is not 3 × 0.1 in binary)."""
+        widths = [float(w) for w in widths]
+        ratios = [b / a for a, b in zip(widths, widths[1:])]
+        if any(w <= 0 for w in widths) or any(abs(r - round(r)) > 1e-9 or round(r) < 1 for r in ratios):
+            raise ParameterError("widths", "each band width must be a multiple of the previous one")
+        steps = [1]
+        for r in ratios:
+            steps.append(steps[-1] * int(round(r)))
+        fine, top = widths[0], steps[-1]
+        first = int(np.floor(lo / (fine * top))) * top
+        last = int(np.ceil((hi + 1e-9) / (fine * top))) * top
+        digits = max(0, int(-np.floor(np.log10(fine))) + 6)
+        points = [round(i * fine, digits) for i in range(first, last + 1)]
+        levels = [[p for i, p in zip(range(first, last + 1), points) if i % k == 0] for k in steps]
         return cls(levels, money=money)
 
     def describe(self, h):

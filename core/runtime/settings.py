@@ -38,6 +38,9 @@ class Settings:
     # [store]
     store_path: str = "~/.cache/privacy-lab/results"
     store_size_limit_bytes: int = 1_000_000_000
+    # [uploads]
+    upload_max_columns: int = 500
+    upload_max_cells: int = 10_000_000
     source: str = "defaults"
 
     @property
@@ -52,6 +55,7 @@ _SECTIONS = {
                "express_max_seconds": float, "heavy_runs_per_visitor": int, "heavy_run_policy": str},
     "engine": {"poll_seconds": float, "memory_guard_fraction": float},
     "store": {"path": str, "size_limit_bytes": int},
+    "uploads": {"max_columns": int, "max_cells": int},
 }
 
 
@@ -74,7 +78,7 @@ def parse(data: dict, source: str = "settings") -> Settings:
                     ok = ok and float(value) == int(value)
             if not ok:
                 raise ParameterError(f"{source}: {section}.{key}", f"expected {kind.__name__} >= 0, got {value!r}")
-            name = f"store_{key}" if section == "store" else key
+            name = f"store_{key}" if section == "store" else f"upload_{key}" if section == "uploads" else key
             values[name] = kind(value)
     if values.get("slots", 1) < 1:
         raise ParameterError(f"{source}: server.slots", "at least 1")
@@ -82,6 +86,8 @@ def parse(data: dict, source: str = "settings") -> Settings:
         raise ParameterError(f"{source}: engine.memory_guard_fraction", "expected a share in (0, 1]")
     if values.get("heavy_run_policy", "wait") not in ("wait", "replace"):
         raise ParameterError(f"{source}: server.heavy_run_policy", "expected \"wait\" or \"replace\"")
+    if values.get("upload_max_columns", 1) < 1 or values.get("upload_max_cells", 1) < 1:
+        raise ParameterError(f"{source}: uploads", "max_columns and max_cells must be at least 1")
     if values.get("poll_seconds", 0.5) <= 0:
         raise ParameterError(f"{source}: engine.poll_seconds", "expected a positive number of seconds")
     return Settings(**values, source=source)
