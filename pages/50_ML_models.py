@@ -102,6 +102,8 @@ def draw(result, final):
     if "groups" not in s:
         return
     st.markdown(_sentence(m, s))
+    for note in s.get("notes", []):  # an optional step the data could not support: the run went on without it
+        st.info(note, icon=":material/info:")
     metric_row(m, {"accuracy": f"Attack accuracy ({s['info']['attack']})", "targeted_accuracy": "Targeted accuracy",
                    "spearman_disparity": "Ranking quality (Spearman)", "asrd": "Disparity ASRD",
                    "model_accuracy": "Model accuracy", "empirical_epsilon_low": "Empirical ε ≥"})
@@ -113,8 +115,9 @@ def draw(result, final):
                f"EOD {m['eod']:.3f} · DPD {m['dpd']:.3f} · the model claims no "
                f"differential privacy (ε = ∞) · training {result.timings.get('train_seconds', 0):.1f} s"
                f"{' (cached model)' if s['info'].get('cache_hit') else ''}")
-    figs = {"groups-ranked": plots.group_bars(s), "ad-vs-accuracy": plots.ad_scatter(s),
-            "targeted-vs-kappa": plots.kappa_curve(s)}
+    figs = {"groups-ranked": plots.group_bars(s), "ad-vs-accuracy": plots.ad_scatter(s)}
+    if s.get("kappa_sweep"):
+        figs["targeted-vs-kappa"] = plots.kappa_curve(s)
     figure(figs["groups-ranked"], "ml-models-groups-ranked", downloads=final)
     st.caption("Bars: the attack's real accuracy in each group (needs everyone's true secret; 95% intervals). Red "
                "line: the risk score the attacker computes from the model's answers alone. Groups are sorted by "
@@ -123,7 +126,8 @@ def draw(result, final):
     with left:
         figure(figs["ad-vs-accuracy"], "ml-models-ad-vs-accuracy", downloads=final)
     with right:
-        figure(figs["targeted-vs-kappa"], "ml-models-targeted-vs-kappa", downloads=final)
+        if "targeted-vs-kappa" in figs:
+            figure(figs["targeted-vs-kappa"], "ml-models-targeted-vs-kappa", downloads=final)
     if "bcorr" in s:
         figs["bcorr"] = plots.bcorr_bars(s)
         figure(figs["bcorr"], "ml-models-bcorr", downloads=final)

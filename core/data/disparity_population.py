@@ -69,6 +69,8 @@ class DisparityData:
     sensitive_values: tuple
     rho_target: np.ndarray | None = None  # per group, synthetic only (ground truth of the sampler)
     notes: list[str] = field(default_factory=list)
+    #: one line per optional step the data could not support (e.g. groups too small to keep), for the page
+    skipped: list[str] = field(default_factory=list)
 
     @property
     def n_groups(self) -> int:
@@ -253,6 +255,17 @@ def from_frame(frame: pd.DataFrame, *, name: str, label: str, sensitive: str, gr
         train_idx = train_idx[:max_train]
     counts = np.bincount(g[train_idx], minlength=len(groups))
     small = [f"{groups[k]} ({counts[k]})" for k in range(len(groups)) if counts[k] < min_group]
+    kept = len(groups) - len(small)
+    if small and kept >= 2 and (s == 0).any() and (s == 1).any():
+        # A group too small to measure leaves the run; the others still answer the question.
+        data = from_frame(frame[~gser.isin([groups[k] for k in range(len(groups)) if counts[k] < min_group])],
+                          name=name, label=label, sensitive=sensitive, group=group, seed=seed, numeric=numeric,
+                          test_fraction=test_fraction, min_group=min_group, label_positive=label_positive,
+                          sensitive_positive=sensitive_positive, max_train=max_train, aux_prior=aux_prior)
+        data.skipped.insert(0, f"Left out {len(small)} of the {len(groups)} groups of {group} with fewer than "
+                               f"{min_group} training records ({', '.join(small[:5])}{' …' if len(small) > 5 else ''});"
+                               f" the other {kept} groups are attacked.")
+        return data
     if small:
         raise DataError(f"{name}: group attribute {group!r} has groups with fewer than {min_group} training "
                         f"records: {', '.join(small[:8])}{' …' if len(small) > 8 else ''}; choose a coarser "
@@ -312,10 +325,18 @@ def tv16(label: str, sensitive: str, group: str, seed: int, min_group: int = 20,
 
 def from_csv(path: str, label: str, sensitive: str, group: str, seed: int, min_group: int = 20,
              max_train: int | None = None) -> DisparityData:
-    """A user's CSV through :func:`core.data.dataset.load_csv` (rows with missing values dropped; numeric
-    columns with many values are binned into quantile ranges by the loader)."""
-    from .dataset import load_csv
+    """A user's CSV through the lab's one reader (:func:`core.data.dataset.read_table`); rows with a missing
+    value are dropped, numeric columns with more than 12 values stay continuous inputs."""
+    import os
 
-    ds = load_csv(path, name="csv")
-    return from_frame(ds.frame, name="csv", label=label, sensitive=sensitive, group=group, seed=seed,
-                      numeric=[], min_group=min_group, max_train=max_train)
+    from .dataset import read_table
+
+    frame = read_table(path, name=os.path.basename(str(path)))
+    frame = frame.dropna(subset=[c for c in (label, sensitive, group) if c in frame.columns])
+    frame = frame.dropna(axis=1, how="all").dropna()
+    if frame.empty:
+        raise DataError("csv: every row has a missing value")
+    # numeric columns stay numbers (scaled to [0, 1] by the model's encoder, as the paper's code does) unless
+    # they have a dozen values or fewer; text columns are one-hot coded
+    return from_frame(frame, name="csv", label=label, sensitive=sensitive, group=group, seed=seed,
+                      numeric=None, min_group=min_group, max_train=max_train)

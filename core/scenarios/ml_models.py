@@ -19,6 +19,7 @@ from __future__ import annotations
 import functools
 import os
 import time
+import warnings
 
 import numpy as np
 
@@ -308,7 +309,8 @@ class MLModels(Scenario):
         ad, v_rows = group_ad(cs.confidence, cs.labels, d.y, d.g, G)
         direction = config["rank_direction"]
         if direction == "auto":
-            direction = "ascending" if np.nanmedian(ad) <= 0 else "descending"
+            finite = ad[np.isfinite(ad)]  # no group with a slope: no evidence either way, keep the default
+            direction = "ascending" if finite.size and np.median(finite) <= 0 else "descending"
         risk = risk_score(ad, direction)
         agree = rank_agreement(risk, acc_g)
         # baseline: CSMIA accuracy per group on an auxiliary set with known s (a different distribution)
@@ -319,26 +321,34 @@ class MLModels(Scenario):
         times["disparity_seconds"] = time.perf_counter() - t
 
         t = time.perf_counter()
-        ranges = attribute_ranges(ctx["attributes"], cs.confidence, cs.labels, d.y, direction)
-        best = best_attribute(ranges)
-        grid = sorted(set(KAPPA_GRID) | {float(config["kappa"])}, reverse=True)
-        sweep = []
-        for kappa in grid:
-            mask, chosen = single_selection(ctx["attributes"][best], ranges[best]["order"], kappa)
-            k = int(correct[mask].sum())
-            lo, hi = M.clopper_pearson(k, int(mask.sum()))
-            sweep.append({"kappa": kappa, "records": int(mask.sum()), "fraction": float(mask.mean()),
-                          "correct": k, "accuracy": k / max(1, int(mask.sum())), "ci_low": lo, "ci_high": hi,
-                          "values": [ctx["attribute_values"][best][v] for v in chosen]})
-        nested = []
-        for level in nested_selection(ctx["attributes"], ranges, nested_schedule(config["kappa"])):
-            m = level.pop("mask")
-            k = int(correct[m].sum())
-            lo, hi = M.clopper_pearson(k, int(m.sum()))
-            level.update(records=int(m.sum()), correct=k, accuracy=k / max(1, int(m.sum())), ci_low=lo,
-                         ci_high=hi, values=[ctx["attribute_values"][level["attribute"]][v]
-                                             for v in level["values"]])
-            nested.append(level)
+        # Targeting is an optional step: targeting=none never runs it, and when no attribute shows an angular
+        # difference (too few records per value) the run keeps its untargeted results and says why.
+        ranges, best, sweep, nested, skipped = {}, None, [], [], None
+        if config["targeting"] != "none":
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore", RuntimeWarning)  # an all-NaN attribute is handled below
+                ranges = attribute_ranges(ctx["attributes"], cs.confidence, cs.labels, d.y, direction)
+            try:
+                best = best_attribute(ranges)
+            except DataError as exc:
+                skipped = str(exc).split(": ", 1)[-1].split(";")[0]
+        if best is not None:
+            grid = sorted(set(KAPPA_GRID) | {float(config["kappa"])}, reverse=True)
+            for kappa in grid:
+                mask, chosen = single_selection(ctx["attributes"][best], ranges[best]["order"], kappa)
+                k = int(correct[mask].sum())
+                lo, hi = M.clopper_pearson(k, int(mask.sum()))
+                sweep.append({"kappa": kappa, "records": int(mask.sum()), "fraction": float(mask.mean()),
+                              "correct": k, "accuracy": k / max(1, int(mask.sum())), "ci_low": lo, "ci_high": hi,
+                              "values": [ctx["attribute_values"][best][v] for v in chosen]})
+            for level in nested_selection(ctx["attributes"], ranges, nested_schedule(config["kappa"])):
+                m = level.pop("mask")
+                k = int(correct[m].sum())
+                lo, hi = M.clopper_pearson(k, int(m.sum()))
+                level.update(records=int(m.sum()), correct=k, accuracy=k / max(1, int(m.sum())), ci_low=lo,
+                             ci_high=hi, values=[ctx["attribute_values"][level["attribute"]][v]
+                                                 for v in level["values"]])
+                nested.append(level)
         times["targeting_seconds"] = time.perf_counter() - t
 
         # confidence scatter sample per group (v = 1 rows), with each class's regression line
@@ -366,6 +376,7 @@ class MLModels(Scenario):
                 "asrd": asrd(acc_g), "rho": d.group_rho().tolist(),
                 "attribute_ranges": {a: {"range": r["range"], "ad": r["ad"].tolist()} for a, r in ranges.items()},
                 "best_attribute": best, "kappa_sweep": sweep, "nested": nested, "scatter": scatter,
+                "targeting_skipped": skipped,
                 "empirical_epsilon_low": eps, **times}
 
     def _play_bcorr(self, config: dict, ctx: dict, rng: np.random.Generator) -> dict:
@@ -399,11 +410,12 @@ class MLModels(Scenario):
         d = context["data"]
         metrics: dict = {"data_seconds": context["data_seconds"]}
         series: dict = {"info": {**d.summary(), "attack": config["attack"], "model": config["model"],
-                                 "targeting": config["targeting"], "kappa": config["kappa"]}}
+                                 "targeting": config["targeting"], "kappa": config["kappa"]},
+                        "notes": list(d.skipped)}
         if main is not None:
             lo, hi = M.clopper_pearson(main["correct"], main["n"])
             sweep = main["kappa_sweep"]
-            at_k = next(s for s in sweep if abs(s["kappa"] - config["kappa"]) < 1e-12)
+            at_k = next((s for s in sweep if abs(s["kappa"] - config["kappa"]) < 1e-12), None)
             target = {"none": None, "single": at_k, "nested": main["nested"][-1] if main["nested"] else None}[
                 config["targeting"]]
             metrics.update({
@@ -440,6 +452,9 @@ class MLModels(Scenario):
             series["attribute_ranges"] = main["attribute_ranges"]
             series["scatter"] = main["scatter"]
             series["attack_info"] = main["attack_info"]
+            if main.get("targeting_skipped"):
+                series["notes"].append(f"Targeting skipped: {main['targeting_skipped']}; the results below "
+                                       "attack everyone.")
             series["info"].update(cache_hit=main["cache_hit"], epochs=main["epochs"],
                                   top_groups=[d.group_names[k] for k in order[:3]])
         if bc is not None:
@@ -467,9 +482,9 @@ def column_choices(dataset: str, data_path: str = "") -> dict[str, list[str]]:
     if dataset == "tv16":
         frame = P._tv16_frame()
     else:
-        from ..data.dataset import load_csv
+        from ..data.dataset import read_table
 
-        frame = load_csv(data_path, name="csv").frame
+        frame = read_table(data_path, name=os.path.basename(data_path))
     nun = frame.nunique()
     binary = [c for c in frame.columns if nun[c] == 2]
     groups = [c for c in frame.columns if 2 <= nun[c] <= P.MAX_GROUPS]
