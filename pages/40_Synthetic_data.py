@@ -13,7 +13,7 @@ from ui.common import (chart, charts_side_by_side, content, download_figure, dow
                        metric_row, scenario_page, param_widgets, show_error)
 from ui.runs import run_scenario, run_sweep
 from ui.report import run_tools
-from ui.uploads import save_upload
+from ui.import_step import import_upload, role_select, suggestions
 
 scenario = scenario_page("synthetic", about="What is happening here? (read me first)",
                          sidebar="Release")
@@ -27,24 +27,38 @@ p_data = scenario.param("dataset")
 dataset = st.sidebar.selectbox("Data", DATASETS, key="synthetic.dataset", bind="query-params",
                                format_func=lambda d: p_data.choice_labels.get(d, d), help=p_data.help)
 extra = {"dataset": dataset}
-try:
-    upload_name = ""
-    if dataset == "csv":
-        upload = st.sidebar.file_uploader("CSV file", type=["csv"], key="synthetic.upload",
-                                          help="Categorical columns (numeric ones are binned); one binary secret")
-        if upload is None:
-            st.info("Upload a CSV in the sidebar, or pick one of the built-in data sets.")
-            st.stop()
-        extra["data_path"] = save_upload(upload.getvalue(), "synthetic")  # private 0600, removed when unused
-        upload_name = upload.name
-    options = secret_choices(dataset, extra.get("data_path", ""), upload_name)
-except LabError as exc:
-    show_error(exc)
-    st.stop()
-secret = st.sidebar.selectbox("Secret column", options, key=f"synthetic.secret.{dataset}", bind="query-params",
-                              help="The attribute the attacker tries to learn. Two-valued columns, or "
-                                   "column=value to binarise a categorical one.")
-extra["secret"] = secret_param(dataset, secret)
+# The run cannot start without a file or with an unreadable one, but every other control is still drawn below:
+# a control Streamlit does not draw in a run is forgotten, and an upload must never change another control.
+missing = problem = None
+upload_name, table, options = "", None, None
+if dataset == "csv":
+    upload = st.sidebar.file_uploader("CSV file", type=["csv"], key="synthetic.upload",
+                                      help="One row per person. Columns with many numeric values are cut into "
+                                           "ranges for the generators; the secret is a yes/no column (or "
+                                           "column=value).")
+    if upload is None:
+        missing = "Upload a CSV in the sidebar, or pick one of the built-in data sets."
+    else:
+        try:
+            extra["data_path"], table = import_upload(upload, "synthetic")  # private 0600, removed when unused
+            upload_name = upload.name
+        except LabError as exc:
+            problem = exc
+if missing is None and problem is None:
+    try:
+        options = secret_choices(dataset, extra.get("data_path", ""), upload_name)
+    except LabError as exc:
+        problem = exc
+if options:
+    help_secret = ("The attribute the attacker tries to learn. Two-valued columns, or column=value to binarise a "
+                   "categorical one.")
+    if table is not None:
+        secret = role_select(st.sidebar, "Secret column", options, f"synthetic.secret.{dataset}",
+                             suggestions(table).get("secret"), help=help_secret, bind="query-params")
+    else:
+        secret = st.sidebar.selectbox("Secret column", options, key=f"synthetic.secret.{dataset}",
+                                      bind="query-params", help=help_secret)
+    extra["secret"] = secret_param(dataset, secret)
 
 p_gen = scenario.param("generator")
 generator = st.sidebar.selectbox("Generator", GENERATORS, key="synthetic.generator", bind="query-params",
@@ -62,6 +76,12 @@ else:
 st.sidebar.header("Game and attack")
 widget_config = param_widgets(scenario, exclude=page_params(generator), defaults=PAGE_DEFAULTS)
 seed = widget_config.pop("seed")
+if problem is not None:
+    show_error(problem)
+    st.stop()
+if missing:
+    st.info(missing)
+    st.stop()
 try:
     config = scenario.resolve({**widget_config, **extra})
 except LabError as exc:

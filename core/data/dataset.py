@@ -37,6 +37,7 @@ from ..errors import Cancelled, DataError
 MAX_BYTES = 50 * 1024 * 1024
 MAX_ROWS = 500_000
 MAX_CATEGORIES = 200
+MISSING = "(missing)"  # the category of a missing cell with missing="category"
 
 
 @dataclass
@@ -119,25 +120,27 @@ def load_csv(source: str | bytes | IO, *, name: str = "upload", max_bytes: int =
             frame = frame.dropna()
             if frame.empty:
                 raise DataError(f"{name}: every row has a missing value")
-        elif missing == "category":
-            frame = frame.astype(object).where(frame.notna(), "(missing)")
-        else:
+        elif missing == "error":
             cols = [c for c in frame.columns if frame[c].isna().any()]
             raise DataError(f"{name}: missing values in {', '.join(cols)}")
     domain: dict[str, tuple] = {}
     out = {}
     for col in frame.columns:
         series = frame[col]
+        gaps = series.isna()
         nunique = series.nunique()
         if nunique > max_categories:
             if pd.api.types.is_numeric_dtype(series):
                 binned = pd.qcut(series, q=numeric_bins, duplicates="drop")
                 cats = [str(c) for c in binned.cat.categories]
-                out[col] = binned.astype(str)
-                domain[col] = tuple(cats)
+                values = binned.astype(str).where(~gaps, MISSING)
+                out[col] = values
+                domain[col] = tuple(cats) + ((MISSING,) if gaps.any() else ())
                 continue
             raise DataError(f"{name}: column {col!r} has {nunique:,} distinct values "
                             f"(more than {max_categories}); drop it or bin it before uploading")
+        if gaps.any():  # missing="category": one more value, numbers kept as numbers beside it
+            series = series.astype(object).where(~gaps, MISSING)
         values = sorted(series.unique(), key=_sort_key)
         out[col] = series
         domain[col] = tuple(values)

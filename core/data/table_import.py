@@ -103,6 +103,7 @@ def inspect_upload(source, name: str = "upload", *, encoding: str | None = None,
     frame = read_table(raw, name=name, fmt=fmt, max_bytes=max_bytes)
     if frame.empty:
         raise DataError(f"{name}: the file has a header but no data rows")
+    frame.attrs.clear()  # the format lives on the TableImport (attrs would travel into every preview table)
     return TableImport(name, detected, fmt, frame, [_summary(frame[c], c) for c in frame.columns])
 
 

@@ -9,7 +9,6 @@ import os
 
 import pandas as pd
 
-from ...data.dataset import load_csv
 from ...errors import DataError, ParameterError
 from ...output import plain_language as say
 from ...releases.synthesizers import SYNTHESIZERS
@@ -34,7 +33,7 @@ def secret_choices(dataset: str, data_path: str = "", name: str = "") -> list[st
     if dataset == "csv":
         if not data_path:
             raise ParameterError("data_path", "dataset=csv needs data_path (the CSV file to attack)")
-        table = load_csv(data_path, name=name or os.path.basename(data_path))
+        table, _ = base_dataset("csv", data_path)  # the very table the games read
     else:
         table, _ = base_dataset(dataset)
     default = DEFAULT_SECRET.get(dataset)
