@@ -78,11 +78,17 @@ class TableImport:
     def summary(self, column: str) -> ColumnSummary:
         return next(c for c in self.columns if c.name == column)
 
-    def normalised_csv(self) -> bytes:
-        """The table as UTF-8, comma-separated, with decimal points: what the engine reads (numbers stay
-        numbers, codes such as ``02130`` stay text)."""
+    def normalised_csv(self, columns: list[str] | None = None) -> bytes:
+        """The table (or only ``columns``, in the file's order) as UTF-8, comma-separated, with decimal points:
+        what the engine reads (numbers stay numbers, codes such as ``02130`` stay text)."""
+        frame = self.frame
+        if columns is not None:
+            unknown = [c for c in columns if c not in frame.columns]
+            if unknown:
+                raise DataError(f"{self.name}: no column(s) {', '.join(map(str, unknown))}")
+            frame = frame[[c for c in frame.columns if c in set(columns)]]
         buf = io.StringIO()
-        self.frame.to_csv(buf, index=False, lineterminator="\n")
+        frame.to_csv(buf, index=False, lineterminator="\n")
         return buf.getvalue().encode("utf-8")
 
 
