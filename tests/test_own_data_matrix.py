@@ -81,7 +81,7 @@ def test_synthetic_lab(imported):
     secret = roles["secret"].column
     assert secret in options
     result = run("synthetic", {**get("synthetic").page_defaults, "dataset": "csv", "data_path": path,
-                               "secret": secret, "games": 2}, seed=0)
+                               "secret": secret, "games": 1, "synth_size": 1000}, seed=0)
     view = result_view(result.metrics, result.series)
     assert 0 <= result.metrics["accuracy"] <= 1
     assert secret in view["sentence"]
@@ -113,7 +113,7 @@ def test_aggregates_lab(imported):
     with open(known, "wb") as fh:
         fh.write(table.normalised_csv(roles["quasi_identifiers"].columns + [sensitive]))
     result = run("aggregates", {**get("aggregates").page_defaults, "data": "csv", "data_path": known,
-                                "sensitive_column": sensitive, "block_size": 100, "shadows": 200,
+                                "sensitive_column": sensitive, "block_size": 100, "shadows": 100, "targets": 30,
                                 "attack": "desia"}, seed=0)
     sentence = agg_plots.plain_summary(result.metrics, result.series) or ""
     assert 0 <= result.metrics["auc"] <= 1
