@@ -6,7 +6,7 @@ from core.errors import LabError
 from core.plots import synthetic as plots
 from core.scenarios.synthetic.data import DATASETS, DP_GENERATORS, GENERATORS
 from core.scenarios.synthetic.views import (UTILITY_METRICS, compare_setup, compare_view, epsilon_choices, games_table,
-                                            page_params, result_view, secret_choices, secret_param)
+                                            noise_warning, page_params, result_view, secret_choices, secret_param)
 from core.scenarios.synthetic.preview import data_preview
 from core.releases.synthesizers import SYNTHESIZERS
 from ui.common import (chart, charts_side_by_side, content, download_figure, download_result, download_table, figure,
@@ -104,6 +104,9 @@ def draw(result, final):
     st.caption(f":material/science: {v.label} — compare shapes, not values, with the paper." if v.surrogate
                else f":material/groups: {v.label}")
     st.markdown(v.sentence)
+    caution = noise_warning(result.metrics, int(result.config.get("games", 0)))
+    if caution:
+        st.warning(caution, icon=":material/warning:")
     metric_row(v.metrics, NAMES)
     metric_row(v.eps_metrics, EPS_NAMES, fmt="{:.2f}")
     if v.per_attack:

@@ -132,3 +132,11 @@ def test_reidentification_lab(imported):
     assert view
     linked = lecture.linkage_view(p, {q: 0 for q in qis}, 0.5, 0.5, seed=0)
     assert 0 <= linked["metrics"]["precision"] <= 1 or linked["metrics"]["precision"] != linked["metrics"]["precision"]
+
+
+def test_synthetic_cautions_when_the_interval_is_too_wide():
+    from core.scenarios.synthetic.views import noise_warning
+
+    one_game = noise_warning({"accuracy": 1.0, "accuracy_ci_low": 0.025, "accuracy_ci_high": 1.0}, 1)
+    assert "too wide to say how well the attack works" in one_game and "1 game" in one_game
+    assert noise_warning({"accuracy": 0.9, "accuracy_ci_low": 0.86, "accuracy_ci_high": 0.93}, 400) is None

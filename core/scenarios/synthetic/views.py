@@ -188,3 +188,17 @@ def compare_view(rows: list[dict], synth_size: int, metric: str = "mre_gt10") ->
                        by_epsilon=any(r.get("epsilon") for r in rows), table=table)
 
 
+
+
+def noise_warning(metrics: dict, games: int) -> str | None:
+    """A caution when the accuracy's 95% interval is too wide to tell the attack from a coin flip (it holds
+    50%) or spans more than 30 points — e.g. "Attack accuracy 1.000" after one game — else None."""
+    lo, hi, acc = metrics.get("accuracy_ci_low"), metrics.get("accuracy_ci_high"), metrics.get("accuracy")
+    if lo is None or hi is None or acc is None or lo != lo or hi != hi:
+        return None
+    if lo <= 0.5 <= hi or hi - lo > 0.3:
+        return (f"Only **{games} game{'s' if games != 1 else ''}**: the attack accuracy of {acc:.3f} has a 95% "
+                f"confidence interval of **{lo:.2f} – {hi:.2f}**, too wide to say how well the attack works"
+                + (" (it includes the 50% of a coin flip)" if lo <= 0.5 <= hi else "")
+                + ". Play more games for a finding.")
+    return None
