@@ -9,6 +9,7 @@ import os
 
 import pandas as pd
 
+from ...data.dataset import load_csv
 from ...errors import DataError, ParameterError
 from ...output import plain_language as say
 from ...releases.synthesizers import SYNTHESIZERS
@@ -33,7 +34,8 @@ def secret_choices(dataset: str, data_path: str = "", name: str = "") -> list[st
     if dataset == "csv":
         if not data_path:
             raise ParameterError("data_path", "dataset=csv needs data_path (the CSV file to attack)")
-        table, _ = base_dataset("csv", data_path)  # the very table the games read
+        # read as the games read it (missing answers as a category), named as the visitor's file
+        table = load_csv(data_path, name=name or os.path.basename(data_path), missing="category")
     else:
         table, _ = base_dataset(dataset)
     default = DEFAULT_SECRET.get(dataset)
