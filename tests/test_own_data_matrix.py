@@ -84,8 +84,8 @@ def test_synthetic_lab(imported):
                                "secret": secret, "games": 1, "synth_size": 1000}, seed=0)
     view = result_view(result.metrics, result.series)
     assert 0 <= result.metrics["accuracy"] <= 1
-    assert secret in view["sentence"]
-    _no_built_in_names(view["sentence"])
+    assert secret in view.sentence
+    _no_built_in_names(view.sentence)
 
 
 def test_ml_models_lab(imported):
