@@ -7,6 +7,7 @@ from core.errors import LabError
 from core.output.inert import inert_text
 from core.plots import reid as plots
 from core.reid import differencing, exact_example, k_anonymity, lecture
+from ui.import_step import import_upload, role_select, suggestions
 from ui.common import content, download_table, figure as _figure, lazy_tabs, metric_row, number_field, page_header, \
     plain, show_error
 
@@ -65,11 +66,18 @@ if source == "synthetic":
                        key="reid.zips", **B)
 elif source == lecture.UPLOAD:
     f = sb.file_uploader("CSV, one person per row", type=["csv"])
-    sens = sb.text_input("Sensitive column (blank: last)", key="reid.sens", **B)
     if f is None:
         st.info("Upload a CSV in the sidebar, or pick one of the built-in record sets.")
         st.stop()
-    upload = f.getvalue()
+    try:  # the import step: detected format (with overrides), first rows, column types, suggested roles
+        upload, table = import_upload(f, "reid")  # the normalised file's path (named by its content's hash)
+    except LabError as exc:
+        show_error(exc)
+        st.stop()
+    sens = role_select(sb, "Sensitive column", [c.name for c in table.columns], "reid.sensitive",
+                       suggestions(table).get("sensitive"),
+                       help="The attribute a linked record reveals; the other columns are candidate "
+                            "quasi-identifiers (columns unique on every row, such as names, are left out).")
 try:
     pkey = (source, n_people, n_zips, seed, hashlib.sha256(upload).hexdigest() if upload is not None else None,
             sens)

@@ -6,7 +6,7 @@ import streamlit as st
 from core.output import plain_language as say
 from core.data.census import binary_columns
 from core.errors import LabError
-from core.output.inert import inert
+from core.output.inert import inert, inert_text
 from core.plots import aggregates as plots
 from core.scenarios.aggregates.preview import block_preview
 from ui.common import (chart, charts_side_by_side, content, download_figure, download_result, download_table,
@@ -32,28 +32,48 @@ if source != "Synthetic census blocks":
     upload = st.sidebar.file_uploader("CSV file", type=["csv"], key="aggregates.upload")
     if upload is None:
         missing = "Upload a CSV in the sidebar, or switch back to the synthetic census blocks."
-    else:
+    elif source.startswith("PPMF"):
         from ui.uploads import save_upload  # private 0600 file, deleted when no session needs it
 
-        path = save_upload(upload.getvalue(), kind="aggregates")
-        extra = {"data": "ppmf" if source.startswith("PPMF") else "csv", "data_path": str(path)}
-        if extra["data"] == "csv":
-            try:
-                candidates = binary_columns(path)
-            except LabError as exc:
-                problem, candidates = exc, None
-            if candidates is None:
-                pass
-            elif not candidates:
-                missing = (f"{inert(upload.name)} has no column with exactly two values. The attacks infer a yes/no "
-                           "secret: add such a column (e.g. smoker = yes/no) or switch back to the census blocks.")
+        extra = {"data": "ppmf", "data_path": str(save_upload(upload.getvalue(), kind="aggregates"))}
+    else:
+        from ui.import_step import import_upload, role_select, suggestions
+        from ui.uploads import save_upload
+
+        try:
+            path, table = import_upload(upload, "aggregates")  # the import step: format, preview, column types
+            candidates = binary_columns(path)
+        except LabError as exc:
+            problem, candidates = exc, None
+        if candidates is None:
+            pass
+        elif not candidates:
+            missing = (f"{inert(upload.name)} has no column with exactly two values. The attacks infer a "
+                       "yes/no secret: add such a column (e.g. smoker = yes/no) or switch back to the census "
+                       "blocks.")
+        else:
+            roles = suggestions(table)
+            sensitive = role_select(
+                st.sidebar, "Sensitive column (yes/no)", candidates, "aggregates.sensitive", roles.get("sensitive"),
+                help="The secret the attacker infers; only columns with exactly two values are offered.")
+            others = [c.name for c in table.columns if c.name != sensitive]
+            qi = roles.get("quasi_identifiers")
+            if "aggregates.known" not in st.session_state or \
+                    not set(st.session_state["aggregates.known"]) <= set(others):
+                st.session_state["aggregates.known"] = [c for c in (qi.columns if qi else others[:4]) if c in others]
+            known = st.sidebar.multiselect(
+                "What the attacker knows (columns)", others, key="aggregates.known",
+                help="The released counts are tabulated over these columns and the secret; each extra column "
+                     "multiplies the cells the solver must consider, so keep the few an attacker could learn "
+                     "elsewhere (age, sex, place…).")
+            if qi is not None:
+                st.sidebar.caption(f"Suggested: {inert_text(qi.why)}.")
+            if not known:
+                missing = "Choose at least one column the attacker knows about the target."
             else:
-                if st.session_state.get("aggregates.sensitive") not in candidates:
-                    st.session_state["aggregates.sensitive"] = candidates[0]
-                extra["sensitive_column"] = st.sidebar.selectbox(
-                    "Sensitive column (yes/no)", candidates, key="aggregates.sensitive",
-                    help="The secret the attacker infers; only columns with exactly two values are offered. "
-                         "Every other column is what the attacker knows about the target.")
+                # the engine reads only the chosen columns and the secret, in the file's order
+                extra = {"data": "csv", "sensitive_column": sensitive,
+                         "data_path": str(save_upload(table.normalised_csv(known + [sensitive]), "aggregates"))}
 
 config = param_widgets(scenario, exclude=("data", "sweep"), defaults=PAGE_DEFAULTS)
 if problem is not None:

@@ -5,13 +5,14 @@ import streamlit as st
 
 from core.errors import LabError
 from core.output.inert import inert_text
+from core.output import plain_language as say
 from core.plots import ml_models as plots
 from core.scenarios.ml_models import column_choices, columns, population_preview
 from ui.common import (chart, download_result, download_table, figure, metric_row, scenario_page, param_widgets,
                        show_error)
 from ui.runs import run_scenario
 from ui.report import run_tools
-from ui.uploads import save_upload
+from ui.import_step import import_upload, role_select, suggestions
 
 scenario = scenario_page("ml-models", sidebar="ML model attribute inference",
                          about="What is happening here? (attacks, angular difference, targeting, BCorr)")
@@ -22,11 +23,17 @@ upload = st.sidebar.file_uploader("Your own records (CSV; choose 'Your CSV' as d
 config = param_widgets(scenario, exclude=("label", "sensitive", "group"))
 seed = config.pop("seed")
 overrides = {k: v for k, v in config.items()}
+roles = {}
 if config["dataset"] == "csv":
     if upload is None:
         st.info("Upload a CSV in the sidebar to use your own data.")
         st.stop()
-    overrides["data_path"] = save_upload(upload.getvalue(), "ml-models")  # private 0600, removed when unused
+    try:  # the import step: detected format (with overrides), first rows, column types, suggested roles
+        overrides["data_path"], table = import_upload(upload, "ml-models")  # private 0600, removed when unused
+        roles = suggestions(table, min_group=config["min_group"])
+    except LabError as exc:
+        show_error(exc)
+        st.stop()
 try:
     choices = column_choices(config["dataset"], overrides.get("data_path", ""))
 except LabError as exc:
@@ -36,11 +43,15 @@ defaults = dict(zip(("label", "sensitive", "group"), columns({**config, "label":
 for role, title in (("label", "Label (model output)"), ("sensitive", "Sensitive attribute"),
                     ("group", "Group attribute")):
     opts = choices[role]
+    key = f"ml-models.col.{config['dataset']}.{role}"
+    if role in roles:  # an upload: the suggestion (with its reason) is where the chooser starts
+        overrides[role] = role_select(st.sidebar, title, opts, key, roles[role], help=scenario.param(role).help,
+                                      bind="query-params", disabled=len(opts) == 1)
+        continue
     taken = [overrides[r] for r in ("label", "sensitive") if r in overrides]
     free = [i for i, c in enumerate(opts) if c not in taken] or [0]
     index = opts.index(defaults[role]) if defaults[role] in opts else free[0]
-    overrides[role] = st.sidebar.selectbox(title, opts, index=index, key=f"ml-models.col.{config['dataset']}.{role}",
-                                           bind="query-params",
+    overrides[role] = st.sidebar.selectbox(title, opts, index=index, key=key, bind="query-params",
                                            disabled=len(opts) == 1, help=scenario.param(role).help)
 try:
     config = {**scenario.resolve(overrides), "seed": seed}
@@ -57,6 +68,11 @@ with top:
                f"the model predicts {inert_text(info['label'])} from every column including "
                f"{inert_text(info['sensitive'])}. This correlation is what the attacker cannot see — the model below "
                "is trained next.")
+
+
+def _num(x, fmt: str = "{:.2f}") -> str:
+    """A number for a caption; "n/a" when a step could not measure it (e.g. no group showed a slope)."""
+    return "n/a" if x is None or x != x else fmt.format(x)
 
 
 def _sentence(m: dict, s: dict) -> str:
@@ -109,9 +125,13 @@ def draw(result, final):
                    "model_accuracy": "Model accuracy", "empirical_epsilon_low": "Empirical ε ≥"})
     floor = (f" (identical groups of these sizes: ≈ {100 * m['asrd_noise_floor']:.1f} by chance, the noise floor)"
              if "asrd_noise_floor" in m else "")
+    caution = say.interval_caution(m.get("accuracy"), m.get("accuracy_ci_low"), m.get("accuracy_ci_high"),
+                                   m.get("chance_accuracy"))
+    if caution:
+        st.warning(caution, icon=":material/warning:")
     st.caption(f"95% CI of the attack accuracy [{m['accuracy_ci_low']:.3f}, {m['accuracy_ci_high']:.3f}] · "
-               f"Kendall τ {m['kendall_disparity']:.2f} (baseline from auxiliary data: "
-               f"{m['baseline_kendall']:.2f}) · ASRD {100 * m['asrd']:.1f} points{floor} · "
+               f"Kendall τ {_num(m.get('kendall_disparity'))} (baseline from auxiliary data: "
+               f"{_num(m.get('baseline_kendall'))}) · ASRD {100 * m['asrd']:.1f} points{floor} · "
                f"EOD {m['eod']:.3f} · DPD {m['dpd']:.3f} · the model claims no "
                f"differential privacy (ε = ∞) · training {result.timings.get('train_seconds', 0):.1f} s"
                f"{' (cached model)' if s['info'].get('cache_hit') else ''}")

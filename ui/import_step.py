@@ -9,24 +9,17 @@ of its role choosers (:func:`role_select`). Nothing here touches any other contr
 from __future__ import annotations
 
 import hashlib
-import re
 from contextlib import contextmanager
 
 import streamlit as st
 
 from core.cancel import stop_check
 from core.data.dataset import DECIMALS, DELIMITERS, ENCODINGS
+from core.output.inert import inert_text
 from core.data.table_import import Suggestion, TableImport, inspect_upload, suggest_roles
 from ui.uploads import save_upload
 
 DETECTED = "detected"
-_MARKDOWN = re.compile(r"([\\`*_{}\[\]()#+\-.!|<>~$:=])")
-
-
-def inert(text: str) -> str:
-    """A file or column name made inert for a Markdown-rendering element (labels, captions): a stranger wrote
-    it, so ``[x](http://…)`` must show as text, never as a link or an image."""
-    return _MARKDOWN.sub(r"\\\1", str(text)).replace("\n", " ")
 
 
 @contextmanager
@@ -59,7 +52,7 @@ def import_upload(upload, kind: str) -> tuple[str, TableImport]:
               for part, k in keys.items()}
     table = _inspect(digest, upload.name, chosen["encoding"], chosen["delimiter"], chosen["decimal"], raw)
     path = save_upload(table.normalised_csv(), kind)
-    with st.expander(f"Your file: {inert(upload.name)} — {table.rows:,} rows × {len(table.columns)} columns",
+    with st.expander(f"Your file: {inert_text(upload.name)} — {table.rows:,} rows × {len(table.columns)} columns",
                      expanded=st.session_state.get(f"_{kind}.import.seen") != digest):
         st.session_state[f"_{kind}.import.seen"] = digest
         st.caption(f"Read as {table.fmt.describe()}. Detected: {table.detected.describe()}. If the preview "
@@ -95,5 +88,5 @@ def role_select(container, title: str, options: list, key: str, suggestion: Sugg
             st.session_state[key] = suggestion.column
     value = container.selectbox(title, options, key=key, help=help, **kw)
     if suggestion is not None and value == suggestion.column:
-        container.caption(f"Suggested: {inert(suggestion.why)}.")
+        container.caption(f"Suggested: {inert_text(suggestion.why)}.")
     return value

@@ -310,3 +310,15 @@ def composition(pct_unique_joined: float, pct_not_k_joined: float, k: int) -> st
 
 def _num(x: float) -> str:
     return f"{x:.1f}" if x < 10 else f"{x:.0f}"
+
+
+def interval_caution(accuracy, low, high, chance, what: str = "the attack") -> str | None:
+    """One caution when an accuracy's 95% interval cannot tell ``what`` from guessing (it reaches down to
+    the ``chance`` accuracy of always guessing the most common value), else None."""
+    if any(v is None or v != v for v in (accuracy, low, high, chance)):
+        return None
+    if low > chance:
+        return None
+    return (f"The accuracy of {accuracy:.1%} has a 95% confidence interval of {low:.1%} – {high:.1%}, which "
+            f"reaches the {chance:.1%} of guessing the most common value: too wide to say how well {what} works. "
+            "Use more records or a larger group.")

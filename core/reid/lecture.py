@@ -110,8 +110,8 @@ def source_choices() -> tuple[dict[str, str], int]:
 
 
 def load(source: str, n_people: int = TOWN_DEFAULT, n_zips: int = ZIPS_DEFAULT, seed: int = 0,
-         upload: bytes | None = None, sensitive: str | None = None) -> People:
-    """The people of a record set, or of an uploaded CSV (``upload``, with an optional sensitive column)."""
+         upload: bytes | str | None = None, sensitive: str | None = None) -> People:
+    """The people of a record set, or of an uploaded CSV (``upload``: its bytes or path; optional sensitive column)."""
     if upload is not None:
         return people.load_people_csv(upload, sensitive=sensitive or None)
     return people.load_people(source, n_people=n_people, n_zips=n_zips, seed=seed)
