@@ -275,7 +275,12 @@ def load_people_csv(file: str | IO | bytes, sensitive: str | None = None, name: 
         rare = vals.index[-1]
         t["_bit"] = (t[sensitive] == rare).astype(np.int64)
         bit = "_bit"
-    return People(table=t, quasi_identifiers=qis, default_qis=qis[:4], sensitive=sensitive, bit=bit,
+    # start from the facts an attacker can learn elsewhere (age, sex, place…), not from the first columns
+    from ..data.table_import import suggest_roles
+
+    suggested = suggest_roles(raw.drop(columns=[sensitive])).get("quasi_identifiers")
+    default_qis = [c for c in (suggested.columns if suggested else []) if c in qis] or qis[:4]
+    return People(table=t, quasi_identifiers=qis, default_qis=default_qis, sensitive=sensitive, bit=bit,
                   source=name, description=f"Uploaded table: {len(t):,} rows, {len(cols)} columns"
                   + (f" (direct identifiers left out of the QIs: {', '.join(identifiers)})" if identifiers else ""),
                   citation="user upload")
