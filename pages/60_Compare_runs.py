@@ -5,7 +5,7 @@ import pandas as pd
 import streamlit as st
 
 from core.measure.audit import audit_result
-from core.measure.compare import comparison_table, config_diff, run_label
+from core.measure.compare import comparison_table, config_diff, difference_labels, ranking_verdict
 from core.errors import LabError, ParameterError
 from core.output.inert import inert, inert_text
 from core.plots import fdp as plots
@@ -107,7 +107,7 @@ if not pins:
     st.stop()
 
 st.query_params["pins"] = encode_pins(pins)  # the address bar now reproduces this comparison
-labels = [run_label(p, i + 1) for i, p in enumerate(pins)]
+labels = difference_labels(pins)  # told apart by what differs (e.g. the generator)
 short = [plots.short_label(p, i + 1) for i, p in enumerate(pins)]
 
 
@@ -134,13 +134,9 @@ for label, p in zip(labels, pins):
 
 # ---- what the stakeholder reads first
 table = pd.DataFrame(comparison_table(pins, short))
-best = table.dropna(subset=["attack"]) if "attack" in table else table.iloc[0:0]
-if len(best):
-    low = best.loc[best["attack"].idxmin()]
-    st.markdown(f"Of the pinned runs, **{labels[short.index(low['run'])]}** leaks least: its attack reaches {low['attack metric']} "
-                f"**{low['attack']:.3f}**" + (f" at a utility error of {low['utility error']:.3g} "
-                                              f"({low['utility error metric']})" if pd.notna(low["utility error"])
-                                              else "") + ".")
+sentence = ranking_verdict(pins, [inert_text(lab) for lab in labels])  # names only the differences the runs' 95% intervals support
+if sentence:
+    st.markdown(sentence)
 
 st.subheader("Headline metrics")
 st.dataframe(table.set_index("run").T.map(_cell), width="stretch")

@@ -226,3 +226,62 @@ def scatter_points(results: list[Any], y: str = "attack") -> list[dict]:
     for p, f in zip(pts, front):
         p["front"] = f
     return pts
+
+
+def _interval(result: Any, metric: str | None) -> tuple[float, float] | None:
+    """The 95% interval a run reports for its headline metric (``<metric>_ci_low`` / ``_ci_high``), if any."""
+    if metric is None:
+        return None
+    _, _, metrics, _ = _parts(result)
+    lo, hi = _value(metrics, f"{metric}_ci_low"), _value(metrics, f"{metric}_ci_high")
+    return (lo, hi) if lo is not None and hi is not None else None
+
+
+def ranking_verdict(results: list[Any], labels: list[str]) -> str | None:
+    """The Compare page's one-line verdict, naming only the differences the runs' 95% intervals support.
+
+    A run "leaks least" only when its interval lies wholly below every other run's; otherwise the sentence says
+    the intervals are too wide to rank the runs and names the pairs that do differ (if any). Runs without an
+    interval are compared by value with that caveat. Runs with different headline metrics are not ranked."""
+    heads = [headline(r) for r in results]
+    rows = [(lab, h, _interval(r, h.attack_metric)) for lab, h, r in zip(labels, heads, results)
+            if h.attack is not None]
+    if len(rows) < 2:
+        return None
+    if len({h.attack_metric for _, h, _ in rows}) > 1:
+        return ("The pinned runs report different headline metrics (" + ", ".join(sorted({h.attack_label for _, h, _
+                in rows})) + "), so they are not ranked against each other.")
+    what = rows[0][1].attack_label
+    if any(ci is None for _, _, ci in rows):
+        low = min(rows, key=lambda r: r[1].attack)
+        return (f"Lowest {what}: **{low[0]}** ({low[1].attack:.3f}); some runs report no confidence interval, "
+                "so this ordering may be luck.")
+    low = min(rows, key=lambda r: r[2][1])
+    if all(low[2][1] < ci[0] for lab, _, ci in rows if lab != low[0]):
+        return (f"**{low[0]}** leaks least: its {what} of {low[1].attack:.3f} (95% CI {low[2][0]:.3f} – "
+                f"{low[2][1]:.3f}) lies below every other run's interval.")
+    apart = [(a, b) for i, (a, _, ca) in enumerate(rows) for (b, _, cb) in rows[i + 1:]
+             if ca[1] < cb[0] or cb[1] < ca[0]]
+    text = (f"The runs' 95% intervals of the {what} overlap: too wide to say which leaks least "
+            "(play more games or use more records).")
+    if apart:
+        lower = [(a, b) if _mid(rows, a) < _mid(rows, b) else (b, a) for a, b in apart]
+        text += " Clear differences: " + "; ".join(f"**{a}** leaks less than **{b}**" for a, b in lower) + "."
+    return text
+
+
+def _mid(rows, label) -> float:
+    return next(h.attack for lab, h, _ in rows if lab == label)
+
+
+def difference_labels(results: list[Any]) -> list[str]:
+    """A label per pinned run made of the parameters that differ between the runs (e.g. the generator), so
+    runs of one lab are told apart by what was changed; runs that differ in nothing get their seed."""
+    configs = [_parts(r)[1] for r in results]
+    changed = [d["param"] for d in config_diff(configs) if d["differs"] and d["param"] not in ("data_path",)]
+    out = []
+    for i, (r, config) in enumerate(zip(results, configs)):
+        name = _parts(r)[0]
+        bits = ", ".join(f"{k}={_short(config[k])}" for k in changed[:3] if k in config)
+        out.append(f"#{i + 1} {name} ({bits})" if bits else run_label(r, i + 1))
+    return out
