@@ -63,13 +63,15 @@ def test_generic_csv_defaults_to_a_yes_no_column_and_titles_the_roc_with_it():
     at.file_uploader[0].set_value(("people.csv", _csv(), "text/csv")).run()
     assert not at.exception
     sel = at.selectbox(key="aggregates.sensitive")
-    assert list(sel.options) == ["sex", "smoker"] and sel.value == "sex"  # two-valued columns only, not "zip"
+    # two-valued columns only, not "zip"; the import step suggests the one whose name says sensitive
+    assert list(sel.options) == ["sex", "smoker"] and sel.value == "smoker"
+    assert any(c.value.startswith("Suggested: two values") for c in at.sidebar.caption)
     assert not at.error, [e.value for e in at.error]
     titles = chart_titles(at)
-    assert any(t.startswith("ROC") and "(sex)" in t for t in titles), titles
+    assert any(t.startswith("ROC") and "(smoker)" in t for t in titles), titles
     assert not any("Hispanic" in t for t in titles)
     sentence = [m.value for m in list(at.markdown) + list(at.info) if "against 50% by chance" in m.value]
-    assert sentence and "a person's sex" in sentence[0]
+    assert sentence and "a person's smoker" in sentence[0]
 
 
 def test_few_targets_get_a_warning_with_the_confidence_interval():

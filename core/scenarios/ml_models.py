@@ -19,7 +19,6 @@ from __future__ import annotations
 import functools
 import os
 import time
-import warnings
 
 import numpy as np
 
@@ -29,8 +28,7 @@ from ..attacks.ml_models.csmia import csmia
 from ..attacks.ml_models.disparity import DIRECTIONS, group_accuracy, rank_agreement, rank_groups, risk_score
 from ..attacks.ml_models.imputation import ImputationAttack
 from ..attacks.ml_models.lomia import lomia
-from ..attacks.ml_models.targeted import (KAPPA_GRID, attribute_ranges, best_attribute, nested_schedule,
-                                           nested_selection, single_selection)
+from ..attacks.ml_models.targeted import targeting
 from ..cancel import checkpoint
 from ..data import disparity_population as P
 from ..defenses.bcorr import asrd, bcorr_indices, fairness
@@ -321,34 +319,8 @@ class MLModels(Scenario):
         times["disparity_seconds"] = time.perf_counter() - t
 
         t = time.perf_counter()
-        # Targeting is an optional step: targeting=none never runs it, and when no attribute shows an angular
-        # difference (too few records per value) the run keeps its untargeted results and says why.
-        ranges, best, sweep, nested, skipped = {}, None, [], [], None
-        if config["targeting"] != "none":
-            with warnings.catch_warnings():
-                warnings.simplefilter("ignore", RuntimeWarning)  # an all-NaN attribute is handled below
-                ranges = attribute_ranges(ctx["attributes"], cs.confidence, cs.labels, d.y, direction)
-            try:
-                best = best_attribute(ranges)
-            except DataError as exc:
-                skipped = str(exc).split(": ", 1)[-1].split(";")[0]
-        if best is not None:
-            grid = sorted(set(KAPPA_GRID) | {float(config["kappa"])}, reverse=True)
-            for kappa in grid:
-                mask, chosen = single_selection(ctx["attributes"][best], ranges[best]["order"], kappa)
-                k = int(correct[mask].sum())
-                lo, hi = M.clopper_pearson(k, int(mask.sum()))
-                sweep.append({"kappa": kappa, "records": int(mask.sum()), "fraction": float(mask.mean()),
-                              "correct": k, "accuracy": k / max(1, int(mask.sum())), "ci_low": lo, "ci_high": hi,
-                              "values": [ctx["attribute_values"][best][v] for v in chosen]})
-            for level in nested_selection(ctx["attributes"], ranges, nested_schedule(config["kappa"])):
-                m = level.pop("mask")
-                k = int(correct[m].sum())
-                lo, hi = M.clopper_pearson(k, int(m.sum()))
-                level.update(records=int(m.sum()), correct=k, accuracy=k / max(1, int(m.sum())), ci_low=lo,
-                             ci_high=hi, values=[ctx["attribute_values"][level["attribute"]][v]
-                                                 for v in level["values"]])
-                nested.append(level)
+        ranges, best, sweep, nested, skipped = targeting(config["targeting"], config["kappa"], ctx["attributes"],
+                                                         ctx["attribute_values"], cs, d.y, direction, correct)
         times["targeting_seconds"] = time.perf_counter() - t
 
         # confidence scatter sample per group (v = 1 rows), with each class's regression line

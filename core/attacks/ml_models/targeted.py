@@ -96,3 +96,43 @@ def nested_schedule(kappa: float) -> list[float]:
     """[C]'s budget schedule down to κ (κ itself last)."""
     sched = [k for k in NESTED_SCHEDULE if k > kappa + 1e-12]
     return sched + [float(kappa)]
+
+
+def targeting(mode: str, kappa: float, attributes: dict[str, np.ndarray], attribute_values: dict[str, list],
+              cs, y: np.ndarray, direction: str, correct: np.ndarray):
+    """The optional targeting step (§5.3) of one run: ``(ranges, best, sweep, nested, skipped)``.
+
+    ``mode = "none"`` never runs it. When no attribute shows an angular difference in two or more of its
+    values (too few records per value), the run keeps its untargeted results: ``skipped`` is the one-line
+    reason, and the sweep and nested levels are empty. ``sweep`` holds, per budget κ of :data:`KAPPA_GRID`
+    (plus ``kappa``), the records the single-attribute selection targets and the attack's accuracy on them
+    with a Clopper–Pearson 95% interval; ``nested`` the same per level of the nested schedule."""
+    import warnings
+
+    from ...measure.metrics import clopper_pearson
+
+    ranges, best, sweep, nested, skipped = {}, None, [], [], None
+    if mode == "none":
+        return ranges, best, sweep, nested, skipped
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)  # an attribute without a slope is NaN, handled below
+        ranges = attribute_ranges(attributes, cs.confidence, cs.labels, y, direction)
+    try:
+        best = best_attribute(ranges)
+    except DataError as exc:
+        return ranges, None, [], [], str(exc).split(": ", 1)[-1].split(";")[0]
+
+    def scored(mask):
+        k, n = int(correct[mask].sum()), int(mask.sum())
+        lo, hi = clopper_pearson(k, n)
+        return {"records": n, "correct": k, "accuracy": k / max(1, n), "ci_low": lo, "ci_high": hi}
+
+    for kap in sorted(set(KAPPA_GRID) | {float(kappa)}, reverse=True):
+        mask, chosen = single_selection(attributes[best], ranges[best]["order"], kap)
+        sweep.append({"kappa": kap, "fraction": float(mask.mean()), **scored(mask),
+                      "values": [attribute_values[best][v] for v in chosen]})
+    for level in nested_selection(attributes, ranges, nested_schedule(kappa)):
+        mask = level.pop("mask")
+        level.update(**scored(mask), values=[attribute_values[level["attribute"]][v] for v in level["values"]])
+        nested.append(level)
+    return ranges, best, sweep, nested, skipped
