@@ -13,7 +13,8 @@ from core.output.report import non_default_params
 from core.scenario import all_scenarios
 from core.studies.links import from_link, linkable
 from ui.common import figure, page_header
-from ui.pins import MAX_PINS, PINNABLE_LABS, add_pin, clear_pins, decode_pins, encode_pins, pinned, remove_pin
+from ui.pins import (MAX_PINS, PINNABLE_LABS, add_pin, clear_pins, decode_pins, encode_pins, pinned, remove_pin,
+                     restore_from_link)
 from ui.records import tier_changes_panel
 from ui.report import report_downloads
 from ui.runs import pool_run
@@ -24,6 +25,7 @@ page_header("Compare runs",
             "loss of utility.")
 
 
+restore_from_link()  # a reload or a new tab: the address names the pins, the shared store holds their results
 pins = pinned()
 scenarios = all_scenarios()
 

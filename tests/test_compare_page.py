@@ -51,18 +51,41 @@ def test_pin_from_two_labs_and_compare():
     token = at.query_params["pins"]
     assert token
 
-    # a fresh session opened from the link sees the two configurations and can rerun them
+    # a reload or a new tab opened from the link takes both pins back from the shared result store
     fresh = AppTest.from_file(str(ROOT / "app.py"), default_timeout=180).run()
     fresh.query_params["pins"] = token
     fresh.switch_page("pages/60_Compare_runs.py").run()
     assert not fresh.exception, fresh.exception
-    assert any("holds 2 pinned run(s)" in i.value for i in fresh.info)
-    restore = next(b for b in fresh.button if b.label.startswith("Rerun the 2 linked"))
-    restore.click().run()
-    assert not fresh.exception, fresh.exception
     restored = fresh.session_state["_pins"]
     assert [p["config"] for p in restored] == [p["config"] for p in pins]
-    assert restored[1]["metrics"]["accuracy"] == pins[1]["metrics"]["accuracy"]  # same seed, same numbers
+    assert restored[1]["metrics"]["accuracy"] == pins[1]["metrics"]["accuracy"]  # the stored numbers
+    assert not any("pinned run(s)" in i.value for i in fresh.info)  # nothing left to rerun
+    assert "2 of 6" in " ".join(s.value for s in fresh.subheader)
+
+
+def test_a_link_without_stored_results_offers_a_rerun(monkeypatch):
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=180).run()
+    _pin(_open(at, "pages/10_Reconstruction_attack.py", RECON))
+    pins = at.session_state["_pins"]
+    at.query_params.clear()
+    at.switch_page("pages/60_Compare_runs.py").run()
+    token = at.query_params["pins"]
+    monkeypatch.setenv("LAB_STORE", "")  # a server without the store (or one that has evicted the results)
+    fresh = AppTest.from_file(str(ROOT / "app.py"), default_timeout=180).run()
+    fresh.query_params["pins"] = token
+    fresh.switch_page("pages/60_Compare_runs.py").run()
+    assert not fresh.exception, fresh.exception
+    assert any("holds 1 pinned run(s)" in i.value for i in fresh.info)
+    restore = next(b for b in fresh.button if b.label.startswith("Rerun the 1 linked"))
+    restore.click().run()
+    assert not fresh.exception, fresh.exception
+    assert [p["config"] for p in fresh.session_state["_pins"]] == [p["config"] for p in pins]
+
+
+def test_a_pinned_run_keeps_its_pins_in_the_lab_address():
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=180).run()
+    _pin(_open(at, "pages/10_Reconstruction_attack.py", RECON))
+    assert at.query_params["pins"]  # a reload of the lab page keeps the pin
 
 
 def test_empty_compare_links_every_lab_that_can_pin():

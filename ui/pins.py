@@ -1,4 +1,9 @@
-"""Pinned runs: up to six per browser session, kept across pages (``st.session_state``), for the Compare page."""
+"""Pinned runs: up to six per browser session, kept across pages (``st.session_state``), for the Compare page.
+
+Pins also survive a reload and travel to a new tab: the address bar carries them (``?pins=``, the same token
+the Compare page shares, :func:`encode_pins`), and a session that opens such an address takes back every
+pinned run the shared result store holds (:func:`restore_from_link`) — no rerun needed.
+"""
 from __future__ import annotations
 
 import base64
@@ -49,17 +54,62 @@ def add_pin(result: Result | dict) -> bool:
 
 def remove_pin(pid: str) -> None:
     st.session_state[_KEY] = [p for p in pinned() if p["pin_id"] != pid]
+    sync_link()
 
 
 def clear_pins() -> None:
     st.session_state[_KEY] = []
+    sync_link()
+
+
+def sync_link() -> None:
+    """Write this session's pins into the address bar (or remove them), so a reload or a copied address keeps
+    them."""
+    pins = st.session_state.get(_KEY, [])
+    if pins:
+        st.query_params["pins"] = encode_pins(pins)
+    elif "pins" in st.query_params:
+        del st.query_params["pins"]
+
+
+def restore_from_link() -> int:
+    """Pin the runs the address bar names (``?pins=``) whose results the shared store holds; once per token and
+    session. Returns how many were pinned. Runs on an uploaded file, runs the store no longer holds and
+    values a widget would refuse are left to the Compare page, which lists them with a Rerun button."""
+    from core.errors import LabError
+    from core.runtime.store import lookup
+    from core.studies.links import from_link
+
+    token = st.query_params.get("pins")
+    if not token or st.session_state.get("_pins.restored") == token:
+        return 0
+    st.session_state["_pins.restored"] = token
+    try:
+        linked = decode_pins(token)
+    except ValueError:
+        return 0
+    added = 0
+    for c in linked:
+        try:
+            run = from_link(c["scenario"], c["params"], c["seed"])
+            if run.needs_upload:
+                continue
+            _, result = lookup(run.scenario, run.params, run.seed)
+        except LabError:
+            continue
+        if result is not None and result.completed and add_pin(result):
+            added += 1
+    return added
 
 
 def pin_button(result: Result | None) -> None:
     """"Pin this run" for the Compare page (disabled for partial runs, when pinned, or when six are pinned)."""
     if result is None:
         return
+    restore_from_link()
     pins = pinned()
+    if pins:
+        sync_link()  # the lab's address keeps the pins: a reload or a copied link brings them back
     pid = pin_id(result)
     done = any(p["pin_id"] == pid for p in pins)
     full = len(pins) >= MAX_PINS
@@ -74,6 +124,7 @@ def pin_button(result: Result | None) -> None:
         if cols[0].button("Pin this run", key=f"pin-{pid}", disabled=full or partial, help=help_text,
                           icon=":material/push_pin:"):
             add_pin(result)
+            sync_link()
             st.rerun()
     if pins:
         cols[1].page_link("pages/60_Compare_runs.py", label=f"Compare {len(pins)} pinned run(s) →",
