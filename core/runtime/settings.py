@@ -1,4 +1,4 @@
-"""Lab settings: server limits, the run pool, the engine's polling interval and the result store.
+"""Lab settings: server limits, the run pool, the engine's polling interval, the result store and class expiry.
 
 All limits live in ONE file, ``lab_settings.toml`` at the repository root, whose comments document every key
 and its default. ``LAB_SETTINGS=/path/to/file.toml`` reads another file instead; keys it leaves out keep the
@@ -36,6 +36,8 @@ class Settings:
     # [store]
     store_path: str = "~/.cache/privacy-lab/results"
     store_size_limit_bytes: int = 1_000_000_000
+    # [classes]
+    class_expiry_hours: float = 12.0
     source: str = "defaults"
 
     @property
@@ -50,6 +52,7 @@ _SECTIONS = {
                "express_max_seconds": float},
     "engine": {"poll_seconds": float, "memory_guard_fraction": float},
     "store": {"path": str, "size_limit_bytes": int},
+    "classes": {"expiry_hours": float},
 }
 
 
@@ -72,12 +75,14 @@ def parse(data: dict, source: str = "settings") -> Settings:
                     ok = ok and float(value) == int(value)
             if not ok:
                 raise ParameterError(f"{source}: {section}.{key}", f"expected {kind.__name__} >= 0, got {value!r}")
-            name = f"store_{key}" if section == "store" else key
+            name = {"store": f"store_{key}", "classes": f"class_{key}"}.get(section, key)
             values[name] = kind(value)
     if values.get("slots", 1) < 1:
         raise ParameterError(f"{source}: server.slots", "at least 1")
     if not 0 < values.get("memory_guard_fraction", 0.8) <= 1:
         raise ParameterError(f"{source}: engine.memory_guard_fraction", "expected a share in (0, 1]")
+    if values.get("class_expiry_hours", 12.0) <= 0:
+        raise ParameterError(f"{source}: classes.expiry_hours", "expected a positive number of hours")
     if values.get("poll_seconds", 0.5) <= 0:
         raise ParameterError(f"{source}: engine.poll_seconds", "expected a positive number of seconds")
     return Settings(**values, source=source)
