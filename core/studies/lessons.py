@@ -263,9 +263,9 @@ def _predict(doc: Any, problems: _Problems, where: str) -> Predict | None:
     high = _number(doc, "high", problems, w, default=1.0)
     step = _number(doc, "step", problems, w, default=0.01, positive=True)
     tolerance = _number(doc, "tolerance", problems, w, positive=True)
-    if tolerance is None:
+    if tolerance is None and "tolerance" not in doc:
         problems.add(f"{w}tolerance", "missing: how far from the measurement a prediction still counts as right")
-        tolerance = 0.0
+    tolerance = tolerance or 0.0
     if low is not None and high is not None and low >= high:
         problems.add(f"{w}high", f"must be above low ({low:g})")
     default = _number(doc, "default", problems, w)
