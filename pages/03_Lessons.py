@@ -3,7 +3,7 @@ import streamlit as st
 
 from core.studies.lessons import load_lessons
 from ui.common import page_header
-from ui.lessons import class_panel, go_to, lesson_end, progress, show_step, teacher_view
+from ui.lessons import class_panel, go_to, handout_button, lesson_end, progress, show_step, teacher_view
 
 page_header("Lessons", "Each step asks you to **predict** what an attack will achieve, **runs** it at the lesson's "
             "fixed seed, then **reveals** the measurement beside your prediction. Commit your guess before you "
@@ -47,6 +47,7 @@ for s in lesson.steps:
         go_to(lesson.id, s.number)
         st.rerun()
 class_panel(lesson)
+handout_button(lesson)
 
 st.markdown(f"### {lesson.order}. {lesson.title}")
 st.caption(f"Source: {lesson.paper}" + (f" — {lesson.section}" if lesson.section else ""))

@@ -36,6 +36,25 @@ def go_to(lesson_id: str, number: int) -> None:
     st.session_state["lessons.at"] = (lesson_id, number)
 
 
+# ------------------------------------------------------------------------------------------------------ handout
+def handout_button(lesson) -> None:
+    """The lesson's printable offline handout: closed-form steps are computed here; the labs' steps use the runs
+    already in the shared store (a step nobody has run yet gets a note; the CLI makes every run)."""
+    from core.studies.handout import handout_html, stored_runs
+
+    def build() -> str:
+        runs = stored_runs(lesson)
+        for step in lesson.steps:
+            if step.demo and step.number not in runs:
+                runs[step.number] = L.play_step(lesson, step)[0]
+        return handout_html(lesson, runs)
+
+    st.sidebar.download_button("Printable handout (HTML)", data=build, file_name=f"{lesson.id}-handout.html",
+                               mime="text/html", icon=":material/print:", key=f"lessons.handout.{lesson.id}",
+                               help="The steps, prompts and reference plots at the lesson's seed, with the "
+                                    "measurements on the last pages: works offline, prints on paper")
+
+
 # --------------------------------------------------------------------------------------------------- class mode
 def class_student() -> tuple[str, str] | None:
     """``(code, student id)`` when this session is a student of the class the link names."""
@@ -284,18 +303,24 @@ def show_step(lesson, step) -> None:
             if not ok:
                 st.caption("Choose an answer to commit it.")
             return
-    explored = {}
-    if "truth" in done and step.open:
-        with explore_box:
-            st.markdown("**Explore** — " + (step.explore and _safe_fill(step.explore, step, done) or
-                                            "change the open control and run again."))
-            explored = _explore_controls(step, st.container())
+    explored, drawn = {}, "truth" in done and bool(step.open)
+    if drawn:  # drawn before the run (in its own box below the reveal): the run uses the explored values
+        explored = _explore(step, done, explore_box)
     with run_box:
         _run(lesson, step, explored, done)
     done = progress(lesson.id).get(step.number, {})
     if "truth" in done:
         with reveal_box:
             _reveal(lesson, step, done)
+        if step.open and not drawn:  # the first reveal: the controls open now
+            _explore(step, done, explore_box)
+
+
+def _explore(step, done: dict, box) -> dict:
+    with box:
+        st.markdown("**Explore** — " + (step.explore and _safe_fill(step.explore, step, done) or
+                                        "change the open control and run again."))
+        return _explore_controls(step, st.container())
 
 
 def _safe_fill(text: str, step, done: dict) -> str:
