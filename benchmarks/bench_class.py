@@ -35,6 +35,7 @@ def main() -> None:
 
     from core.runtime.store import ResultStore, result_key
     from core.studies import classroom
+    from core.studies import lesson_runs as R
     from core.studies import lessons as L
 
     store = ResultStore(tempfile.mkdtemp(prefix="bench-class-"))
@@ -58,8 +59,8 @@ def main() -> None:
                 t0 = time.perf_counter()
                 classroom.submit(made["code"], sid, lesson.id, step.number, guess, store=store)
                 took = time.perf_counter() - t0
-                result, _ = L.play_step(lesson, step, store=store)
-                classroom.reveal(made["code"], sid, lesson.id, step.number, L.measured(step, result.metrics),
+                result, _ = R.play_step(lesson, step, store=store)
+                classroom.reveal(made["code"], sid, lesson.id, step.number, R.measured(step, result.metrics),
                                  store=store)
                 with lock:
                     submits.append(took)
@@ -67,7 +68,7 @@ def main() -> None:
             with lock:
                 errors.append(f"{type(exc).__name__}: {exc}")
 
-    before = dict(L.RUNS)
+    before = dict(R.RUNS)
     t0 = time.perf_counter()
     threads = [threading.Thread(target=student, args=(i,)) for i in range(args.students)]
     for t in threads:
@@ -81,7 +82,7 @@ def main() -> None:
     aggregate = time.perf_counter() - t1
     configs = set()
     for step in lesson.steps:
-        config = L.step_config(lesson, step)
+        config = R.step_config(lesson, step)
         seed = config.pop("seed")
         configs.add(result_key(step.runner, config, seed))
     print(json.dumps({
@@ -89,8 +90,8 @@ def main() -> None:
         "submit_p95_seconds": round(float(np.percentile(submits, 95)), 4) if submits else None,
         "submit_max_seconds": round(max(submits), 4) if submits else None,
         "aggregate_seconds": round(aggregate, 4),
-        "engine_runs": L.RUNS["engine"] - before["engine"], "distinct_configs": len(configs),
-        "stored_hits": L.RUNS["stored"] - before["stored"],
+        "engine_runs": R.RUNS["engine"] - before["engine"], "distinct_configs": len(configs),
+        "stored_hits": R.RUNS["stored"] - before["stored"],
         "answered": sum(s["answered"] for s in summary["steps"]), "class_seconds": round(class_seconds, 2),
         "errors": errors[:3],
     }))

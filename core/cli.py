@@ -70,6 +70,7 @@ def _parser() -> argparse.ArgumentParser:
 
 
 def _lessons(args) -> int:
+    from .studies import lesson_runs as R
     from .studies import lessons as L
 
     if args.handout:
@@ -78,7 +79,7 @@ def _lessons(args) -> int:
         lesson = L.get_lesson(args.handout)
         path = args.out or f"{lesson.id}-handout.html"
         _check_output_path(path)
-        html = handout_html(lesson, L.reference_runs(lesson))
+        html = handout_html(lesson, R.reference_runs(lesson))
         with open(path, "w", encoding="utf-8") as fh:
             fh.write(html)
         print(json.dumps({"lesson": lesson.id, "handout": path, "bytes": len(html.encode())}))
@@ -92,9 +93,9 @@ def _lessons(args) -> int:
     if not args.check:
         print(json.dumps([lesson.describe() for lesson in lessons.values()], indent=2))
         return 0 if not problems else 1
-    broken = L.group_problems(problems)
+    broken = R.group_problems(problems)
     for lesson in lessons.values():
-        for line in L.check_lesson(lesson, small=not args.full):
+        for line in R.check_lesson(lesson, small=not args.full):
             if "error" in line:
                 broken[lesson.file] = f"{lesson.file}: step {line['step']}: {line['error']}"
             print(json.dumps(line), flush=True)

@@ -13,6 +13,8 @@ import pytest
 
 from core.runtime.store import ResultStore
 from core.studies import classroom
+from core.studies import lesson_grading as G
+from core.studies import lesson_runs as R
 from core.studies import lessons as L
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -93,65 +95,65 @@ def test_overlapping_choices_and_too_few_steps_are_refused(tmp_path):
 def test_grading_known_answers():
     lesson = L.get_lesson("1-what-epsilon-promises")
     step = lesson.step(1)  # tolerance 0.04, a higher accuracy means more risk
-    assert L.grade(step, 0.75, 0.73) == {"score": 1.0, "within": True, "error": pytest.approx(0.02),
+    assert G.grade(step, 0.75, 0.73) == {"score": 1.0, "within": True, "error": pytest.approx(0.02),
                                          "direction": "right", "optimistic": None}
-    half = L.grade(step, 0.61, 0.73)  # 0.12 off = tolerance + 2 × 0.04 → 0; 0.08 off → 0.5
+    half = G.grade(step, 0.61, 0.73)  # 0.12 off = tolerance + 2 × 0.04 → 0; 0.08 off → 0.5
     assert half["score"] == 0.0 and half["direction"] == "under" and half["optimistic"] is True
-    assert L.grade(step, 0.81, 0.73)["score"] == pytest.approx(0.5)
+    assert G.grade(step, 0.81, 0.73)["score"] == pytest.approx(0.5)
     choice = lesson.step(3)  # options <2, 2–5, 5–20, >20; e² = 7.39 lies in option 2
-    assert L.grade(choice, 2, 7.389)["within"] and L.grade(choice, 1, 7.389)["direction"] == "under"
-    assert L.grade(choice, 3, 7.389)["optimistic"] is False
+    assert G.grade(choice, 2, 7.389)["within"] and G.grade(choice, 1, 7.389)["direction"] == "under"
+    assert G.grade(choice, 3, 7.389)["optimistic"] is False
 
 
 def test_grading_is_the_same_under_the_same_seed(tmp_path):
     lesson = L.get_lesson("3-reconstruction")
     step = lesson.step(4)
-    first, _ = L.play_step(lesson, step, small=True, store=ResultStore(tmp_path / "a"))
-    again, stored = L.play_step(lesson, step, small=True, store=ResultStore(tmp_path / "b"))
+    first, _ = R.play_step(lesson, step, small=True, store=ResultStore(tmp_path / "a"))
+    again, stored = R.play_step(lesson, step, small=True, store=ResultStore(tmp_path / "b"))
     assert not stored  # a fresh store: the engine ran again, and measured the same
-    truth = L.measured(step, first.metrics)
-    assert truth == L.measured(step, again.metrics)
+    truth = R.measured(step, first.metrics)
+    assert truth == R.measured(step, again.metrics)
     assert 0.5 < truth < 0.75  # noise at √n: well below the noiseless 100%, above guessing
-    assert L.grade(step, 0.7, truth) == L.grade(step, 0.7, L.measured(step, again.metrics))
+    assert G.grade(step, 0.7, truth) == G.grade(step, 0.7, R.measured(step, again.metrics))
 
 
 def test_thirty_threads_on_one_step_cost_one_run(tmp_path):
     lesson = L.get_lesson("1-what-epsilon-promises")
     store = ResultStore(tmp_path / "s")
-    before = dict(L.RUNS)
-    threads = [threading.Thread(target=L.play_step, args=(lesson, lesson.step(4)), kwargs={"store": store})
+    before = dict(R.RUNS)
+    threads = [threading.Thread(target=R.play_step, args=(lesson, lesson.step(4)), kwargs={"store": store})
                for _ in range(30)]
     for t in threads:
         t.start()
     for t in threads:
         t.join()
-    assert L.RUNS["engine"] - before["engine"] == 1
-    assert L.RUNS["stored"] - before["stored"] == 29
+    assert R.RUNS["engine"] - before["engine"] == 1
+    assert R.RUNS["stored"] - before["stored"] == 29
 
 
 def test_step_config_opens_only_the_lessons_controls():
     lesson = L.get_lesson("3-reconstruction")
     step = lesson.step(3)
-    assert L.step_config(lesson, step, {"defense_level": 5})["defense_level"] == 5
+    assert R.step_config(lesson, step, {"defense_level": 5})["defense_level"] == 5
     with pytest.raises(L.ParameterError, match="not a control"):
-        L.step_config(lesson, step, {"n": 2000})
+        R.step_config(lesson, step, {"n": 2000})
     with pytest.raises(L.ParameterError, match="from 0 to 40"):
-        L.step_config(lesson, step, {"defense_level": 500})
+        R.step_config(lesson, step, {"defense_level": 500})
 
 
 def test_calibration_sentence_counts_the_lean():
     lesson = L.get_lesson("3-reconstruction")
-    grades = {n: L.grade(lesson.step(n), 0.5, 0.9) for n in (3, 4)}  # expected less reconstruction: optimistic
-    grades[1] = L.grade(lesson.step(1), 1.0, 1.0)
-    text = L.calibration(lesson, grades)
+    grades = {n: G.grade(lesson.step(n), 0.5, 0.9) for n in (3, 4)}  # expected less reconstruction: optimistic
+    grades[1] = G.grade(lesson.step(1), 1.0, 1.0)
+    text = G.calibration(lesson, grades)
     assert text.startswith("1 of 3 predictions within tolerance")
     assert "too optimistic about privacy about noise in 2 of 2 steps" in text
 
 
 def test_fill_uses_only_the_runs_numbers():
-    assert L.fill("{measured:.0%} vs {x:.2f}", {"measured": 0.5, "x": 1.234}) == "50% vs 1.23"
+    assert G.fill("{measured:.0%} vs {x:.2f}", {"measured": 0.5, "x": 1.234}) == "50% vs 1.23"
     with pytest.raises(L.ParameterError, match="not a number of this run"):
-        L.fill("{secret}", {"measured": 0.5})
+        G.fill("{secret}", {"measured": 0.5})
 
 
 # ------------------------------------------------------------------------------------------------ class mode

@@ -7,6 +7,7 @@ import json
 from apptest_helpers import open_page
 
 from core.studies import classroom
+from core.studies import lesson_runs as R
 from core.studies import lessons as L
 
 PAGE = "pages/03_Lessons.py"
@@ -49,7 +50,7 @@ def test_scenario_step_runs_through_the_run_machinery():
     assert not at.exception, at.exception
     metrics = {m.label: m.value for m in at.metric}
     lesson = L.get_lesson("3-reconstruction")
-    truth, _ = L.play_step(lesson, lesson.step(4))
+    truth, _ = R.play_step(lesson, lesson.step(4))
     assert metrics["Measured at the lesson's seed"] == lesson.step(4).predict.shown(truth.metrics["accuracy"])
     assert any("noise" in t.lower() for t in _titles(at))
 

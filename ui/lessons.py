@@ -17,6 +17,8 @@ from core.errors import LabError
 from core.output.plain_language import term
 from core.plots.lessons import class_distribution, reveal_figure
 from core.studies import classroom
+from core.studies import lesson_grading as G
+from core.studies import lesson_runs as R
 from core.studies import lessons as L
 from core.studies.lesson_plots import step_figure
 from ui.common import chart, show_error
@@ -46,7 +48,7 @@ def handout_button(lesson) -> None:
         runs = stored_runs(lesson)
         for step in lesson.steps:
             if step.demo and step.number not in runs:
-                runs[step.number] = L.play_step(lesson, step)[0]
+                runs[step.number] = R.play_step(lesson, step)[0]
         return handout_html(lesson, runs)
 
     st.sidebar.download_button("Printable handout (HTML)", data=build, file_name=f"{lesson.id}-handout.html",
@@ -143,7 +145,7 @@ def teacher_view(lesson) -> None:
         table = pd.DataFrame([{"step": x["step"], "title": x["title"], "reached": x["reached"],
                                "predicted": x["answered"],
                                "measured": None if x["truth"] is None else
-                               L.truth_text(lesson.step(x["step"]), x["truth"]),
+                               G.truth_text(lesson.step(x["step"]), x["truth"]),
                                "within tolerance": None if x["share_within"] is None else
                                f"{x['within']} of {x['answered']} ({x['share_within']:.0%})"}
                               for x in s["steps"]])
@@ -187,7 +189,7 @@ def _distribution_text(step, x: dict) -> str:
         text = (f"{len(shown)} predictions from {step.predict.shown(shown[0])} to {step.predict.shown(shown[-1])}, "
                 f"median {step.predict.shown(shown[len(shown) // 2])}.")
     if x["truth"] is not None:
-        text += (f" Measured: {L.truth_text(step, x['truth'])}; {x['within']} of {x['answered']} within the "
+        text += (f" Measured: {G.truth_text(step, x['truth'])}; {x['within']} of {x['answered']} within the "
                  "tolerance.")
     else:
         text += " Not measured yet: no student has run this step."
@@ -256,14 +258,14 @@ def _reveal(lesson, step, done: dict) -> None:
     box = st.container(border=True)
     box.markdown(f"#### Reveal · score {g['score']:.0%}")
     c1, c2 = box.columns(2)
-    c1.metric("Your prediction", L.answer_text(step, answer))
-    c2.metric("Measured at the lesson's seed", L.truth_text(step, truth))
+    c1.metric("Your prediction", G.answer_text(step, answer))
+    c2.metric("Measured at the lesson's seed", G.truth_text(step, truth))
     with box:
         chart(reveal_figure(step, answer, truth), f"lesson-reveal-{lesson.id}-{step.number}")
-    box.caption(f"Chart: your prediction ({L.answer_text(step, answer)}) against the measurement "
-                f"({L.truth_text(step, truth)}). {verdict}.")
+    box.caption(f"Chart: your prediction ({G.answer_text(step, answer)}) against the measurement "
+                f"({G.truth_text(step, truth)}). {verdict}.")
     try:
-        box.markdown(L.fill(step.reveal, L.reveal_numbers(step, done["metrics"], truth, answer)))
+        box.markdown(G.fill(step.reveal, G.reveal_numbers(step, done["metrics"], truth, answer)))
     except LabError as exc:
         show_error(exc)
     if step.glossary:
@@ -325,7 +327,7 @@ def _explore(step, done: dict, box) -> dict:
 
 def _safe_fill(text: str, step, done: dict) -> str:
     try:
-        return L.fill(text, L.reveal_numbers(step, done["metrics"], done["truth"]))
+        return G.fill(text, G.reveal_numbers(step, done["metrics"], done["truth"]))
     except LabError:
         return text
 
@@ -335,8 +337,8 @@ def _record(lesson, step, result) -> None:
     done = progress(lesson.id).setdefault(step.number, {})
     if "truth" in done:
         return
-    truth = L.measured(step, result.metrics)
-    done.update(truth=truth, grade=L.grade(step, done["answer"], truth),
+    truth = R.measured(step, result.metrics)
+    done.update(truth=truth, grade=G.grade(step, done["answer"], truth),
                 metrics={k: v for k, v in result.metrics.items() if isinstance(v, (int, float))})
     joined = class_student()
     if joined:
@@ -350,7 +352,7 @@ def _run(lesson, step, explored: dict, done: dict) -> None:
     from ui.runs import run_scenario
 
     try:
-        config = L.step_config(lesson, step, explored)
+        config = R.step_config(lesson, step, explored)
     except LabError as exc:
         show_error(exc)
         return
@@ -362,7 +364,7 @@ def _run(lesson, step, explored: dict, done: dict) -> None:
         fig = step_figure(step, result)
         chart(fig, f"lesson-{lesson.id}-{step.number}")
         try:
-            value = L.truth_text(step, L.measured(step, result.metrics))
+            value = G.truth_text(step, R.measured(step, result.metrics))
             st.caption(f"Chart: {fig.layout.title.text.split('<br>')[0] if fig.layout.title.text else step.plot}"
                        f" — {step.metric} = {value}" + (" (your setting)" if explored else " at the lesson's setting")
                        + ".")
@@ -371,7 +373,7 @@ def _run(lesson, step, explored: dict, done: dict) -> None:
 
     if step.demo:  # closed forms and small tables: computed here, through the store, no queue
         try:
-            result, _ = L.play_step(lesson, step, explored)
+            result, _ = R.play_step(lesson, step, explored)
         except LabError as exc:
             show_error(exc)
             return
@@ -387,12 +389,12 @@ def lesson_end(lesson) -> None:
     done = progress(lesson.id)
     grades = {n: d.get("grade") for n, d in done.items() if d.get("grade")}
     st.subheader("How did you do?")
-    score = L.lesson_score(grades)
+    score = G.lesson_score(grades)
     st.metric("Lesson score", "—" if score is None else f"{score:.0%}",
               help="Mean over the graded steps: 100% within the tolerance, falling to 0 at three tolerances")
-    st.info(L.calibration(lesson, grades), icon=":material/insights:")
-    rows = [{"step": s.number, "title": s.title, "your prediction": L.answer_text(s, done.get(s.number, {})
+    st.info(G.calibration(lesson, grades), icon=":material/insights:")
+    rows = [{"step": s.number, "title": s.title, "your prediction": G.answer_text(s, done.get(s.number, {})
                                                                                  .get("answer")),
-             "measured": L.truth_text(s, done[s.number]["truth"]) if "truth" in done.get(s.number, {}) else "—",
+             "measured": G.truth_text(s, done[s.number]["truth"]) if "truth" in done.get(s.number, {}) else "—",
              "score": f"{grades[s.number]['score']:.0%}" if s.number in grades else "—"} for s in lesson.steps]
     st.dataframe(pd.DataFrame(rows), hide_index=True, width="stretch")

@@ -223,7 +223,7 @@ def summary(code: str, key: str, lesson, *, store=None, now: float | None = None
     has run the step), how many predictions lie within the tolerance and the share; ``students``: per student
     (display name) the steps answered, graded and the lesson score; ``rows``: one row per student and step
     (the CSV of grades)."""
-    from .lessons import grade, lesson_score
+    from .lesson_grading import grade, lesson_score
 
     store = _store(store)
     meta = check_teacher(code, key, store=store, now=now)

@@ -9,19 +9,16 @@ graded against is a pure function of the lesson file and the engine: the same fo
 
 * :func:`load_lesson` / :func:`load_lessons` validate a file and report every problem as one line naming the
   file, the step and the field (``lessons/x.toml: step 2: predict.tolerance: expected a number > 0``).
-* :func:`play_step` runs a step's configuration through the shared result store, once per configuration even when
-  many threads ask at the same time (a class of 30 costs one run per step).
-* :func:`grade` scores a prediction against the measurement (1 within the tolerance, falling linearly to 0 at
-  three tolerances; a choice is right or wrong) and says in which direction it missed; :func:`calibration` turns
-  a lesson's grades into one sentence ("too optimistic about privacy in 3 of 4 steps").
-* :func:`fill` puts numbers the run produced into the reveal text (``{measured:.0%}``, ``{dp_bound_accuracy:.2f}``):
-  prose never carries a number the engine did not measure.
+* :mod:`core.studies.lesson_runs` plays a step's configuration through the shared result store, once per
+  configuration even when many threads ask at the same time (a class of 30 costs one run per step), and checks
+  every step of every lesson (``python -m core lessons --check``).
+* :mod:`core.studies.lesson_grading` grades a prediction against the measurement, sums a lesson up in one
+  calibration sentence, and fills the reveal text with numbers the run produced.
 """
 from __future__ import annotations
 
 import math
 import re
-import threading
 import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -29,6 +26,7 @@ from typing import Any
 
 from ..errors import LabError, ParameterError
 from ..scenario import Scenario, all_scenarios
+from .lesson_grading import _PLACEHOLDER, _SPEC
 
 ROOT = Path(__file__).resolve().parents[2]
 LESSON_DIR = ROOT / "content" / "lessons"
@@ -37,9 +35,6 @@ RISK = ("higher", "lower")
 MIN_STEPS, MAX_STEPS = 5, 10
 MAX_OPEN = 2
 _ID = re.compile(r"^[a-z0-9][a-z0-9-]{0,40}$")
-# {name} or {name:spec}: a metric of the step's run, or measured / prediction / difference / tolerance.
-_PLACEHOLDER = re.compile(r"\{([A-Za-z_][\w.@-]*)(?::([^{}]*))?\}")
-_SPEC = re.compile(r"^[+ ]?,?(\.\d{1,2})?[fge%]?$")
 
 
 class LessonError(LabError, ValueError):
@@ -492,236 +487,3 @@ def get_lesson(lesson_id: str, directory: str | Path | None = None) -> Lesson:
     if lesson_id not in lessons:
         raise ParameterError("lesson", f"unknown lesson {lesson_id!r}; known: {', '.join(lessons) or 'none'}")
     return lessons[lesson_id]
-
-
-# -------------------------------------------------------------------------------------------------- running
-def step_config(lesson: Lesson, step: Step, values: dict | None = None, small: bool = False) -> dict:
-    """The step's full parameters (lesson's values, the open controls' ``values`` on top) with the lesson's seed.
-
-    A value for a parameter that is not open, or outside what the lesson offers, raises ParameterError: the
-    page never offers one, and a hand-made link cannot run anything the lesson does not."""
-    sc = runner(step.runner)
-    params = dict(step.params)
-    if small:
-        params.update(step.small)
-    opened = {c.name: c for c in step.open}
-    for name, value in (values or {}).items():
-        control = opened.get(name)
-        if control is None:
-            raise ParameterError(name, f"not a control of step {step.number} of {lesson.id!r}")
-        value = sc.param(name).validate(value)
-        if control.choices is not None:
-            if value not in control.choices:
-                raise ParameterError(name, f"expected one of {', '.join(map(str, control.choices))}")
-        elif not control.low <= value <= control.high:
-            raise ParameterError(name, f"expected a value from {control.low:g} to {control.high:g}")
-        params[name] = value
-    config = sc.resolve(params)
-    config["seed"] = lesson.seed
-    return config
-
-
-def measured(step: Step, metrics: dict) -> float:
-    """The number the step's prediction is graded against."""
-    value = metrics.get(step.metric)
-    if value is None or isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
-        raise ParameterError("metric", f"the run reported no number for {step.metric!r}; "
-                                       f"it reported {', '.join(sorted(metrics)) or 'nothing'}")
-    return float(value)
-
-
-_FLIGHTS: dict[str, threading.Lock] = {}
-_FLIGHTS_LOCK = threading.Lock()
-RUNS = {"engine": 0, "stored": 0}  # runs this process played / served from the store (read by the benchmark)
-
-
-def play_step(lesson: Lesson, step: Step, values: dict | None = None, *, small: bool = False, store=None,
-              **kwargs):
-    """``(Result, from_store)`` of the step's configuration: through the shared result store, and *single-flight*
-    — threads asking for the same configuration at once wait for one run instead of each starting their own."""
-    from ..runtime.store import default_store, lookup, result_key
-    from ..runtime.games import run
-
-    sc = runner(step.runner)
-    config = step_config(lesson, step, values, small=small)
-    seed = config.pop("seed")
-    store = store if store is not None else default_store()
-    key = result_key(sc.name, config, seed)
-    with _FLIGHTS_LOCK:
-        gate = _FLIGHTS.setdefault(key, threading.Lock())
-    with gate:
-        _, hit = lookup(sc, config, seed, store)
-        if hit is not None:
-            RUNS["stored"] += 1
-            return hit, True
-        result = run(sc, config, seed, **kwargs)
-        RUNS["engine"] += 1
-        if store is not None and result.completed and not result.cancelled:
-            store.put(key, result.to_dict(records=False))
-        return result, False
-
-
-# -------------------------------------------------------------------------------------------------- grading
-def grade(step: Step, answer: float | int, truth: float) -> dict:
-    """Score one prediction against the measurement (deterministic: the same inputs give the same grade).
-
-    * number / slider: ``score`` = 1 when ``|answer − truth| ≤ tolerance``, then falls linearly to 0 at three
-      tolerances; ``error`` = answer − truth.
-    * choice: ``answer`` is the option's index; ``score`` is 1 for the option whose range holds the truth.
-    ``direction`` is "over", "under" or "right"; ``optimistic`` says whether a miss was too optimistic about
-    privacy (it expected less risk than measured), given the step's ``risk`` direction.
-    """
-    p = step.predict
-    if p.kind == "choice":
-        right = p.option_for(truth)
-        index = int(answer)
-        if not 0 <= index < len(p.options):
-            raise ParameterError("answer", f"choose one of the {len(p.options)} options")
-        within = index == right
-        score = 1.0 if within else 0.0
-        if within or right is None:
-            direction = "right" if within else "over"
-        else:
-            direction = "over" if _option_mid(p.options[index]) > _option_mid(p.options[right]) else "under"
-        error = None
-    else:
-        answer = float(answer)
-        error = answer - truth
-        within = abs(error) <= p.tolerance * (1 + 1e-9)
-        score = 1.0 if within else max(0.0, 1.0 - (abs(error) - p.tolerance) / (2 * p.tolerance))
-        direction = "right" if within else ("over" if error > 0 else "under")
-    optimistic = None if direction == "right" else (direction == "under") == (step.risk == "higher")
-    return {"score": round(score, 4), "within": bool(within), "error": error, "direction": direction,
-            "optimistic": optimistic}
-
-
-def _option_mid(o: Option) -> float:
-    lo = o.low if o.low is not None else (o.high - 1 if o.high is not None else 0.0)
-    hi = o.high if o.high is not None else lo + 1
-    return (lo + hi) / 2
-
-
-def lesson_score(grades: dict) -> float | None:
-    """Mean step score over the graded steps (None before the first)."""
-    scores = [g["score"] for g in grades.values() if g is not None]
-    return sum(scores) / len(scores) if scores else None
-
-
-def calibration(lesson: Lesson, grades: dict[int, dict]) -> str:
-    """One sentence about how a student's predictions leaned over a lesson (``grades``: step number → grade)."""
-    graded = {n: g for n, g in grades.items() if g is not None}
-    if not graded:
-        return "No step graded yet: commit a prediction and run the step to see how your expectations compare."
-    n = len(graded)
-    right = sum(g["within"] for g in graded.values())
-    optimistic = [k for k, g in graded.items() if g["optimistic"] is True]
-    pessimistic = [k for k, g in graded.items() if g["optimistic"] is False]
-    head = f"{right} of {n} prediction{'s' if n != 1 else ''} within tolerance"
-    if not optimistic and not pessimistic:
-        return f"{head}: your expectations matched what the attacks achieved."
-    lean, steps, words = (("too optimistic about privacy", optimistic, "you expected less risk than the runs "
-                           "measured") if len(optimistic) >= len(pessimistic) else
-                          ("too pessimistic about privacy", pessimistic, "you expected more risk than the runs "
-                           "measured"))
-    topics: dict[str, int] = {}
-    for k in steps:
-        topics[lesson.step(k).topic] = topics.get(lesson.step(k).topic, 0) + 1
-    topic, hits = max(topics.items(), key=lambda kv: kv[1])
-    of_topic = sum(1 for k in graded if lesson.step(k).topic == topic)
-    about = f" about {topic}" if topic != "privacy" else ""
-    return (f"{head}. Your predictions were {lean}{about} in {hits} of {of_topic} "
-            f"step{'s' if of_topic != 1 else ''} ({words}).")
-
-
-# ---------------------------------------------------------------------------------------------- reveal text
-def fill(text: str, numbers: dict[str, Any]) -> str:
-    """``text`` with ``{name}`` / ``{name:spec}`` replaced by the run's numbers (unknown names raise
-    ParameterError: ``--check`` catches a reveal that cites a number the engine does not produce)."""
-    def one(match: re.Match) -> str:
-        name, spec = match.group(1), match.group(2)
-        if name not in numbers:
-            raise ParameterError("reveal", f"{{{name}}} is not a number of this run; it has: "
-                                           f"{', '.join(sorted(numbers))}")
-        value = numbers[name]
-        if value is None:
-            return "—"
-        if spec is None or not _SPEC.match(spec):
-            return f"{value:g}" if isinstance(value, float) else str(value)
-        return format(value, spec)
-
-    return _PLACEHOLDER.sub(one, text)
-
-
-def reveal_numbers(step: Step, metrics: dict, truth: float, answer=None) -> dict:
-    """The names a reveal may cite: the run's metrics plus measured, prediction, difference and tolerance."""
-    out = {k: v for k, v in metrics.items() if isinstance(v, (int, float)) and not isinstance(v, bool)}
-    out.update(measured=truth, tolerance=step.predict.tolerance)
-    if answer is not None and step.predict.kind != "choice":
-        out.update(prediction=float(answer), difference=abs(float(answer) - truth))
-    else:
-        out.update(prediction=None, difference=None)
-    return out
-
-
-def answer_text(step: Step, answer) -> str:
-    """A committed answer in words (an option's label, or the number in the prediction's units)."""
-    if answer is None:
-        return "—"
-    if step.predict.kind == "choice":
-        return step.predict.options[int(answer)].label
-    return step.predict.shown(float(answer))
-
-
-def truth_text(step: Step, truth: float) -> str:
-    p = step.predict
-    if p.kind == "choice":
-        i = p.option_for(truth)
-        value = f"{100 * truth:.1f}%" if p.percent else f"{truth:,.3g}"
-        return f"{value} ({p.options[i].label})" if i is not None else value
-    return p.shown(truth)
-
-
-# ------------------------------------------------------------------------------------------------ the check
-def group_problems(problems: list[str]) -> dict[str, str]:
-    """Loader problems as one line per broken lesson file (its problems joined by " · ")."""
-    by_file: dict[str, list[str]] = {}
-    for line in problems:
-        file = line.split(":", 1)[0]
-        by_file.setdefault(file, []).append(line if not by_file.get(file) else line.split(": ", 1)[1])
-    return {file: " · ".join(lines) for file, lines in by_file.items()}
-
-
-def check_step(lesson: Lesson, step: Step, small: bool = True) -> dict:
-    """Play one step (small size by default) and check what a student would meet: the metric exists and is a
-    number, a choice has exactly one right option, the reveal's numbers resolve, the plot draws."""
-    import time
-
-    from .lesson_plots import step_figure
-
-    start = time.perf_counter()
-    line = {"lesson": lesson.id, "step": step.number}
-    try:
-        result, stored = play_step(lesson, step, small=small)
-        truth = measured(step, result.metrics)
-        if step.predict.kind == "choice" and step.predict.option_for(truth) is None:
-            raise ParameterError("predict.options", f"no option's range holds the measured {truth:g}")
-        fill(step.reveal, reveal_numbers(step, result.metrics, truth, step.predict.start()
-                                         if step.predict.kind != "choice" else 0))
-        fill(step.explore, reveal_numbers(step, result.metrics, truth))
-        step_figure(step, result)
-    except LabError as exc:
-        line.update(seconds=round(time.perf_counter() - start, 3), error=str(exc))
-        return line
-    line.update(seconds=round(time.perf_counter() - start, 3), measured=truth, stored=stored)
-    return line
-
-
-def check_lesson(lesson: Lesson, small: bool = True):
-    """One :func:`check_step` line per step."""
-    for step in lesson.steps:
-        yield check_step(lesson, step, small=small)
-
-
-def reference_runs(lesson: Lesson, store=None) -> dict[int, Any]:
-    """Every step's run at the lesson's own configuration and seed (through the store), for the handout."""
-    return {step.number: play_step(lesson, step, store=store)[0] for step in lesson.steps}
