@@ -239,7 +239,7 @@ def _explore_controls(step, box) -> dict:
         base = step.params.get(control.name, p.default)
         if control.choices is not None:
             value = box.selectbox(p.title, list(control.choices), index=list(control.choices).index(base), key=key,
-                                  format_func=lambda c: str(p.choice_labels.get(c, c)), help=p.help)
+                                  format_func=lambda c, p=p: str(p.choice_labels.get(c, c)), help=p.help)
         elif p.kind == "int":
             value = box.slider(p.title, int(control.low), int(control.high), int(base), step=int(control.step),
                                key=key, help=p.help)

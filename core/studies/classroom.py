@@ -20,6 +20,7 @@ lab's server is one process whose sessions are threads, so two students joining 
 from __future__ import annotations
 
 import hashlib
+import math
 import hmac
 import re
 import secrets
@@ -190,7 +191,7 @@ def visit(code: str, student_id: str, lesson: str, step: int, *, store=None, now
 def submit(code: str, student_id: str, lesson: str, step: int, prediction: float, *, store=None,
            now: float | None = None) -> None:
     """Store the student's committed prediction (a number, or an option's index) for a step; once only."""
-    if isinstance(prediction, bool) or not isinstance(prediction, (int, float)) or prediction != prediction:
+    if isinstance(prediction, bool) or not isinstance(prediction, (int, float)) or math.isnan(prediction):
         raise ParameterError("prediction", f"expected a number, got {prediction!r}")
 
     def change(slot, t):

@@ -11,8 +11,8 @@ import html
 import re
 import time
 
-from .lesson_plots import step_figure
 from .lesson_grading import fill, reveal_numbers, truth_text
+from .lesson_plots import step_figure
 from .lesson_runs import measured
 from .lessons import Lesson
 

@@ -20,7 +20,7 @@ _SPEC = re.compile(r"^[+ ]?,?(\.\d{1,2})?[fge%]?$")
 
 
 # -------------------------------------------------------------------------------------------------- grading
-def grade(step, answer: float | int, truth: float) -> dict:
+def grade(step, answer: float, truth: float) -> dict:
     """Score one prediction against the measurement (deterministic: the same inputs give the same grade).
 
     * number / slider: ``score`` = 1 when ``|answer − truth| ≤ tolerance``, then falls linearly to 0 at three

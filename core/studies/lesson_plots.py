@@ -6,7 +6,8 @@ run (the reconstruction and location theory) are computed here from the run's ow
 """
 from __future__ import annotations
 
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 import pandas as pd
 import plotly.graph_objects as go
@@ -19,9 +20,9 @@ def _parts(result: Any) -> tuple[dict, dict, dict]:
 
 
 def _recon_level(result):
+    from ..plots import reconstruction as plots
     from ..scenario import get
     from ..scenarios.reconstruction import theory_curves
-    from ..plots import reconstruction as plots
 
     config, m, s = _parts(result)
     params = {k: v for k, v in config.items() if k != "seed"}
@@ -33,8 +34,8 @@ def _recon_level(result):
 
 
 def _recon_ratio(result):
-    from ..scenarios.reconstruction import theory_curves
     from ..plots import reconstruction as plots
+    from ..scenarios.reconstruction import theory_curves
 
     config, m, s = _parts(result)
     theory = theory_curves({k: v for k, v in config.items() if k != "seed"})
@@ -48,8 +49,8 @@ def _recon_trials(result):
 
 
 def _location_k(result):
-    from ..scenarios.location import theory_curves
     from ..plots import location as plots
+    from ..scenarios.location import theory_curves
 
     config, _, s = _parts(result)
     return plots.accuracy_vs_observations(theory_curves(config), s)
@@ -148,7 +149,7 @@ def _downcoding(result):
     from ..plots.reid_more import downcoding_cells
 
     s = _parts(result)[2]
-    frame = lambda d: pd.DataFrame(d["data"], index=d["index"], columns=d["columns"])  # noqa: E731
+    frame = lambda d: pd.DataFrame(d["data"], index=d["index"], columns=d["columns"])
     return downcoding_cells(frame(s["status"]), frame(s["y"]), frame(s["z"]))
 
 

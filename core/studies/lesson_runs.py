@@ -12,6 +12,7 @@ from ..errors import LabError, ParameterError
 from .lesson_grading import fill, reveal_numbers
 from .lessons import Lesson, Step, runner
 
+
 # -------------------------------------------------------------------------------------------------- running
 def step_config(lesson: Lesson, step: Step, values: dict | None = None, small: bool = False) -> dict:
     """The step's full parameters (lesson's values, the open controls' ``values`` on top) with the lesson's seed.
@@ -57,8 +58,8 @@ def play_step(lesson: Lesson, step: Step, values: dict | None = None, *, small: 
               **kwargs):
     """``(Result, from_store)`` of the step's configuration: through the shared result store, and *single-flight*
     — threads asking for the same configuration at once wait for one run instead of each starting their own."""
-    from ..runtime.store import default_store, lookup, result_key
     from ..runtime.games import run
+    from ..runtime.store import default_store, lookup, result_key
 
     sc = runner(step.runner)
     config = step_config(lesson, step, values, small=small)
