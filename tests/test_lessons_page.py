@@ -99,3 +99,16 @@ def test_student_joins_from_the_link_and_sees_only_their_name():
     at.button(key=f"lessons.answer.{lesson.id}.1.commit").click().run()
     s = classroom.summary(made["code"], made["teacher_key"], lesson)
     assert s["steps"][0]["answered"] == 2 and s["steps"][0]["truth"] is not None
+
+
+def test_a_student_who_reloads_keeps_their_seat_and_predictions():
+    lesson = L.get_lesson("1-what-epsilon-promises")
+    made = classroom.create_class(lesson.id)
+    seat = classroom.join(made["code"], "Returning")
+    classroom.submit(made["code"], seat, lesson.id, 1, 0.75)
+    at = open_page(PAGE, lesson=lesson.id, step="1", me=seat, **{"class": made["code"]})
+    assert not at.exception
+    assert f"{made['code']} · you are Returning" in " ".join(t.value for t in at.text)
+    metrics = {m.label: m.value for m in at.metric}
+    assert metrics["Your prediction"] == "75%"  # locked in, and revealed from the stored run
+    assert "Join the class" not in [b.label for b in at.button]

@@ -75,12 +75,22 @@ def class_panel(lesson) -> None:
             return
         code = meta["code"]
         joined = class_student()
+        seat = st.query_params.get("me")
+        if seat and not (joined and joined[0] == code):  # a reload: the link holds this browser's seat
+            try:
+                classroom.student(code, seat)
+                st.session_state["lessons.student"] = joined = (code, seat)
+                _restore(lesson, code, seat)
+            except LabError:
+                del st.query_params["me"]
         if joined and joined[0] == code:
             try:
                 me = classroom.student(code, joined[1])
                 box.caption("Class")
                 box.text(f"{code} · you are {me['name']}")
-                box.caption("Your teacher sees your predictions and scores under this name; other students don't.")
+                box.caption("Your teacher sees your predictions and scores under this name; other students don't. "
+                            "The address now holds your seat: reload to come back, but share the class link, "
+                            "not this one.")
                 return
             except LabError:
                 st.session_state.pop("lessons.student", None)
@@ -91,6 +101,7 @@ def class_panel(lesson) -> None:
             if st.form_submit_button("Join the class", type="primary"):
                 try:
                     st.session_state["lessons.student"] = (code, classroom.join(code, name))
+                    st.query_params["me"] = st.session_state["lessons.student"][1]
                     st.rerun()
                 except LabError as exc:
                     st.error(str(exc), icon=":material/warning:")
@@ -123,6 +134,19 @@ def class_panel(lesson) -> None:
                     st.session_state["lessons.teacher"] = (meta["code"], key)
                 except LabError as exc:
                     st.error(str(exc), icon=":material/lock:")
+
+
+def _restore(lesson, code: str, seat: str) -> None:
+    """A returning student's committed predictions, from the class store (a new session after a reload): each
+    stays locked, and opening its step shows the (stored) run and the reveal again."""
+    record = classroom.student(code, seat)
+    for step in lesson.steps:
+        slot = record["answers"].get(f"{lesson.id}/{step.number}", {})
+        if "prediction" not in slot:
+            continue
+        done = progress(lesson.id).setdefault(step.number, {})
+        answer = int(slot["prediction"]) if step.predict.kind == "choice" else slot["prediction"]
+        done.setdefault("answer", answer)
 
 
 def teacher_view(lesson) -> None:
