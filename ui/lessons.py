@@ -163,7 +163,7 @@ def teacher_view(lesson) -> None:
         left, mid, right = st.columns(3)
         left.metric("Class", s["code"])
         mid.metric("Students", s["n_students"])
-        right.metric("Expires (UTC)", time.strftime("%H:%M", time.gmtime(s["expires"])))
+        right.metric("Expires (UTC)", time.strftime("%d %b %H:%M", time.gmtime(s["expires"])))
         st.caption(f"Students join at /Lessons?lesson={lesson.id}&class={s['code']} · refreshed every 5 s · "
                    f"last at {time.strftime('%H:%M:%S', time.gmtime())} UTC")
         table = pd.DataFrame([{"step": x["step"], "title": x["title"], "reached": x["reached"],
@@ -179,7 +179,8 @@ def teacher_view(lesson) -> None:
             if not x["answers"]:
                 continue
             step = lesson.step(x["step"])
-            with st.expander(f"Step {x['step']}: {step.title} — {x['answered']} predictions"):
+            with st.expander(f"Step {x['step']}: {step.title} — {x['answered']} "
+                             f"prediction{'s' if x['answered'] != 1 else ''}"):
                 chart(class_distribution(step, x["answers"], x["truth"]), f"class-dist-{x['step']}")
                 st.caption(_distribution_text(step, x))
         st.markdown("**Per student** (lesson score: mean step score over graded steps)")
