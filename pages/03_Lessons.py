@@ -30,6 +30,8 @@ chosen = st.sidebar.selectbox("Lesson", ids, index=ids.index(wanted) if wanted e
                               format_func=lambda i: f"{lessons[i].order}. {lessons[i].title}", key="lessons.pick")
 lesson = lessons[chosen]
 if chosen != wanted:
+    if wanted is not None:  # another lesson picked in the sidebar: start at its first step
+        st.query_params["step"] = "1"
     st.query_params["lesson"] = chosen
 try:
     number = int(st.query_params.get("step", "1"))
