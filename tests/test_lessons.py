@@ -220,7 +220,8 @@ def test_cli_lists_lessons(tmp_path):
     assert out.returncode == 0, out.stderr
     listed = json.loads(out.stdout)
     assert [x["id"] for x in listed][:2] == ["1-what-epsilon-promises", "2-anonymisation-is-not-enough"]
-    assert all({"id", "title", "scenarios", "steps"} <= set(x) for x in listed)
+    assert all({"id", "title", "scenario", "steps"} <= set(x) for x in listed)
+    assert listed[2]["scenario"] == ["reconstruction"] and len(listed[2]["steps"]) == 6
 
 
 def test_cli_check_plays_every_step(tmp_path):

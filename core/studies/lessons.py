@@ -151,7 +151,7 @@ class Lesson:
     def describe(self) -> dict:
         """The lesson as the command line lists it."""
         return {"id": self.id, "title": self.title, "paper": self.paper, "file": self.file,
-                "scenarios": sorted({s.runner for s in self.steps}),
+                "scenario": sorted({s.runner for s in self.steps}),
                 "steps": [{"step": s.number, "title": s.title, "runner": s.runner, "metric": s.metric,
                            "answer": s.predict.kind, "open": [c.name for c in s.open]} for s in self.steps]}
 
