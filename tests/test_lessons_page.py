@@ -112,3 +112,16 @@ def test_a_student_who_reloads_keeps_their_seat_and_predictions():
     metrics = {m.label: m.value for m in at.metric}
     assert metrics["Your prediction"] == "75%"  # locked in, and revealed from the stored run
     assert "Join the class" not in [b.label for b in at.button]
+
+
+def test_teacher_creates_a_class_and_sees_the_key_once():
+    at = open_page(PAGE, lesson="3-reconstruction")
+    at.button(key="lessons.create").click().run()
+    assert not at.exception
+    code, key, link = (c.value for c in at.code[:3])
+    assert len(code) == 6 and link == f"/Lessons?lesson=3-reconstruction&class={code}"
+    meta = classroom.check_teacher(code, key)  # the key shown opens the class; only its hash is stored
+    assert key not in json.dumps(meta)
+    assert at.toggle(key="lessons.teacher.on").value  # the creator's session opens the teacher view
+    at.button(key="lessons.created.hide").click().run()
+    assert key not in [c.value for c in at.code]

@@ -124,6 +124,9 @@ def class_panel(lesson) -> None:
             st.code(made["teacher_key"], language=None)
             st.markdown("**Link for students**")
             st.code(f"/Lessons?lesson={lesson.id}&class={made['code']}", language=None)
+            if st.button("I have noted the key: hide it", key="lessons.created.hide"):
+                st.session_state.pop("lessons.created", None)
+                st.rerun()
         st.divider()
         with st.form("lessons.teach", border=False):
             code = st.text_input("Class code", max_chars=12)
@@ -301,9 +304,11 @@ def show_step(lesson, step) -> None:
     """One step: context, prediction (committed before the run), the run and its plot, the reveal, explore."""
     done = progress(lesson.id).get(step.number, {})
     joined = class_student()
-    if joined:
+    seen = st.session_state.setdefault("lessons.visited", set())
+    if joined and (joined, lesson.id, step.number) not in seen:  # once per step, not on every rerun
         try:
             classroom.visit(joined[0], joined[1], lesson.id, step.number)
+            seen.add((joined, lesson.id, step.number))
         except LabError:
             pass
     st.progress(step.number / len(lesson.steps), text=f"Step {step.number} of {len(lesson.steps)}")
