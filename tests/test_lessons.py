@@ -147,7 +147,7 @@ def test_calibration_sentence_counts_the_lean():
     grades[1] = G.grade(lesson.step(1), 1.0, 1.0)
     text = G.calibration(lesson, grades)
     assert text.startswith("1 of 3 predictions within tolerance")
-    assert "too optimistic about privacy about noise in 2 of 2 steps" in text
+    assert "too optimistic about privacy in 2 of 2 steps on noise (you expected less risk" in text
 
 
 def test_fill_uses_only_the_runs_numbers():

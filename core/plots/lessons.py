@@ -45,7 +45,7 @@ def reveal_figure(step, answer, truth: float) -> go.Figure:
     fig.add_trace(go.Scatter(x=[scale * truth], y=[0], mode="markers", name="measured at the lesson's seed",
                              marker=dict(size=18, color=PALETTE[1], symbol="x")))
     unit = "%" if p.percent else p.unit
-    base_layout(fig, "Your prediction and the measurement", f"{step.metric}" + (f" ({unit})" if unit else ""), "",
+    base_layout(fig, "Your prediction and the measurement", step.metric.replace("_", " ") + (f" ({unit})" if unit else ""), "",
                 height=220)
     fig.update_yaxes(visible=False, range=[-1, 1])
     fig.update_xaxes(range=[lo, hi])
@@ -81,6 +81,6 @@ def class_distribution(step, answers: list, truth: float | None) -> go.Figure:
                           annotation_text="measured", annotation_position="top")
         unit = "%" if p.percent else p.unit
         base_layout(fig, f"Step {step.number}: predictions ({len(answers)}) against the measurement",
-                    step.metric + (f" ({unit})" if unit else ""), "students", height=300)
+                    step.metric.replace("_", " ") + (f" ({unit})" if unit else ""), "students", height=300)
         fig.update_xaxes(range=[scale * p.low, scale * p.high])
     return fig

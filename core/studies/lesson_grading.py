@@ -3,7 +3,7 @@ calibration sentence, and the reveal text filled with the numbers the run produc
 
 * :func:`grade` — 1 within the tolerance, falling linearly to 0 at three tolerances (a choice is right or wrong),
   and the direction of a miss; deterministic: the same prediction and measurement always get the same grade.
-* :func:`calibration` — "too optimistic about privacy about noise in 3 of 4 steps".
+* :func:`calibration` — "too optimistic about privacy in 3 of 4 steps on noise".
 * :func:`fill` — ``{measured:.0%}``, ``{dp_bound_accuracy:.2f}``: prose never carries a number the engine did not
   measure (an unknown name is an error, which ``--check`` reports).
 """
@@ -86,9 +86,9 @@ def calibration(lesson, grades: dict[int, dict]) -> str:
         topics[lesson.step(k).topic] = topics.get(lesson.step(k).topic, 0) + 1
     topic, hits = max(topics.items(), key=lambda kv: kv[1])
     of_topic = sum(1 for k in graded if lesson.step(k).topic == topic)
-    about = f" about {topic}" if topic != "privacy" else ""
-    return (f"{head}. Your predictions were {lean}{about} in {hits} of {of_topic} "
-            f"step{'s' if of_topic != 1 else ''} ({words}).")
+    on = f" on {topic}" if topic != "privacy" else ""
+    return (f"{head}. Your predictions were {lean} in {hits} of {of_topic} "
+            f"step{'s' if of_topic != 1 else ''}{on} ({words}).")
 
 
 # ---------------------------------------------------------------------------------------------- reveal text
