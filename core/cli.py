@@ -95,12 +95,16 @@ def _lessons(args) -> int:
         return 0 if not problems else 1
     broken = R.group_problems(problems)
     for lesson in lessons.values():
+        failed = []
         for line in R.check_lesson(lesson, small=not args.full):
             if "error" in line:
-                broken[lesson.file] = f"{lesson.file}: step {line['step']}: {line['error']}"
+                failed.append(f"step {line['step']}: {line['error']}")
             print(json.dumps(line), flush=True)
-    for line in broken.values():
-        print(line, file=sys.stderr)
+        if failed:  # one line per broken lesson: its first failing step, and how many more failed
+            more = f" (and {len(failed) - 1} more step{'s' if len(failed) > 2 else ''})" if len(failed) > 1 else ""
+            broken[lesson.file] = f"{lesson.file}: {failed[0]}{more}"
+    for file in sorted(broken):
+        print(broken[file], file=sys.stderr)
     return 1 if broken else 0
 
 

@@ -234,14 +234,20 @@ def test_cli_check_plays_every_step(tmp_path):
     assert all({"lesson", "step", "seconds", "measured"} <= set(x) for x in lines)
 
 
-def test_cli_check_names_a_broken_lesson(tmp_path, monkeypatch):
+def test_cli_check_names_a_broken_lesson(tmp_path, monkeypatch, capsys):
     folder = tmp_path / "lessons"
     folder.mkdir()
     _write(folder, "bad.toml", HEAD + GOOD_STEP.replace('metric = "accuracy_bound_1"', 'metric = "nope"') * 5)
+    _write(folder, "worse.toml", HEAD + GOOD_STEP.replace("tolerance = 0.05", "") * 5)
     monkeypatch.setattr(L, "LESSON_DIR", folder)
     from core.cli import main
 
     assert main(["lessons", "--check"]) == 1
+    err = capsys.readouterr().err.splitlines()
+    assert len(err) == 2  # one line per broken lesson
+    assert err[0].startswith("lessons/bad.toml: step 1: metric: the run reported no number for 'nope'")
+    assert err[0].endswith("(and 4 more steps)")
+    assert err[1].startswith("lessons/worse.toml: step 1: predict.tolerance: missing")
 
 
 def test_handout_is_offline_and_escapes_the_lesson_text(tmp_path):
