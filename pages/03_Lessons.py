@@ -3,7 +3,8 @@ import streamlit as st
 
 from core.studies.lessons import load_lessons
 from ui.common import page_header
-from ui.lessons import class_panel, go_to, handout_button, lesson_end, progress, show_step, teacher_view
+from ui.lessons import (class_panel, go_to, handout_button, lesson_end, progress, restore_from_link, show_step,
+                        teacher_view)
 
 page_header("Lessons", "Each step asks you to **predict** what an attack will achieve, **runs** it at the lesson's "
             "fixed seed, then **reveals** the measurement beside your prediction. Commit your guess before you "
@@ -32,6 +33,7 @@ lesson = lessons[chosen]
 if chosen != wanted:
     if wanted is not None:  # another lesson picked in the sidebar: start at its first step
         st.query_params["step"] = "1"
+        st.query_params.pop("answers", None)
     st.query_params["lesson"] = chosen
 try:
     number = int(st.query_params.get("step", "1"))
@@ -40,6 +42,8 @@ except ValueError:
 number = min(max(number, 1), len(lesson.steps))
 st.query_params["step"] = str(number)
 
+if "class" not in st.query_params:
+    restore_from_link(lesson)
 done = progress(lesson.id)
 st.sidebar.markdown("**Steps**")
 for s in lesson.steps:

@@ -125,3 +125,17 @@ def test_teacher_creates_a_class_and_sees_the_key_once():
     assert at.toggle(key="lessons.teacher.on").value  # the creator's session opens the teacher view
     at.button(key="lessons.created.hide").click().run()
     assert key not in [c.value for c in at.code]
+
+
+def test_a_bookmarked_lesson_resumes_with_its_committed_predictions():
+    at = open_page(PAGE, lesson="1-what-epsilon-promises", step="1")
+    at.slider[0].set_value(80.0).run()
+    at.button(key="lessons.answer.1-what-epsilon-promises.1.commit").click().run()
+    assert at.query_params["answers"] == "1:0.8"
+    # a new session (the bookmark opened tomorrow): the prediction is still committed; junk is ignored
+    again = open_page(PAGE, lesson="1-what-epsilon-promises", step="1", answers="1:0.8,2:7,x:y,3:9")
+    assert not again.exception
+    assert {m.label: m.value for m in again.metric}["Your prediction"] == "80%"
+    from ui.lessons import PROGRESS
+
+    assert set(again.session_state[PROGRESS]["1-what-epsilon-promises"]) == {1}  # 2:7 and 3:9 are out of range

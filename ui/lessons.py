@@ -32,6 +32,30 @@ def progress(lesson_id: str) -> dict:
     return st.session_state.setdefault(PROGRESS, {}).setdefault(lesson_id, {})
 
 
+def restore_from_link(lesson) -> None:
+    """Committed predictions carried by the address (``answers=1:0.75,3:2``), so a bookmarked lesson resumes
+    with them after the session is gone; values the lesson's answers cannot take are ignored."""
+    for item in (st.query_params.get("answers") or "").split(",")[:len(lesson.steps)]:
+        number, _, text = item.partition(":")
+        try:
+            step, value = lesson.step(int(number)), float(text)
+        except (ValueError, LabError):
+            continue
+        p = step.predict
+        if p.kind == "choice":
+            ok = value.is_integer() and 0 <= value < len(p.options)
+            value = int(value)
+        else:
+            ok = p.low <= value <= p.high
+        if ok:
+            progress(lesson.id).setdefault(step.number, {}).setdefault("answer", value)
+
+
+def _link_answers(lesson) -> None:
+    done = progress(lesson.id)
+    st.query_params["answers"] = ",".join(f"{n}:{d['answer']:g}" for n, d in sorted(done.items()) if "answer" in d)
+
+
 def go_to(lesson_id: str, number: int) -> None:
     st.query_params["lesson"] = lesson_id
     st.query_params["step"] = str(number)
@@ -326,11 +350,13 @@ def show_step(lesson, step) -> None:
                          help="Your prediction is locked before the run, so the reveal compares it honestly"):
                 done = progress(lesson.id).setdefault(step.number, {})
                 done["answer"] = answer
-                if joined:
+                if joined:  # a class's predictions live in the class store (the seat is in the address)
                     try:
                         classroom.submit(joined[0], joined[1], lesson.id, step.number, answer)
                     except LabError as exc:
                         show_error(exc)
+                else:
+                    _link_answers(lesson)
                 st.rerun()
             if not ok:
                 st.caption("Choose an answer to commit it.")
