@@ -249,7 +249,7 @@ def _predict(doc: Any, problems: _Problems, where: str) -> Predict | None:
         # the ranges must not overlap: exactly one option is right for any measurement
         spans = sorted((o.low if o.low is not None else -math.inf, o.high if o.high is not None else math.inf)
                        for o in options)
-        for (a_lo, a_hi), (b_lo, b_hi) in zip(spans, spans[1:]):
+        for (_, a_hi), (b_lo, _) in zip(spans, spans[1:], strict=False):
             if b_lo < a_hi:
                 problems.add(f"{w}options", "the ranges overlap, so two answers could be right at once")
                 break
