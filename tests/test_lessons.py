@@ -272,3 +272,81 @@ def html_escape(text: str) -> str:
     import html
 
     return html.escape(text)
+
+
+# ------------------------------------------------------------------------------------------------ fuzzing
+from hypothesis import given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+_VALUES = st.one_of(st.none(), st.booleans(), st.integers(-10**6, 10**6), st.floats(allow_nan=True),
+                    st.text(max_size=12), st.lists(st.integers(), max_size=3),
+                    st.dictionaries(st.text(max_size=5), st.integers(), max_size=2))
+_FIELDS = ["title", "context", "demo", "metric", "plot", "reveal", "topic", "risk", "glossary", "open", "params",
+           "small", "predict", "predict.kind", "predict.low", "predict.high", "predict.step", "predict.tolerance",
+           "predict.percent", "predict.options", "predict.default", "open_range"]
+
+
+@settings(max_examples=int(os.environ.get("FUZZ_EXAMPLES", 60)), deadline=None)
+@given(field=st.sampled_from(_FIELDS), value=_VALUES)
+def test_a_mistyped_field_is_a_lesson_error_never_a_crash(tmp_path_factory, field, value):
+    """Whatever a teacher types into one field, the loader either accepts it or names the problem."""
+    import tomllib
+
+    doc = tomllib.loads(HEAD + GOOD_STEP * 5)
+    target = doc["step"][0]
+    if "." in field:
+        outer, inner = field.split(".")
+        target = target[outer]
+        field = inner
+    if value is None:
+        target.pop(field, None)
+    else:
+        target[field] = value
+    path = tmp_path_factory.mktemp("fuzz") / "f.toml"
+    path.write_text(_toml(doc), encoding="utf-8")
+    try:
+        L.load_lesson(path)
+    except L.LessonError as exc:
+        assert all(p.startswith("lessons/f.toml: ") for p in exc.problems)
+
+
+def _toml(doc: dict) -> str:
+    """A small TOML writer for the fuzz test's documents (top-level values, [[step]] tables, nested tables)."""
+    import json
+    import math
+
+    def value(v):
+        if isinstance(v, bool):
+            return "true" if v else "false"
+        if isinstance(v, float):
+            return "nan" if math.isnan(v) else ("inf" if v > 0 else "-inf") if math.isinf(v) else repr(v)
+        if isinstance(v, (int,)):
+            return str(v)
+        if isinstance(v, str):
+            return json.dumps(v)
+        if isinstance(v, list):
+            return "[" + ", ".join(value(x) for x in v) + "]"
+        if isinstance(v, dict):
+            return "{" + ", ".join(f"{json.dumps(k)} = {value(x)}" for k, x in v.items()) + "}"
+        raise TypeError(v)
+
+    lines = [f"{k} = {value(v)}" for k, v in doc.items() if k != "step"]
+    for step in doc["step"]:
+        lines.append("[[step]]")
+        lines += [f"{json.dumps(k)} = {value(v)}" for k, v in step.items()]
+    return "\n".join(lines) + "\n"
+
+
+@settings(max_examples=200, deadline=None)
+@given(answer=st.floats(0.5, 1.0), truth=st.floats(0.0, 1.0))
+def test_grade_properties(answer, truth):
+    step = L.get_lesson("1-what-epsilon-promises").step(1)
+    g = G.grade(step, answer, truth)
+    assert 0.0 <= g["score"] <= 1.0
+    assert g["within"] == (abs(answer - truth) <= step.predict.tolerance * (1 + 1e-9))
+    assert g == G.grade(step, answer, truth)  # deterministic
+    if g["within"]:
+        assert g["score"] == 1.0 and g["direction"] == "right"
+    else:  # a miss leans one way, and its side decides whether it was optimistic about privacy
+        assert g["direction"] == ("over" if answer > truth else "under")
+        assert g["optimistic"] == (answer < truth)

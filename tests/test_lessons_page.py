@@ -139,3 +139,20 @@ def test_a_bookmarked_lesson_resumes_with_its_committed_predictions():
     from ui.lessons import PROGRESS
 
     assert set(again.session_state[PROGRESS]["1-what-epsilon-promises"]) == {1}  # 2:7 and 3:9 are out of range
+
+
+def test_a_whole_lesson_ends_with_a_score_and_a_calibration_sentence():
+    lesson = L.get_lesson("1-what-epsilon-promises")
+    at = open_page(PAGE, lesson=lesson.id, step="1")
+    for step in lesson.steps:
+        if step.predict.kind == "choice":
+            at.radio(key=f"lessons.answer.{lesson.id}.{step.number}").set_value(0).run()
+        else:  # everything at the bottom of its range: too optimistic about privacy every time
+            at.slider(key=f"lessons.answer.{lesson.id}.{step.number}").set_value(100 * step.predict.low).run()
+        at.button(key=f"lessons.answer.{lesson.id}.{step.number}.commit").click().run()
+        assert not at.exception
+        if step.number < len(lesson.steps):
+            at.button(key="lessons.next").click().run()
+    assert {m.label: m.value for m in at.metric}["Lesson score"] == "0%"
+    sentence = " ".join(i.value for i in at.info)
+    assert "0 of 5 predictions within tolerance" in sentence and "too optimistic about privacy in" in sentence
