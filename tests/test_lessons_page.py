@@ -156,3 +156,14 @@ def test_a_whole_lesson_ends_with_a_score_and_a_calibration_sentence():
     assert {m.label: m.value for m in at.metric}["Lesson score"] == "0%"
     sentence = " ".join(i.value for i in at.info)
     assert "0 of 5 predictions within tolerance" in sentence and "too optimistic about privacy in" in sentence
+
+
+def test_exploring_after_the_reveal_runs_the_students_setting_and_keeps_the_grade():
+    at = open_page(PAGE, lesson="3-reconstruction", step="3")
+    at.button(key="lessons.answer.3-reconstruction.3.commit").click().run()
+    reference = {m.label: m.value for m in at.metric}["Measured at the lesson's seed"]
+    at.slider(key="lessons.explore.reconstruction.defense_level").set_value(10).run()
+    assert not at.exception, at.exception
+    captions = " ".join(c.value for c in at.caption)
+    assert "(your setting)" in captions and "accuracy = 61%" in captions  # σ = 10 = √n, as in step 4
+    assert {m.label: m.value for m in at.metric}["Measured at the lesson's seed"] == reference  # graded as before
