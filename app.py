@@ -27,7 +27,7 @@ def _summary(path: Path) -> str:
 PAGE_FILES = sorted((ROOT / "pages").glob("[0-9]*_*.py"))
 
 
-@st.cache_data(show_spinner=False)
+@st.cache_data(show_spinner=False, max_entries=1)
 def _bound_figure():
     from core.plots.epsilon import accuracy_bound_figure
     from core.theory.epsilon_explorer import explain_epsilon

@@ -32,6 +32,16 @@ ensure_chromium() {
   fi
 }
 
+ensure_caddy() {
+  # the reverse proxy of deploy/Caddyfile, for its test (tests/test_security.py); optional elsewhere
+  if ! command -v caddy >/dev/null; then
+    echo "Installing Debian caddy for the reverse-proxy test…"
+    SUDO=""; [ "$(id -u)" -ne 0 ] && SUDO="sudo"
+    $SUDO apt-get install -y -q caddy >/dev/null 2>&1 \
+      || { $SUDO apt-get update -q >/dev/null && $SUDO apt-get install -y -q caddy >/dev/null; }
+  fi
+}
+
 case "${1:-}" in
   app)
     ensure_venv
@@ -47,6 +57,7 @@ case "${1:-}" in
   test)
     ensure_venv
     ensure_chromium
+    ensure_caddy
     exec "$VENV/bin/python" -m pytest "${@:2}"
     ;;
   *)

@@ -17,7 +17,7 @@ import json
 import os
 import sys
 
-from .errors import LabError, ParameterError
+from .errors import Cancelled, LabError, ParameterError
 from .runtime.games import Progress, run
 from .scenario import all_scenarios, get
 from .runtime.store import run_stored
@@ -39,7 +39,10 @@ def _parser() -> argparse.ArgumentParser:
     r.add_argument("--seed", type=int, default=None, help="random seed (default 0, or the saved one)")
     r.add_argument("--json", dest="json_path", metavar="PATH", help="also write the JSON to PATH")
     r.add_argument("--jobs", type=int, default=1, help="worker processes (default 1; at most the usable cores)")
-    r.add_argument("--records", action="store_true", help="include per-game records in the output")
+    r.add_argument("--records", nargs="?", const=True, default=None, metavar="CSV",
+                   help="with a path: write the run's per-record risk table (who is exposed: id, known attributes, "
+                        "secret, guess, score, correct, tier, reason, k) to that CSV file; without one: include "
+                        "the per-game records in the JSON output")
     r.add_argument("--progress", action="store_true", help="print progress to stderr")
     r.add_argument("--no-store", action="store_true",
                    help="run afresh: neither read nor write the shared result store (lab_settings.toml)")
@@ -137,18 +140,18 @@ def _overrides(scenario, sets: list[str]) -> dict:
     return out
 
 
-def _check_output_path(path: str | None) -> None:
+def _check_output_path(path: str | None, option: str = "--json") -> None:
     """Fail before the run, not after it, if the result cannot be written to ``path``."""
     if not path:
         return
     if os.path.isdir(path):
-        raise ParameterError("--json", f"{path!r} is a directory; give a file path")
+        raise ParameterError(option, f"{path!r} is a directory; give a file path")
     existed = os.path.exists(path)
     try:
         with open(path, "a", encoding="utf-8"):
             pass
     except OSError as exc:
-        raise ParameterError("--json", f"cannot write {path!r} ({exc.strerror or exc})") from None
+        raise ParameterError(option, f"cannot write {path!r} ({exc.strerror or exc})") from None
     if not existed:
         os.remove(path)
 
@@ -160,6 +163,24 @@ def _write(path: str | None, text: str) -> None:
                 fh.write(text + "\n")
         except OSError as exc:  # checked before the run; the disk may still fill up
             raise ParameterError("--json", f"cannot write {path!r} ({exc.strerror or exc})") from None
+
+
+def _write_records(path: str, result) -> None:
+    """The per-record risk table as CSV (text cells neutralised against spreadsheet formulas)."""
+    from .measure.records import RecordTable, to_frame
+    from .output.safe_csv import to_csv
+
+    table = RecordTable.from_dict(result.exposure)
+    if table is None:
+        raise ParameterError("--records", f"scenario {result.scenario!r} returned no per-record table")
+    text = to_csv(to_frame(table))
+    try:
+        with open(path, "w", encoding="utf-8", newline="") as fh:
+            fh.write(text)
+    except OSError as exc:
+        raise ParameterError("--records", f"cannot write {path!r} ({exc.strerror or exc})") from None
+    if table.truncated:
+        print(f"note: {table.notes[-1]}", file=sys.stderr)
 
 
 def _jobs(requested: int) -> int:
@@ -200,6 +221,9 @@ def main(argv: list[str] | None = None) -> int:
         if args.seed < 0:
             raise ParameterError("seed", f"expected int >= 0, got {args.seed}")
         _check_output_path(args.json_path)
+        records_csv = getattr(args, "records", None)
+        records_csv = records_csv if isinstance(records_csv, str) else None
+        _check_output_path(records_csv, "--records")
         if args.command == "sweep":
             grid = {}
             for item in args.vary:
@@ -251,13 +275,16 @@ def main(argv: list[str] | None = None) -> int:
         verdict = audit_result(result)
         if verdict.broken:
             print(f"WARNING: {verdict.message}", file=sys.stderr)
-        out = result.to_dict(records=args.records)
+        out = result.to_dict(records=args.records is True)
         payload = {k: out[k] for k in ("scenario", "config", "metrics", "series", "seconds", "timings")}
+        payload["exposure"] = out.get("exposure")  # who is exposed: the per-record table (None: none for this run)
         ignored = {k: v for k, v in scenario.inactive(config).items() if k in overrides}
         if ignored:  # a --set parameter → why it had no effect under the other choices
             payload["inactive"] = ignored
-        if args.records:
+        if args.records is True:
             payload["records"] = out["records"]
+        if records_csv:
+            _write_records(records_csv, result)
         text = json.dumps(payload)
         print(text)
         _write(args.json_path, text)
@@ -265,6 +292,9 @@ def main(argv: list[str] | None = None) -> int:
     except ParameterError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
+    except Cancelled as exc:  # Ctrl-C where the engine turns it into a stop (e.g. connecting to Dask)
+        print(f"stopped: {exc}", file=sys.stderr)
+        return 130
     except LabError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 1

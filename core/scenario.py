@@ -124,6 +124,12 @@ class Scenario:
                   records: list[dict]) -> tuple[dict[str, float], dict[str, Any]]:
         raise NotImplementedError
 
+    def exposure(self, config: dict[str, Any], context: Any, records: list[dict]):
+        """Who is exposed: the per-record risk table (:class:`core.measure.records.RecordTable`) of a finished or
+        stopped run — one row per attacked individual or secret with its tier — or None for a scenario that has
+        no per-record rows. Built from the unit records alone, so it never changes a metric."""
+        return None
+
     def estimate_cost(self, config: dict[str, Any]):
         """Estimated :class:`~core.cost.Cost` (seconds, peak bytes) of a run, before it starts.
 

@@ -1,7 +1,10 @@
 """Linkage with a voter list, k-anonymity and its homogeneity failure, Netflix, differencing, the n = 5 example (CS208 lecture 2)."""
+import hashlib
+
 import streamlit as st
 
 from core.errors import LabError
+from core.output.inert import inert_text
 from core.plots import reid as plots
 from core.reid import differencing, exact_example, k_anonymity, lecture
 from ui.common import content, download_table, figure as _figure, lazy_tabs, metric_row, number_field, page_header, \
@@ -15,19 +18,27 @@ page_header("Reidentification & reconstruction: the lecture's demos",
             "CS208 (Harvard, 2025) lecture 2 slides, “Reidentification & Reconstruction Attacks”")
 
 
-@st.cache_resource(show_spinner=False)
-def load(source, n_people, n_zips, seed, upload=None, sensitive=None):
-    return lecture.load(source, n_people, n_zips, seed, upload, sensitive)
+# Every cache is bounded: its arguments come from the address bar (one population is ~20 MB, and a script can
+# send a thousand seeds), and an upload is kept out of the key — its SHA-256 stands for it — and for at most
+# CACHE_TTL seconds.
+POPULATIONS = 6
+CACHE_TTL = 1800
 
 
-@st.cache_data(show_spinner="Linking…", max_entries=32)
-def link(pkey, levels, rel, vot, seed):
-    return lecture.linkage_view(load(*pkey), levels, rel, vot, seed)
+@st.cache_resource(show_spinner=False, max_entries=POPULATIONS, ttl=CACHE_TTL)
+def load(source, n_people, n_zips, seed, upload_sha=None, sensitive=None, _upload=None):
+    """The people of the demos; ``upload_sha`` (the upload's digest) is the key, ``_upload`` (its bytes) is not."""
+    return lecture.load(source, n_people, n_zips, seed, _upload, sensitive)
 
 
-@st.cache_data(show_spinner="Generalising…", max_entries=32)
-def anonymise(pkey, data, qis, k, method, supp):
-    return lecture.kanon_view(load(*pkey), data, qis, k, method, supp)
+@st.cache_data(show_spinner="Linking…", max_entries=32, ttl=CACHE_TTL)
+def link(pkey, levels, rel, vot, seed, _P):
+    return lecture.linkage_view(_P, levels, rel, vot, seed)
+
+
+@st.cache_data(show_spinner="Generalising…", max_entries=32, ttl=CACHE_TTL)
+def anonymise(pkey, data, qis, k, method, supp, _P):
+    return lecture.kanon_view(_P, data, qis, k, method, supp)
 
 
 @st.cache_data(show_spinner="Scoring every record…", max_entries=16)
@@ -60,12 +71,13 @@ elif source == lecture.UPLOAD:
         st.stop()
     upload = f.getvalue()
 try:
-    pkey = (source, n_people, n_zips, seed, upload, sens)
-    P = load(*pkey)
+    pkey = (source, n_people, n_zips, seed, hashlib.sha256(upload).hexdigest() if upload is not None else None,
+            sens)
+    P = load(*pkey, _upload=upload)
 except LabError as exc:
     show_error(exc)
     st.stop()
-sb.caption(lecture.describe(P))
+sb.caption(inert_text(lecture.describe(P)))  # an upload's column names: text, not Markdown
 st.caption(content("reid_lecture"))
 
 
@@ -77,13 +89,13 @@ def linkage_demo():
     levels = {}
     for col, q in zip(st.columns(max(len(qis), 1)), qis):
         h = P.hierarchies[q]  # its top level ("suppressed") would just drop the QI; yes/no columns stay exact
-        levels[q] = col.select_slider(q, list(range(h.height)), 0, format_func=h.describe,
+        levels[q] = col.select_slider(inert_text(q), list(range(h.height)), 0, format_func=h.describe,
                                       key=f"reid.lvl.{P.source}.{q}", **B) if h.height > 1 else 0
     c1, c2 = st.columns(2)
     rel = c1.slider("Share of people in the de-identified release", 0.05, 1.0, 0.3, 0.05, key="reid.rel", **B)
     vot = c2.slider("Share of people on the voter list", 0.05, 1.0, 0.5, 0.05, key="reid.vot", **B)
     try:
-        L = link(pkey, levels, rel, vot, seed)
+        L = link(pkey, levels, rel, vot, seed, P)
     except LabError as exc:
         show_error(exc)
     else:
@@ -119,7 +131,7 @@ def k_anonymity_demo():
     supp = c3.slider("Max share of records suppressed (full-domain)", 0.0, 0.2, 0.0, 0.01, key="reid.supp", **B) \
         if method == "full_domain" else 0.0
     try:
-        G = anonymise(pkey, data, kq, int(k), method, supp)
+        G = anonymise(pkey, data, kq, int(k), method, supp, P)
     except LabError as exc:
         show_error(exc)
     else:

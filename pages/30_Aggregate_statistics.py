@@ -6,6 +6,7 @@ import streamlit as st
 from core.output import plain_language as say
 from core.data.census import binary_columns
 from core.errors import LabError
+from core.output.inert import inert
 from core.plots import aggregates as plots
 from core.scenarios.aggregates.preview import block_preview
 from ui.common import (chart, charts_side_by_side, content, download_figure, download_result, download_table,
@@ -44,7 +45,7 @@ if source != "Synthetic census blocks":
             if candidates is None:
                 pass
             elif not candidates:
-                missing = (f"**{upload.name}** has no column with exactly two values. The attacks infer a yes/no "
+                missing = (f"{inert(upload.name)} has no column with exactly two values. The attacks infer a yes/no "
                            "secret: add such a column (e.g. smoker = yes/no) or switch back to the census blocks.")
             else:
                 if st.session_state.get("aggregates.sensitive") not in candidates:

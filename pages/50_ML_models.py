@@ -4,6 +4,7 @@ import pandas as pd
 import streamlit as st
 
 from core.errors import LabError
+from core.output.inert import inert_text
 from core.plots import ml_models as plots
 from core.scenarios.ml_models import column_choices, columns, population_preview
 from ui.common import (chart, download_result, download_table, figure, metric_row, scenario_page, param_widgets,
@@ -52,21 +53,26 @@ info = preview["info"]
 top = st.container()
 with top:
     chart(plots.population_rho(preview), "rho")
-    st.caption(f"{info['train']:,} training records in {info['groups']} groups of {info['group']}; the model "
-               f"predicts {info['label']} from every column including {info['sensitive']}. This correlation is "
-               "what the attacker cannot see — the model below is trained next.")
+    st.caption(f"{info['train']:,} training records in {info['groups']} groups of {inert_text(info['group'])}; "
+               f"the model predicts {inert_text(info['label'])} from every column including "
+               f"{inert_text(info['sensitive'])}. This correlation is what the attacker cannot see — the model below "
+               "is trained next.")
 
 
 def _sentence(m: dict, s: dict) -> str:
     i = s["info"]
-    t = i.get("titles", {})
-    secret = f"{t.get(i['sensitive'], i['sensitive'])} ({i['sensitive_values'][1]} or {i['sensitive_values'][0]})"
-    tops = ", ".join(f"**{t}**" for t in i.get("top_groups", []))
+    # column names and cell values of an uploaded file: shown as written, never as Markdown
+    t = {k: inert_text(v) for k, v in i.get("titles", {}).items()}
+    for name in (i["sensitive"], i["group"]):
+        t.setdefault(name, inert_text(name))
+    secret = (f"{t[i['sensitive']]} ({inert_text(i['sensitive_values'][1])} or "
+              f"{inert_text(i['sensitive_values'][0])})")
+    tops = ", ".join(f"**{inert_text(g)}**" for g in i.get("top_groups", []))
     text = (f"If this model is published, an attacker who only queries it guesses a person's {secret} right "
             f"**{100 * m['accuracy']:.0f}%** of the time over everyone (guessing the most common value for everyone: "
             f"{100 * m['chance_accuracy']:.0f}%). "
-            f"Without knowing anyone's {t.get(i['sensitive'], i['sensitive'])}, it singles out {tops} as the "
-            f"most exposed groups (by {t.get(i['group'], i['group'])})")
+            f"Without knowing anyone's {t[i['sensitive']]}, it singles out {tops} as the "
+            f"most exposed groups (by {t[i['group']]})")
     if m.get("targeted_accuracy") is not None and m["targeted_accuracy"] == m["targeted_accuracy"]:
         text += (f"; on the {100 * m['targeted_fraction']:.0f}% of records it targets it is right "
                  f"**{100 * m['targeted_accuracy']:.0f}%** of the time")

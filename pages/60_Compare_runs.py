@@ -6,14 +6,17 @@ import streamlit as st
 
 from core.measure.audit import audit_result
 from core.measure.compare import comparison_table, config_diff, run_label
-from core.errors import LabError
-from core.runtime.games import run
+from core.errors import LabError, ParameterError
+from core.output.inert import inert, inert_text
 from core.plots import fdp as plots
 from core.output.report import non_default_params
 from core.scenario import all_scenarios
-from ui.common import figure, page_header, show_error
+from core.studies.links import from_link, linkable
+from ui.common import figure, page_header
 from ui.pins import MAX_PINS, PINNABLE_LABS, add_pin, clear_pins, decode_pins, encode_pins, pinned, remove_pin
+from ui.records import tier_changes_panel
 from ui.report import report_downloads
+from ui.runs import pool_run
 
 page_header("Compare runs",
             f"Pin up to {MAX_PINS} runs on any lab page (*Pin this run* under the plots) and weigh them here: what "
@@ -21,45 +24,78 @@ page_header("Compare runs",
             "loss of utility.")
 
 
-@st.cache_data(max_entries=32, show_spinner=False)
-def _rerun(scenario: str, params_json: str, seed: int) -> dict:
-    return run(scenario, json.loads(params_json), seed=seed).to_dict(records=False)
-
-
 pins = pinned()
+scenarios = all_scenarios()
+
+
+def _identity(scenario: str, params: dict, seed: int) -> str:
+    """What makes two runs the same for a link: scenario, the parameters a page can set, seed."""
+    sc = scenarios.get(scenario)
+    if sc is None:
+        return json.dumps([scenario, params, seed], sort_keys=True, default=str)
+    try:
+        params = sc.resolve(params)
+    except LabError:
+        pass
+    return json.dumps([scenario, {k: v for k, v in params.items() if linkable(sc, k)}, seed], sort_keys=True,
+                      default=str)
+
+
+# what went wrong in the last rerun of linked runs: kept across the page's st.rerun(), shown once
+for problem in st.session_state.pop("compare.problems", []):
+    st.error(problem, icon=":material/warning:")
 
 # ---- a shared link carries the pinned configurations (?pins=…); restore them in a fresh session
 token = st.query_params.get("pins")
 if token:
     try:
         linked = decode_pins(token)
-    except (ValueError, TypeError):
+    except ValueError:
         st.warning("The link's list of runs is damaged; showing this session's pins instead.")
         linked = []
-    have = {json.dumps([p["scenario"], {k: v for k, v in p["config"].items() if k != "seed"},
-                        p["config"].get("seed", 0)], sort_keys=True) for p in pins}
-    missing = [c for c in linked if json.dumps([c["scenario"], c["params"], c["seed"]], sort_keys=True) not in have]
-    if missing:
-        known = all_scenarios()
-        st.info(f"This link holds {len(linked)} pinned run(s); {len(missing)} are not in this browser session. "
-                "Their configurations are below; rerun them (same seeds, same numbers) to compare.")
-        for c in missing:
-            changed = (non_default_params(c["scenario"], c["params"]) if c["scenario"] in known
-                       else c["params"])
-            st.markdown(f"- **{c['scenario']}**, seed {c['seed']}: "
-                        + (", ".join(f"`{k}={v}`" for k, v in changed.items()) or "default parameters"))
-        if st.button(f"Rerun the {len(missing)} linked run(s)", type="primary", key="compare.restore"):
+    runs, refused = [], []
+    for c in linked:
+        try:
+            runs.append(from_link(c["scenario"], c["params"], c["seed"]))
+        except ParameterError as exc:
+            refused.append(f"**{inert_text(exc.param, 60)}**: {inert_text(exc.message, 300)}")
+    have = {_identity(p["scenario"], {k: v for k, v in p["config"].items() if k != "seed"},
+                      p["config"].get("seed", 0)) for p in pins}
+    missing = [r for r in runs if _identity(r.scenario, r.params, r.seed) not in have]
+    if missing or refused:
+        if missing:
+            st.info(f"This link holds {len(linked)} pinned run(s); {len(missing)} are not in this browser session. "
+                    "Their configurations are below; rerun them (same seeds, same numbers) to compare. A link "
+                    "carries only what a lab page's controls can set.")
+        for r in missing:
+            changed = non_default_params(r.scenario, r.params)
+            line = (f"- **{scenarios[r.scenario].title}**, seed {r.seed}: "
+                    + (", ".join(inert(f"{k}={v}") for k, v in changed.items()) or "default parameters"))
+            if r.dropped:
+                line += ("; dropped from the link, as no lab page sets them: "
+                         + ", ".join(inert(name, 40) for name in r.dropped))
+            if r.needs_upload:
+                line += ("; it ran on an uploaded file, which a link does not carry: upload the file again on the "
+                         "lab page and pin the run there")
+            st.markdown(line)
+        for text in refused:
+            st.warning(f"A linked run was left out: {text}", icon=":material/block:")
+        rerunnable = [r for r in missing if not r.needs_upload]
+        if rerunnable and st.button(f"Rerun the {len(rerunnable)} linked run(s)", type="primary",
+                                    key="compare.restore",
+                                    help="Each run goes through the server's queue and limits, like a lab's Run"):
             bar = st.progress(0.0, text="rerunning…")
-            for i, c in enumerate(missing):
-                if c["scenario"] not in known:
-                    st.warning(f"Skipped a {c['scenario']!r} run: that scenario is not part of this build.")
-                    continue
-                bar.progress(i / len(missing), text=f"{i + 1}/{len(missing)}: {c['scenario']}")
+            problems = []
+            for i, r in enumerate(rerunnable):
+                bar.progress(i / len(rerunnable), text=f"{i + 1}/{len(rerunnable)}: {scenarios[r.scenario].title}")
                 try:
-                    add_pin(_rerun(c["scenario"], json.dumps(c["params"], sort_keys=True), c["seed"]))
+                    add_pin(pool_run(scenarios[r.scenario], r.params, r.seed, bar))
                 except LabError as exc:
-                    show_error(exc)
+                    what = f"{scenarios[r.scenario].title}, seed {r.seed}"
+                    message = exc.message if isinstance(exc, ParameterError) else str(exc)
+                    problems.append(f"Rerun of the linked run {inert_text(what)} failed: {inert_text(message)}")
             bar.progress(1.0, text="done")
+            st.session_state["compare.problems"] = problems
             st.rerun()
 
 if not pins:
@@ -139,6 +175,8 @@ with right:
     st.caption("x: the utility error each scenario reports (noise scale per count, answer RMSE, MRE>10, "
                "1 − model accuracy…; the legend names each run's pair); y: how far its strongest attack got. ★ marks runs no other pinned run beats "
                "on both axes. Runs from different scenarios share the axes but measure different things.")
+
+tier_changes_panel(pins, labels)
 
 st.subheader("Hand it on")
 report_downloads(pins, "comparison", figures=figs + [f for f in (plots.tradeoff_figure(p) for p in pins) if f],

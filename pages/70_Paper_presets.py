@@ -1,16 +1,16 @@
 """Paper presets: one click per headline figure of each source paper, with the paper's number beside ours."""
-import json
 from pathlib import Path
 from urllib.parse import urlencode
 
 import streamlit as st
 
 from core.errors import LabError
-from core.runtime.games import run
+from core.output.inert import inert
 from core.studies.presets import compare_with_paper, link_params, load_presets
 from core.scenario import get
 from ui.common import page_header, show_error
 from ui.pins import pin_button
+from ui.runs import pool_run
 from ui.report import audit_banner
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -37,11 +37,6 @@ def _open_in_lab(preset: dict, page: str) -> None:
     st.switch_page(page, query_params=link_params(preset))
 
 
-@st.cache_data(max_entries=16, show_spinner=False)
-def _run_preset(scenario: str, params_json: str, seed: int) -> dict:
-    return run(scenario, json.loads(params_json), seed=seed).to_dict(records=False)
-
-
 try:
     presets = load_presets()
 except LabError as exc:
@@ -50,10 +45,11 @@ except LabError as exc:
 
 chosen = st.query_params.get("preset")
 if chosen and chosen not in presets:
-    st.warning(f"The link names an unknown preset {chosen!r}; showing all presets.")
+    st.warning(f"The link names an unknown preset {inert(chosen)}; showing all presets.")
     chosen = None
 order = sorted(presets, key=lambda n: (n != chosen, not presets[n]["available"]))
 results = st.session_state.setdefault("_preset_results", {})
+failed = st.session_state.setdefault("_preset_failed", {})
 
 for name in order:
     p = presets[name]
@@ -78,14 +74,17 @@ for name in order:
                        delta_color="off")
         else:
             if mid.button("Run here", key=f"preset.run.{name}", type="primary",
-                          help=f"python -m core run --preset {name}"):
-                with st.spinner(f"Running {p['scenario']} with the paper's settings…"):
-                    try:
-                        results[name] = _run_preset(p["scenario"], json.dumps(p["params"], sort_keys=True),
-                                                    int(p.get("seed", 0)))
-                    except LabError as exc:
-                        show_error(exc)
+                          help=f"python -m core run --preset {name} (through the server's queue and limits)"):
+                bar = mid.progress(0.0, text=f"Running {p['scenario']} with the paper's settings…")
+                try:
+                    results[name] = pool_run(get(p["scenario"]), p["params"], int(p.get("seed", 0)),
+                                             bar).to_dict(records=False)
+                except LabError as exc:
+                    failed[name] = exc  # shown after the rerun below, not wiped by it
                 st.rerun()
+            if name in failed:
+                with mid:
+                    show_error(failed.pop(name))
         with right:
             st.markdown(f"**Why ours may differ:** {p['explanation']}")
             st.caption(f"{p['paper_value_note']} · source: `{p['source']}`")

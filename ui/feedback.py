@@ -5,17 +5,30 @@ from __future__ import annotations
 
 import streamlit as st
 
+import logging
+import uuid
+
 from core.errors import LabError, ParameterError
+from core.output.inert import inert_text
+
+log = logging.getLogger("privacy_lab.ui")
 
 
 def show_error(exc: BaseException) -> None:
-    """One clear line for an engine error; never a traceback on the page."""
+    """One clear line for an engine error; never a traceback on the page.
+
+    Engine messages quote what the user (or a link, a file, a column name) gave them, so they are shown as inert
+    text: no link, image or HTML can come out of them. An error that is not the engine's own (a bug) is not
+    shown at all — its text may hold server paths — but logged with a short reference the page names."""
     if isinstance(exc, ParameterError):
-        st.error(f"**{exc.param}**: {exc.message}", icon=":material/warning:")
+        st.error(f"**{inert_text(exc.param, 200)}**: {inert_text(exc.message)}", icon=":material/warning:")
     elif isinstance(exc, LabError):
-        st.error(str(exc), icon=":material/warning:")
+        st.error(inert_text(str(exc)), icon=":material/warning:")
     else:
-        st.error(f"Unexpected error ({type(exc).__name__}): {exc}", icon=":material/error:")
+        ref = uuid.uuid4().hex[:8]
+        log.error("unexpected error, reference %s", ref, exc_info=exc)
+        st.error(f"Unexpected error ({type(exc).__name__}); the server log has the details under reference {ref}.",
+                 icon=":material/error:")
 
 
 def tick() -> int:

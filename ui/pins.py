@@ -82,18 +82,36 @@ def pin_button(result: Result | None) -> None:
 
 # ------------------------------------------------------------- link state
 def encode_pins(pins: list[dict]) -> str:
-    """A compact URL-safe token of the pinned runs' configurations (scenario, parameters, seed)."""
-    from core.output.report import run_config
+    """A compact URL-safe token of the pinned runs' configurations (scenario, parameters, seed).
 
-    payload = [[c["scenario"], c["params"], c["seed"]] for c in (run_config(p) for p in pins)]
+    Only what a link may carry (:mod:`core.studies.links`): an upload's server path becomes a marker that asks
+    the receiver to upload the file again, and engine-only parameters at their defaults are left out."""
+    from core.output.report import run_config
+    from core.studies.links import for_link
+
+    payload = [[c["scenario"], for_link(c["scenario"], c["params"]), c["seed"]] for c in (run_config(p) for p in pins)]
     raw = json.dumps(payload, separators=(",", ":")).encode()
     return base64.urlsafe_b64encode(raw).decode().rstrip("=")
 
 
+def _no_constant(name: str):
+    raise ValueError(f"{name} is not a value a link can carry")
+
+
 def decode_pins(token: str) -> list[dict[str, Any]]:
-    """Inverse of :func:`encode_pins`: ``[{"scenario", "params", "seed"}]`` (ValueError on a damaged token)."""
-    raw = base64.urlsafe_b64decode(token + "=" * (-len(token) % 4))
-    data = json.loads(raw)
+    """Inverse of :func:`encode_pins`: ``[{"scenario", "params", "seed"}]`` as the link wrote them (ValueError on a
+    damaged token). The values are a stranger's: :func:`core.studies.links.from_link` checks each run."""
+    try:
+        raw = base64.urlsafe_b64decode(token + "=" * (-len(token) % 4))
+        data = json.loads(raw, parse_constant=_no_constant)
+    except (ValueError, TypeError, RecursionError) as exc:
+        raise ValueError("not a list of runs") from exc
     if not isinstance(data, list) or not all(isinstance(x, list) and len(x) == 3 for x in data):
         raise ValueError("not a list of runs")
-    return [{"scenario": str(s), "params": dict(p), "seed": int(seed)} for s, p, seed in data[:MAX_PINS]]
+    out = []
+    for scenario, params, seed in data[:MAX_PINS]:
+        if not isinstance(scenario, str) or not isinstance(params, dict) or isinstance(seed, bool) \
+                or not isinstance(seed, int):
+            raise ValueError("not a list of runs")
+        out.append({"scenario": scenario, "params": params, "seed": seed})
+    return out

@@ -64,6 +64,9 @@ def run_tools(result: Result | None) -> None:
     """Everything issue 11 adds under a finished run, in one call: audit banner, f-DP panel, pin, report."""
     if result is None:
         return
+    from ui.records import exposure_panel
+
+    exposure_panel(result)
     st.divider()
     audit_banner(result)
     fdp_panel(result)

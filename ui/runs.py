@@ -33,7 +33,7 @@ from core.runtime.games import Progress, Result
 from core.output.plain_language import count
 from core.scenario import Scenario
 from core.runtime.settings import settings
-from core.runtime.store import default_store, engine_version, result_key
+from core.runtime.store import address_key, default_store, engine_version, result_address, store_problem
 from core.runtime.workers import Job, RunPool, run_job, sweep_job
 from ui.feedback import show_error, tick
 
@@ -170,6 +170,89 @@ def watchers(key: str) -> int:
         return shared.watchers if shared is not None else 0
 
 
+# ------------------------------------------------------ one heavy run per visitor
+def _visitor() -> str | None:
+    """Who is asking, across the tabs of one browser: the browser's XSRF cookie (Streamlit sets one per
+    browser; only a digest is kept), else this session. None outside a server (unit tests)."""
+    try:
+        cookie = st.context.cookies.get("_streamlit_xsrf")
+    except Exception:  # no request context (bare threads, unit tests)
+        cookie = None
+    if cookie:
+        import hashlib
+
+        return "browser-" + hashlib.sha256(str(cookie).encode()).hexdigest()[:16]
+    return _session_id()
+
+
+_VISITORS: dict[str, list[Job]] = {}  # visitor → heavy jobs its sessions watch (queued or running)
+_VISITORS_LOCK = threading.Lock()
+
+
+def _heavy(job: Job) -> bool:
+    """A run estimated longer than the express lane takes (or not estimated): the kind that holds a worker."""
+    return job.estimate is None or job.estimate > settings().express_max_seconds
+
+
+def _claim(visitor: str | None, job: Job) -> bool:
+    """Register ``job`` as this visitor's heavy run if the visitor's limit allows it (False: it must wait)."""
+    limit = settings().heavy_runs_per_visitor
+    with _VISITORS_LOCK:
+        jobs = [j for j in _VISITORS.get(visitor, []) if not j.finished.is_set() and not j.cancel.is_set()]
+        if limit and len(jobs) >= limit:
+            _VISITORS[visitor] = jobs
+            return False
+        _VISITORS[visitor] = jobs + [job]
+        return True
+
+
+def _release(visitor: str | None, job: Job) -> None:
+    with _VISITORS_LOCK:
+        jobs = [j for j in _VISITORS.get(visitor, []) if j is not job]
+        if jobs:
+            _VISITORS[visitor] = jobs
+        else:
+            _VISITORS.pop(visitor, None)
+
+
+def _wait_turn(visitor: str | None, job: Job, bar, cancel: threading.Event,
+               replace: Callable[[Job], None] | None = None) -> bool:
+    """Hold a heavy run until this visitor has no other heavy run queued or running (``[server]
+    heavy_runs_per_visitor``), saying so on the page; with ``heavy_run_policy = "replace"`` the visitor's older
+    run is stopped instead. False if this session stopped while waiting."""
+    if visitor is None or not _heavy(job):
+        return True
+    policy = settings().heavy_run_policy
+    started, shown = time.perf_counter(), None
+    while not _claim(visitor, job):
+        if cancel.is_set():
+            return False
+        if policy == "replace":
+            for older in list(_VISITORS.get(visitor, [])):
+                _stop_watch(older)
+            text = "Stopping your other run (one long run per visitor at a time; this one replaces it)…"
+        else:
+            text = ("Waiting for your other run to finish: the server runs one long run per visitor at a time "
+                    f"(stop it in its tab to start this one now) · {time.perf_counter() - started:.0f} s")
+        if text != shown:
+            bar.progress(0.0, text=text)
+            shown = text
+        else:
+            _yield_to_streamlit()
+        cancel.wait(POLL_SECONDS)
+    return True
+
+
+_WATCHES: dict[int, threading.Event] = {}  # id(job) → the cancel event of the session watching it for a visitor
+
+
+def _stop_watch(job: Job) -> None:
+    """Stop one visitor's watch of ``job`` (the session's Stop): the job ends if no other session watches it."""
+    event = _WATCHES.get(id(job))
+    if event is not None:
+        event.set()
+
+
 # ---------------------------------------------------------- the page's wait
 def _queue_text(position: int, elapsed: float) -> str:
     running, _ = pool().load()
@@ -193,6 +276,21 @@ def _in_worker(job: Job, on_update: Callable[[Any], tuple], bar, unit: str, key:
     widget change) or the session disconnects, this session leaves. Returns ``{"value": …}`` or ``{"error": exception}``.
     """
     cancel = cancel if cancel is not None else threading.Event()
+    visitor = _visitor()
+    mine = job
+    if not _wait_turn(visitor, mine, bar, cancel):
+        return {"error": Cancelled(f"{job.label}: stopped")}
+    _WATCHES[id(mine)] = cancel
+    try:
+        return _watch_job(key, mine, on_update, bar, unit, cancel)
+    finally:
+        _WATCHES.pop(id(mine), None)
+        _release(visitor, mine)
+
+
+def _watch_job(key: str | None, job: Job, on_update: Callable[[Any], tuple], bar, unit: str,
+               cancel: threading.Event) -> dict:
+    """:func:`_in_worker`'s wait for a job it may start: join or submit, then report until it ends."""
     shared = _join(key, job)
     job = shared.job
     _watch_abandoned(job, _Liveness(_session_id(), settings().abandoned_grace_seconds), cancel)
@@ -258,12 +356,21 @@ def stored(key: str) -> dict | None:
     return data
 
 
-def keep(key: str, data: dict) -> None:
-    """Remember a completed result here and in the shared store."""
+def keep(key: str, data: dict, about: dict, prefix: str = "") -> None:
+    """Remember a completed result here and in the shared store, with the address (``about``) its key hashes."""
     _remember(key, data)
     store = default_store()
     if store is not None:
-        store.put(key, data)
+        store.put(key, data, about, prefix)
+
+
+def store_note() -> None:
+    """A caption when the shared store has failed in this process: results are computed afresh, not kept.
+
+    The details (paths, the error) are in the server's log, not on a page every visitor sees."""
+    if store_problem() is not None:
+        st.caption("The shared result store is not working fully (the server log says why): results may be "
+                   "computed afresh and not kept for the next visitor.")
 
 
 def _limits() -> dict:
@@ -296,7 +403,7 @@ def run_scenario(scenario: Scenario, config: dict, draw: Callable[[Result, bool]
     except LabError as exc:
         show_error(exc)
         return None
-    key = result_key(scenario.name, full, seed)
+    key, about = result_address(scenario.name, full, seed)
     state = st.session_state.setdefault(f"_run.{scenario.name}", {})
     top = st.container()  # the status box, above the plots
     area = st.container()
@@ -317,7 +424,8 @@ def run_scenario(scenario: Scenario, config: dict, draw: Callable[[Result, bool]
             if preview is not None:
                 preview()
         return None
-    return _run_live(scenario, params, seed, key, float(cost.seconds), state, top, area, draw, preview, n_jobs)
+    return _run_live(scenario, params, seed, key, float(cost.seconds), state, top, area, draw, preview, n_jobs,
+                     about)
 
 
 def _draw_stored(scenario: Scenario, result: Result, seed: int, area, draw) -> Result:
@@ -365,7 +473,7 @@ def _wait_for_button(scenario: Scenario, state: dict, key: str, label: str, area
 
 
 def _run_live(scenario: Scenario, params: dict, seed: int, key: str, estimate: float, state: dict, top, area,
-              draw, preview, n_jobs: int) -> Result | None:
+              draw, preview, n_jobs: int, about: dict) -> Result | None:
     """Queue the run on the server's pool and draw it live: a status box with Stop and progress, the preview
     until the first games finish, partial draws at most every REDRAW_SECONDS, the finished run stored."""
     cancel = threading.Event()
@@ -414,24 +522,53 @@ def _run_live(scenario: Scenario, params: dict, seed: int, key: str, estimate: f
             show_error(exc)
         return None
     data = box["value"]
-    keep(key, data)
+    keep(key, data, about)
     result = Result.from_dict(data)
     state.pop("partial", None)
     state.pop("requested", None)
     status.update(label=f"Done: {count(result.games_done, *scenario.unit)} in {result.seconds:.1f} s (seed {seed})",
                   state="complete", expanded=False)
+    with top:
+        store_note()
     tick()
     with live.container():
         draw(result, True)
     return result
 
 
-def sweep_key(name: str, base_json: str, grid_json: str, seed: int) -> str:
-    import hashlib
+def pool_run(scenario: Scenario, params: dict, seed: int, bar, *, label: str = "games") -> Result:
+    """One run for a page that does not draw it live (Compare's linked runs, a paper preset), with the same gates
+    as a lab's Run: the stored result if there is one, else the server's cost limits, then the worker pool (its
+    queue, the visitor's one long run, Stop on a closed tab). ``bar`` shows the queue place and progress.
 
-    doc = json.dumps({"sweep": name, "base": json.loads(base_json), "grid": json.loads(grid_json),
-                      "seed": int(seed), "engine": engine_version()}, sort_keys=True)
-    return "sweep-" + hashlib.sha256(doc.encode()).hexdigest()
+    Raises the engine's error (:class:`~core.cost.CostLimitError` for a refused run, ``Cancelled`` when stopped)."""
+    seed = int(seed)
+    full = scenario.resolve(params)
+    key, about = result_address(scenario.name, full, seed)
+    data = stored(key)
+    if data is not None:
+        return Result.from_dict(data)
+    cost = scenario.estimate_cost(full)
+    check_server_limits(cost, **_limits())
+    job = Job(run_job, {"scenario": scenario.name, "params": dict(params), "seed": seed, "n_jobs": 1,
+                        **_limits()}, label=label)
+    job.estimate = float(cost.seconds)
+    box = _in_worker(job, lambda p: (p.done, p.total), bar, scenario.unit[1], key=key)
+    if "error" in box:
+        raise box["error"]
+    keep(key, box["value"], about)
+    return Result.from_dict(box["value"])
+
+
+def sweep_address(name: str, base_json: str, grid_json: str, seed: int) -> tuple[str, dict]:
+    """``(key, address)`` of a page's sweep: scenario, base settings, grid, seed, engine version."""
+    doc = {"sweep": name, "base": json.loads(base_json), "grid": json.loads(grid_json), "seed": int(seed),
+           "engine": engine_version()}
+    return address_key(doc, "sweep-"), doc
+
+
+def sweep_key(name: str, base_json: str, grid_json: str, seed: int) -> str:
+    return sweep_address(name, base_json, grid_json, seed)[0]
 
 
 def _sweep_cost(scenario: Scenario, base: dict, grid: dict[str, list]):
@@ -453,7 +590,7 @@ def run_sweep(scenario: Scenario, base: dict, grid: dict[str, list], seed: int, 
               key: str) -> dict | None:
     """A parameter sweep behind a button, with queue place and progress; stored like runs."""
     args = (scenario.name, json.dumps(base, sort_keys=True), json.dumps(grid, sort_keys=True), int(seed))
-    skey = sweep_key(*args)
+    skey, about = sweep_address(*args)
     data = stored(skey)
     if data is not None:
         return data
@@ -485,6 +622,7 @@ def run_sweep(scenario: Scenario, base: dict, grid: dict[str, list], seed: int, 
         state.pop("args", None)
         show_error(box["error"])
         return None
-    keep(skey, box["value"])
+    keep(skey, box["value"], about, "sweep-")
     status.update(label=f"Sweep done in {box['value']['seconds']:.1f} s", state="complete", expanded=False)
+    store_note()
     return box["value"]

@@ -199,6 +199,26 @@ def _table_html(rows: list[dict]) -> str:
     return f"<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
 
 
+REPORT_TOP_K = 20
+
+
+def _exposure_html(result: Any) -> str:
+    """Who is exposed, for the report: tier counts, the certification and calibration sentences, and the top-k
+    table (every cell escaped: ids and attributes can come from an uploaded file)."""
+    from ..measure.records import TIERS, RecordTable, plural, to_frame, top_frame
+
+    data = result.get("exposure") if isinstance(result, dict) else getattr(result, "exposure", None)
+    table = RecordTable.from_dict(data)
+    if table is None or not len(table):
+        return ""
+    counts = ", ".join(f"{table.tier_counts.get(t, 0):,} {t}" for t in TIERS)
+    top = top_frame(to_frame(table), REPORT_TOP_K)
+    lines = [table.certification.get("why", ""), table.calibration.get("sentence", ""), *table.notes]
+    return (f"<h3>Who is exposed</h3><p>{table.total:,} {html.escape(plural(table.unit))}: {html.escape(counts)}."
+            "</p>" + "".join(f"<p class='small'>{html.escape(line)}</p>" for line in lines if line)
+            + f"<p>The {len(top)} most exposed:</p>" + _table_html(top.to_dict("records")))
+
+
 CSS = """body{font-family:system-ui,-apple-system,Segoe UI,Roboto,sans-serif;max-width:1200px;margin:2em auto;
 padding:0 1em;color:#222}table{border-collapse:collapse;margin:.5em 0 1.5em;font-size:14px}
 td,th{border:1px solid #ccc;padding:4px 8px;text-align:left;vertical-align:top}th{background:#f3f3f3}
@@ -253,6 +273,7 @@ def html_report(results: list[Any], figures: list | None = None, title: str | No
         h = headline(r)
         parts.append(f"<h2>{html.escape(label)}</h2>")
         parts.append("<h3>Claims vs measurements</h3>" + _table_html(claims_table(r)))
+        parts.append(_exposure_html(r))
         parts.append(f"<p>Headline: {html.escape(h.attack_label)} = {_fmt(h.attack)}; "
                      f"{html.escape(h.utility_label)} = {_fmt(h.utility_error)}.</p>")
         parts.append(f"<h3>Rerun</h3><pre>{html.escape(command_line(r))}</pre>")

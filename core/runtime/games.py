@@ -59,6 +59,9 @@ class Result:
     games_total: int = 0
     completed: bool = True
     cancelled: bool = False
+    # Who is exposed: the per-record table (core.measure.records.RecordTable.to_dict) of a finished or stopped
+    # run; None for live snapshots, scenarios without per-record rows, and results stored before it existed.
+    exposure: dict | None = None
 
     def to_dict(self, records: bool = True) -> dict:
         out = asdict(self)
@@ -231,6 +234,9 @@ def run(scenario: str | Scenario,
     if cancelled and raise_on_cancel:
         raise Cancelled(f"{sc.name}: stopped after {len(records)} of {count(total, *sc.unit)}")
     result = snapshot(not cancelled)
+    if records:
+        table = sc.exposure(config, context, records)
+        result.exposure = _jsonable(table.to_dict()) if table is not None else None
     result.seconds = time.perf_counter() - start
     if progress is not None:
         progress(Progress(done=len(records), total=total, seconds=result.seconds, result=result))

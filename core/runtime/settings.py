@@ -30,6 +30,8 @@ class Settings:
     stop_timeout_seconds: float = 10.0
     express_slots: int = 1
     express_max_seconds: float = 60.0
+    heavy_runs_per_visitor: int = 1
+    heavy_run_policy: str = "wait"
     # [engine]
     poll_seconds: float = 0.5
     memory_guard_fraction: float = 0.8
@@ -49,7 +51,7 @@ class Settings:
 _SECTIONS = {
     "server": {"slots": int, "max_run_seconds": float, "max_run_bytes": int, "abandoned_grace_seconds": float,
                "worker_nice": int, "stop_timeout_seconds": float, "express_slots": int,
-               "express_max_seconds": float},
+               "express_max_seconds": float, "heavy_runs_per_visitor": int, "heavy_run_policy": str},
     "engine": {"poll_seconds": float, "memory_guard_fraction": float},
     "store": {"path": str, "size_limit_bytes": int},
     "classes": {"expiry_hours": float},
@@ -83,6 +85,8 @@ def parse(data: dict, source: str = "settings") -> Settings:
         raise ParameterError(f"{source}: engine.memory_guard_fraction", "expected a share in (0, 1]")
     if values.get("class_expiry_hours", 12.0) <= 0:
         raise ParameterError(f"{source}: classes.expiry_hours", "expected a positive number of hours")
+    if values.get("heavy_run_policy", "wait") not in ("wait", "replace"):
+        raise ParameterError(f"{source}: server.heavy_run_policy", "expected \"wait\" or \"replace\"")
     if values.get("poll_seconds", 0.5) <= 0:
         raise ParameterError(f"{source}: engine.poll_seconds", "expected a positive number of seconds")
     return Settings(**values, source=source)

@@ -28,6 +28,7 @@ import contextlib
 import itertools
 import math
 import os
+import threading
 import time
 from typing import Any, Callable, Iterator
 
@@ -38,6 +39,7 @@ from .games import _jsonable, _play_chunk, split_timings
 from ..scenario import Scenario, get
 
 MAX_POINTS = 400
+HANDSHAKE_GRACE_SECONDS = 2.0  # beyond the scheduler timeout, for a handshake that never ends
 
 
 def usable_cores() -> int:
@@ -90,6 +92,34 @@ def plan(scenario: str | Scenario, base: dict[str, Any] | None, grid: dict[str, 
     return sc, base, names, points, configs
 
 
+def _connect(client_class, scheduler: str, timeout: float):
+    """``Client(scheduler)`` within ``timeout`` seconds for the whole handshake, not only the TCP connect.
+
+    Dask's own timeout covers reaching the port; a listener that is not a Dask scheduler (any web server) accepts
+    the connection and then never answers, and the client would wait forever. The client is built in a daemon
+    thread that is abandoned after the deadline. Ctrl-C while waiting is a clean stop."""
+    box: dict = {}
+
+    def attempt():
+        try:
+            box["client"] = client_class(scheduler, timeout=f"{timeout}s")
+        except BaseException as exc:  # handed to the caller's thread
+            box["error"] = exc
+
+    thread = threading.Thread(target=attempt, name="dask-connect", daemon=True)
+    thread.start()
+    try:
+        thread.join(timeout + HANDSHAKE_GRACE_SECONDS)
+    except KeyboardInterrupt:
+        raise Cancelled(f"stopped while connecting to the Dask scheduler {scheduler!r}") from None
+    if thread.is_alive():
+        raise TimeoutError(f"no Dask scheduler answered within {timeout:g} s: the port is open, but what listens "
+                           "there does not speak Dask")
+    if "error" in box:
+        raise box["error"]
+    return box["client"]
+
+
 @contextlib.contextmanager
 def dask_backend(scheduler: str, n_workers: int | None = None, timeout: float = 10.0) -> Iterator[Any]:
     """Route joblib work to Dask while the block runs.
@@ -110,7 +140,7 @@ def dask_backend(scheduler: str, n_workers: int | None = None, timeout: float = 
                                    processes=True, dashboard_address=None)
             client = Client(cluster)
         else:
-            client = Client(scheduler, timeout=f"{timeout}s")
+            client = _connect(Client, scheduler, timeout)
     except (OSError, TimeoutError, ValueError) as exc:
         if cluster is not None:
             cluster.close()

@@ -377,6 +377,8 @@ class LocationMembership(Scenario):
             entry = {"correct": int((pred == yt).sum()), "accuracy": float((pred == yt).mean()),
                      "auc": roc["auc"], "tpr_at_fpr_0.01": _tpr_at(roc, 0.01),
                      "tpr_at_fpr_0.001": _tpr_at(roc, 0.001)}
+            if main and name == (config["attack"] if config["attack"] in attacks else "two-threshold"):
+                record["exposure"] = _exposure(config, context, name, yt, pred, scores)
             if main:
                 entry["roc"] = _thin_roc(roc["fpr"], roc["tpr"])
                 entry["hist"] = _histogram(scores, yt, k if name == "two-threshold" else None)
@@ -396,6 +398,12 @@ class LocationMembership(Scenario):
         elif mlp is not None:
             record["mlp_best_epoch"] = mlp.best_epoch_
         return record
+
+    def exposure(self, config, context, records):
+        from ..measure.records import RecordTable
+
+        main = next((r for r in records if "exposure" in r), None)
+        return RecordTable.from_dict(main["exposure"]) if main else None
 
     # ---------------------------------------------------------- summarize
     def summarize(self, config: dict, context: dict, records: list[dict]):
@@ -459,3 +467,29 @@ class LocationMembership(Scenario):
         if "mlp" in main:
             series["mlp"] = main["mlp"]
         return metrics, series
+
+
+def _exposure(config: dict, context: dict, attack: str, y, pred, scores) -> dict:
+    """Who is exposed in the location game: one row per test game of the main setting, i.e. one noisy aggregate
+    in which the target user's trace was (secret 1) or was not (0) included; ``score`` is the membership score of
+    the headline attack (higher = more likely a member). Probable: the score clears the threshold that at most 1%
+    of the run's non-member games clear. Nothing is certified: the counts carry unbounded noise."""
+    from ..measure.records import build
+
+    y = np.asarray(y)
+    target = context.get("target") or {}
+    user = target.get("user", "synthetic target") if isinstance(target, dict) else target
+    scores = np.asarray(scores, dtype=float)
+    why = (f"The counts carry {config['mechanism']} noise, which is unbounded: any membership bit is consistent "
+           "with the release under some noise draw, so nothing can be certified.")
+    # members come first in the game order: interleave them with non-members so a cut keeps both
+    pos, neg = np.flatnonzero(y == 1), np.flatnonzero(y == 0)
+    k = min(pos.size, neg.size)
+    order = np.r_[np.column_stack([pos[:k], neg[:k]]).ravel(), pos[k:], neg[k:]].astype(int)
+    y, pred, scores = y[order], np.asarray(pred)[order], scores[order]
+    table = build([f"game {i}" for i in order], y.tolist(), pred.tolist(), scores,
+                  negatives=scores[y == 0], negative_kind="non-member games", probable_ok=None,
+                  known={"target user": [user] * y.size, "observations k": [config["observations"]] * y.size},
+                  certification={"available": False, "why": why}, unit="test game",
+                  notes=[f"Scores of the {attack} attack; the target's trace is in the aggregate in half the games."])
+    return table.to_dict()

@@ -355,7 +355,8 @@ class MLModels(Scenario):
                             "cls": d.y[rows].astype(int).tolist(),
                             "lines": {str(c): lines[c] for c in lines}})
         eps = M.best_threshold_epsilon(d.s, _eps_scores(score)) if M.has_both_classes(d.s) else float("nan")
-        return {"kind": "main", "cache_hit": hit, "epochs": model.epochs, "train_accuracy": train_acc,
+        exposure = _exposure(config, d, pred, score)
+        return {"exposure": exposure, "kind": "main", "cache_hit": hit, "epochs": model.epochs, "train_accuracy": train_acc,
                 **fair, "correct": int(correct.sum()), "n": int(correct.size),
                 "csmia_correct": int((cs.prediction == d.s).sum()), "attack_info": info,
                 "group_accuracy": acc_g.tolist(), "group_n": n_g.tolist(), "csmia_group_accuracy": cs_acc_g.tolist(),
@@ -384,6 +385,12 @@ class MLModels(Scenario):
         return {"kind": "bcorr", **info, **fair, "correct": int(correct.sum()), "n": int(correct.size),
                 "group_accuracy": acc_g.tolist(), "group_n": n_g.tolist(), "asrd": asrd(acc_g),
                 "bcorr_seconds": time.perf_counter() - t}
+
+    def exposure(self, config, context, records):
+        from ..measure.records import RecordTable
+
+        main = next((r for r in records if r["kind"] == "main"), None)
+        return RecordTable.from_dict(main.get("exposure")) if main else None
 
     # -------------------------------------------------------------------------------------- summarize
     def summarize(self, config: dict, context: dict, records: list[dict]):
@@ -470,3 +477,21 @@ def column_choices(dataset: str, data_path: str = "") -> dict[str, list[str]]:
         raise DataError(f"{dataset}: the file needs at least two columns with exactly two values (a binary label "
                         f"and a binary sensitive attribute); it has {len(binary)}")
     return {"label": binary, "sensitive": binary, "group": groups}
+
+
+def _exposure(config: dict, d, pred, score) -> dict:
+    """Who is exposed in the model-inversion game: one row per training record, with its subgroup and label (what
+    the attacker knows besides the model), the sensitive attribute as the secret, the attack's guess and its
+    confidence (the score's rank, oriented to the guess). Probable: above the confidence that at most 1% of the
+    wrong guesses reach. Nothing is certified: a model's answers are consistent with either value."""
+    from ..measure.records import build, confidence
+
+    pred = np.asarray(pred).astype(int)
+    groups = [d.group_names[int(g)] for g in d.g]
+    why = ("A trained model's outputs are consistent with either value of the sensitive attribute, so no guess "
+           "can be certified.")
+    table = build(list(range(len(pred))), np.asarray(d.s).astype(int).tolist(), pred.tolist(),
+                  confidence(score, pred), known={"subgroup": groups, "label": np.asarray(d.y).astype(int).tolist()},
+                  certification={"available": False, "why": why}, unit="training record",
+                  notes=["id = the record's row in the training data."])
+    return table.to_dict()

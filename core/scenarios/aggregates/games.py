@@ -58,7 +58,7 @@ def _play_desia(config, context, cell, key, kind, j, n_batches, rng):
         for t in targets:
             checkpoint("DeSIA per-target solve")
             out = att.attack(cell["D"][t, :-1], rng)
-            rows.append(_row("desia", int(cell["D"][t, -1]), out, rng))
+            rows.append({**_row("desia", int(cell["D"][t, -1]), out, rng), "target": int(t)})
     else:
         att = _desia_mia_fitted(config, context, cell, key)
         for pos, t in zip(positions, targets):
@@ -66,7 +66,7 @@ def _play_desia(config, context, cell, key, kind, j, n_batches, rng):
             recs, b = _mia_game(cell, pos, None)
             rel = _release(context, cell, recs, np.random.default_rng([cell["release_seed"], int(pos)]))
             out = att.attack(rel, cell["D"][t], rng)
-            rows.append(_row("desia", b, out, rng))
+            rows.append({**_row("desia", b, out, rng), "target": int(t)})
     return rows
 
 
@@ -98,7 +98,7 @@ def _play_baseline_aia(config, context, cell, key, kind, j, n_batches, rng):
     scores, preds = neighbourhood_vote.aia_scores(recon, cell["D"][targets, :-1], rng,
                                                   n_values=rel.cardinalities[-1])
     return [{"attack": kind, "label": int(cell["D"][t, -1]), "score": float(s), "prediction": int(p),
-             "random": float(rng.random())} for t, s, p in zip(targets, scores, preds)]
+             "random": float(rng.random()), "target": int(t)} for t, s, p in zip(targets, scores, preds)]
 
 
 def _play_baseline_mia(config, context, cell, key, kind, j, n_batches, rng):
@@ -114,7 +114,7 @@ def _play_baseline_mia(config, context, cell, key, kind, j, n_batches, rng):
         recon = _reconstructor(config, kind, rel.size).reconstruct(rel, rng, aux_records=cell["aux"])
         score = float(neighbourhood_vote.mia_scores(recon, cell["D"][t][None, :])[0])
         rows.append({"attack": kind, "label": b, "score": score, "prediction": int(score > 0.5),
-                     "random": float(rng.random())})
+                     "random": float(rng.random()), "target": int(t)})
     return rows
 
 

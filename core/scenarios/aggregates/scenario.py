@@ -313,6 +313,11 @@ class AggregatesScenario(Scenario):
         rows = player(config, context, cell, key, kind, j, batches, rng)
         return {**common, "rows": rows}
 
+    def exposure(self, config, context, records):
+        from .summary import exposure_table
+
+        return exposure_table(config, context, records)
+
     # ------------------------------------------------------------- summarize
     def summarize(self, config, context, records):
         """Metrics and plot series from the unit records: see :mod:`core.scenarios.aggregates.summary`."""

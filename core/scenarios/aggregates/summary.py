@@ -162,3 +162,50 @@ def sweep_series(config: dict, context: dict, rows_by_attack: dict[str, list[dic
         sweep["claimed_epsilon"] = [None if e == 0 else _claimed_epsilon(context, config, v, e)["epsilon"]
                                     for v, e in enumerate(xs)]
     return sweep
+
+
+def exposure_table(config: dict, context: dict, records: list[dict]):
+    """Who is exposed in the aggregate-statistics game: one row per attacked target of the headline attack (DeSIA
+    when every attack runs), with its block, release and row, its non-sensitive attributes (what the attacker
+    knows), the secret (sensitive value, or membership), the guess and the confidence. Certified: the rows DeSIA's
+    deterministic module settles — the release admits only one value for them, so they are never wrong.
+    Probable: above the confidence that at most 1% of the wrong guesses reach."""
+    from ...measure.records import build, confidence
+
+    main = "desia" if config["attack"] == "all" else config["attack"]
+    rows = [(rec, row) for rec in records for row in rec["rows"] if row["attack"] == main]
+    if not rows:
+        return None
+    labels = np.array([row["label"] for _, row in rows])
+    pred = np.array([row["prediction"] for _, row in rows])
+    score = np.array([row["score"] for _, row in rows], dtype=float)
+    settled = np.array([bool(row.get("settled")) for _, row in rows])
+    cells = context["cells"]
+    names = [str(a) for a in context.get("attributes", ())][:-1]
+    known: dict[str, list] = {"block": [rec["block"] for rec, _ in rows], "release": [rec["release"] for rec, _ in rows],
+                              "row": [row.get("target") for _, row in rows]}
+    qi = []
+    for rec, row in rows:
+        t = row.get("target")
+        cell = cells[(rec["setting"] * config["blocks"] + rec["block"]) * config["releases"] + rec["release"]]
+        qi.append(None if t is None else [int(v) for v in cell["D"][t, :-1]])
+    for j, name in enumerate(names):
+        known[name] = [None if q is None or j >= len(q) else q[j] for q in qi]
+    keys = [(rec["setting"], rec["block"], rec["release"], tuple(q) if q else None) for (rec, _), q in zip(rows, qi)]
+    shared = {}
+    for key in keys:
+        shared[key] = shared.get(key, 0) + 1
+    if main == "desia":
+        certification = {"available": True, "why": "Certified rows are those DeSIA's deterministic module settles: "
+                         "every dataset consistent with the released counts gives them the same value."}
+        reason = "DeSIA's deterministic module proves the released counts allow only this value for this person."
+    else:
+        certification = {"available": False, "why": f"The {main} attack gives no certificate; run DeSIA (or all "
+                         "attacks) for the rows the release settles."}
+        reason = ""
+    return build([f"b{rec['block']}-r{rec['release']}-{row.get('target')}" for rec, row in rows], labels.tolist(),
+                 pred.tolist(), confidence(score, pred), certified=settled if main == "desia"
+                 else None, certified_reason=reason, known=known, k=[shared[key] for key in keys],
+                 certification=certification, unit="target",
+                 notes=["row = the target's row in its block (the uploaded file's row for CSV data); k = targets "
+                        "of the same block and release sharing these attributes."])

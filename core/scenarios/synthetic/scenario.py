@@ -293,6 +293,11 @@ class Synthetic(Scenario):
                            "score": float(res.t[u])})
         return {"kind": "q", "game": g, "truth": game["truth"], "points": points}
 
+    def exposure(self, c, ctx, records):
+        from .summary import exposure_table
+
+        return exposure_table(c, ctx, records, self.attacks(c))
+
     # ------------------------------------------------------------ summary
     def summarize(self, c, ctx, records):
         """Metrics and plot series from the game records: see :mod:`core.scenarios.synthetic.summary`."""

@@ -152,3 +152,28 @@ def example_game(first: dict, sizes: list[int], n: int, attacks: list[str]) -> d
             "guesses": {a: first["sizes"][-1][f"{a}_guess"] for a in attacks},
             "scores": {a: first["sizes"][-1][f"{a}_score"] for a in attacks},
             "t_u_by_size": [x.get("recon_score") for x in first["sizes"]], "recon": first["example"]}
+
+
+def exposure_table(c: dict, ctx: dict, records: list[dict], attacks: list[str]):
+    """Who is exposed in the synthetic-data game: one row per game, i.e. per target record and its secret, with
+    the target's known attributes, the headline attack's guess at the largest synthetic size (the attack the
+    metrics report: the most accurate there) and its confidence. Probable: above the confidence that at most 1% of
+    the wrong guesses reach. Nothing is certified: a generator's sample is consistent with either value."""
+    from ...measure.records import build, confidence
+
+    main = sorted((r for r in records if r["kind"] == "main"), key=lambda r: r["game"])
+    if not main:
+        return None
+    truth = np.array([r["truth"] for r in main])
+    rows = [r["sizes"][-1] for r in main]
+    best = max(attacks, key=lambda a: float(np.mean(np.array([x[f"{a}_guess"] for x in rows]) == truth)))
+    guesses = np.array([x[f"{best}_guess"] for x in rows]).astype(int)
+    scores = np.array([x[f"{best}_score"] for x in rows], dtype=float)
+    names = list(main[0]["target"])
+    known = {name: [r["target"].get(name) for r in main] for name in names}
+    why = ("A synthetic sample is consistent with either value of any one record's secret, so no guess can be "
+           "certified.")
+    return build([r.get("original", r["u"]) for r in main], truth.tolist(), guesses.tolist(),
+                 confidence(scores, guesses), known=known, certification={"available": False, "why": why},
+                 unit="target", notes=[f"Guesses of the {best} attack on a synthetic sample of "
+                                       f"{ctx['sizes'][-1]:,} rows; id = the target's row in the data set."])

@@ -1,0 +1,127 @@
+"""The "Who is exposed" panel under a lab's headline plots: per-record tiers, score distribution, a sortable top-k
+table, a record card on selection and the CSV download. All numbers come from the run's ``exposure`` table."""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pandas as pd
+import streamlit as st
+
+from core.measure.records import TIERS, RecordTable, counterfactual, plural, to_frame, top_frame
+from core.plots.records import score_histogram, score_summary
+from ui.common import chart, content, download_table
+
+TOP_K = 50
+
+
+@st.cache_data(max_entries=8, show_spinner=False)
+def _frame(table: dict) -> pd.DataFrame:
+    return to_frame(table)
+
+
+def _default_epsilon(result) -> float:
+    metrics = result.metrics if hasattr(result, "metrics") else result.get("metrics", {})
+    for key in ("release_epsilon", "claimed_epsilon"):
+        value = metrics.get(key)
+        if isinstance(value, (int, float)) and math.isfinite(value) and 0 < value <= 20:
+            return float(value)
+    config = result.config if hasattr(result, "config") else result.get("config", {})
+    value = config.get("epsilon")
+    return float(value) if isinstance(value, (int, float)) and math.isfinite(value) and 0 < value <= 20 else 1.0
+
+
+def exposure_panel(result, key: str = "") -> None:
+    """Draw the panel for a finished run (nothing for runs without a per-record table)."""
+    data = result.exposure if hasattr(result, "exposure") else (result or {}).get("exposure")
+    table = RecordTable.from_dict(data)
+    if table is None or not len(table):
+        return
+    slug = f"{getattr(result, 'scenario', 'run')}{key}"
+    st.subheader("Who is exposed", anchor=False)
+    st.markdown(content("records"))
+    counts = table.tier_counts
+    row = st.container(horizontal=True, wrap=True, gap="large")
+    for tier in TIERS:
+        share = counts.get(tier, 0) / max(1, table.total)
+        row.metric(f"{tier.capitalize()} {plural(table.unit)}", f"{counts.get(tier, 0):,}",
+                   help=f"{100 * share:.1f}% of {table.total:,} {plural(table.unit)}", width="content")
+    st.caption(table.certification.get("why", ""))
+    st.caption(table.calibration.get("sentence", ""))
+    for note in table.notes:
+        st.caption(note)
+    with st.expander("What the tiers mean", expanded=False):
+        for tier in TIERS:
+            st.markdown(content("records", tier))
+    chart(score_histogram(data), f"exposure-hist-{slug}")
+    st.caption(score_summary(data))
+    df = _frame(data)
+    top = top_frame(df, TOP_K)
+    st.markdown(f"**The {len(top)} most exposed {plural(table.unit)}** (click a column to sort, a row for its "
+                "card)")
+    event = st.dataframe(top, hide_index=True, on_select="rerun", selection_mode="single-row",
+                         key=f"exposure-top-{slug}", width="stretch",
+                         column_config={"score": st.column_config.NumberColumn(format="%.4f"),
+                                        "reason": st.column_config.TextColumn(width="large")})
+    rows = list(getattr(getattr(event, "selection", None), "rows", []) or [])
+    record = top.iloc[rows[0]] if rows else top.iloc[0]
+    _record_card(record, table, df, _default_epsilon(result), slug)
+    download_table(df, f"who-is-exposed-{slug}", label=f"Who is exposed ({len(df):,} {plural(table.unit)})")
+
+
+def _record_card(record: pd.Series, table: RecordTable, df: pd.DataFrame, epsilon: float, slug: str) -> None:
+    with st.container(border=True):
+        st.markdown(f"**Record card — {table.unit} `{record['id']}`**")
+        known = {c: record[c] for c in table.known}
+        if known:
+            st.markdown("What the attacker knows:")
+            st.dataframe(pd.DataFrame([known]), hide_index=True)
+        k = record.get("k") if "k" in record.index else None
+        cols = st.columns(4)
+        cols[0].metric("Truth", str(record["secret"]))
+        cols[1].metric("Guess", f"{record['guess']} ({'right' if record['correct'] else 'wrong'})")
+        cols[2].metric("Score", f"{record['score']:.4g}")
+        cols[3].metric("Sharing the known attributes (k)", "—" if k is None or pd.isna(k) else f"{int(k):,}")
+        st.markdown(f"Tier: **{record['tier']}** — {record['reason']}")
+        eps = st.number_input("ε of a differentially private release to compare with", min_value=0.01,
+                              max_value=20.0, value=float(epsilon), step=0.1, key=f"exposure-eps-{slug}",
+                              help="Defaults to the run's own ε where it has one")
+        prior = float(np.mean(df["secret"].astype(str) == str(record["guess"]))) if len(df) else 0.5
+        bound = counterfactual(eps, 0.0, prior)
+        st.markdown(f"Under a DP release at ε = {eps:g} this record's best attack is bounded by "
+                    f"**{100 * bound:.1f}%** chance of being right (a guess of {record['guess']} is right for "
+                    f"{100 * prior:.1f}% of these {plural(table.unit)} with no release at all).")
+
+
+def tier_changes_panel(pins: list[dict], labels: list[str]) -> None:
+    """Compare runs: which records changed tier between two pinned runs of the same scenario (records matched by
+    id: same seed and size give the same people, so e.g. a defence's effect shows person by person)."""
+    from core.measure.records import tier_changes
+
+    have = [i for i, p in enumerate(pins) if p.get("exposure")]
+    if len(have) < 2:
+        return
+    st.subheader("Who changed tier")
+    c1, c2 = st.columns(2)
+    a = c1.selectbox("Before", have, format_func=lambda i: labels[i], index=0, key="compare.tiers.a")
+    b = c2.selectbox("After", have, format_func=lambda i: labels[i], index=1, key="compare.tiers.b")
+    if a == b:
+        st.caption("Choose two different runs.")
+        return
+    if pins[a]["scenario"] != pins[b]["scenario"]:
+        st.caption("The two runs play different games, so their records are different people: choose two runs of "
+                   "the same lab.")
+        return
+    ta, tb = pins[a]["exposure"], pins[b]["exposure"]
+    shared = len(set(map(str, ta["columns"]["id"])) & set(map(str, tb["columns"]["id"])))
+    changes = tier_changes(ta, tb)
+    if not shared:
+        st.caption("No record ids in common (different seeds or sizes draw different people).")
+        return
+    st.markdown(f"**{len(changes):,} of {shared:,}** records present in both runs changed tier.")
+    if changes:
+        df = pd.DataFrame(changes)
+        moves = df.groupby(["before", "after"]).size().reset_index(name="records")
+        st.dataframe(moves, hide_index=True)
+        st.dataframe(df.head(200), hide_index=True, width="stretch")
+        download_table(df, "tier-changes", label="Records that changed tier")
