@@ -50,6 +50,18 @@ def _bound_teaser() -> None:
                      icon=":material/tune:")
 
 
+LESSONS = ROOT / "pages" / "03_Lessons.py"
+
+
+def _lessons_first() -> None:
+    """New here? The lessons are the guided way in: each lab is open-ended, a lesson says what to look at."""
+    with st.container(border=True):
+        st.markdown("**New to privacy attacks? Start with the lessons.** Seven short lessons, one per source paper: "
+                    "at each step you predict what an attack will achieve, run it, and see how far off you were. "
+                    "Teachers can run them with a class and watch the class's predictions live.")
+        st.page_link(str(LESSONS), label="Start the lessons", icon=":material/school:")
+
+
 def home() -> None:
     st.title("Privacy-attack lab")
     st.markdown(
@@ -67,10 +79,11 @@ def home() -> None:
     st.markdown("New to the words? The [glossary](/Glossary) explains [AUC](/Glossary#auc), "
                 "[ε](/Glossary#epsilon), the [DP bound](/Glossary#dp-bound) and the rest in plain language; every "
                 "lab links a term's first use there.")
+    _lessons_first()
     _bound_teaser()
     st.subheader("Labs")
     for path in PAGE_FILES:
-        if path.stem.startswith("9"):
+        if path.stem.startswith("9") or path.stem == LESSONS.stem:
             continue
         st.page_link(str(path), label=_title(path), icon=":material/science:")
         summary = _summary(path)

@@ -1,4 +1,4 @@
-"""Command line: ``python -m core list | run SCENARIO [--set KEY=VALUE ...] [--seed N] [--json PATH] | sweep``.
+"""Command line: ``python -m core list | run SCENARIO [--set KEY=VALUE ...] [--seed N] [--json PATH] | sweep | lessons``.
 
 ``run`` prints one JSON object with keys ``scenario``, ``config`` (every
 parameter used, defaults and seed included), ``metrics`` (flat name → number),
@@ -60,7 +60,55 @@ def _parser() -> argparse.ArgumentParser:
     sw.add_argument("--scheduler", metavar="local|ADDRESS",
                     help="run the grid's games on Dask: 'local' starts a LocalCluster, an address such as "
                          "tcp://HOST:8786 joins a running `dask scheduler`")
+    le = sub.add_parser("lessons", help="list the lessons (content/lessons/*.toml) as JSON, check them, or "
+                        "write a lesson's printable handout")
+    le.add_argument("--check", action="store_true", help="validate every lesson file and play every step at small "
+                    "size: one JSON line per step; exits 1 with one line per broken lesson")
+    le.add_argument("--lesson", metavar="ID", help="only this lesson")
+    le.add_argument("--full", action="store_true", help="with --check: play the steps at the lesson's own size")
+    le.add_argument("--handout", metavar="ID", help="write the printable offline HTML handout of lesson ID (its "
+                    "reference runs at the lesson's seed, through the result store)")
+    le.add_argument("--out", metavar="PATH", help="where --handout writes (default: ID-handout.html)")
     return ap
+
+
+def _lessons(args) -> int:
+    from .studies import lesson_runs as R
+    from .studies import lessons as L
+
+    if args.handout:
+        from .studies.handout import handout_html
+
+        lesson = L.get_lesson(args.handout)
+        path = args.out or f"{lesson.id}-handout.html"
+        _check_output_path(path)
+        html = handout_html(lesson, R.reference_runs(lesson))
+        with open(path, "w", encoding="utf-8") as fh:
+            fh.write(html)
+        print(json.dumps({"lesson": lesson.id, "handout": path, "bytes": len(html.encode())}))
+        return 0
+    lessons, problems = L.load_lessons()
+    if args.lesson:
+        if args.lesson not in lessons and not any(p.startswith(f"lessons/{args.lesson}.toml:") for p in problems):
+            raise ParameterError("--lesson", f"unknown lesson {args.lesson!r}; known: {', '.join(lessons)}")
+        lessons = {k: v for k, v in lessons.items() if k == args.lesson}
+        problems = [p for p in problems if p.startswith(f"lessons/{args.lesson}.toml:")]
+    if not args.check:
+        print(json.dumps([lesson.describe() for lesson in lessons.values()], indent=2))
+        return 0 if not problems else 1
+    broken = R.group_problems(problems)
+    for lesson in lessons.values():
+        failed = []
+        for line in R.check_lesson(lesson, small=not args.full):
+            if "error" in line:
+                failed.append(f"step {line['step']}: {line['error']}")
+            print(json.dumps(line), flush=True)
+        if failed:  # one line per broken lesson: its first failing step, and how many more failed
+            more = f" (and {len(failed) - 1} more step{'s' if len(failed) > 2 else ''})" if len(failed) > 1 else ""
+            broken[lesson.file] = f"{lesson.file}: {failed[0]}{more}"
+    for file in sorted(broken):
+        print(broken[file], file=sys.stderr)
+    return 1 if broken else 0
 
 
 def _list(as_json: bool) -> None:
@@ -162,6 +210,8 @@ def main(argv: list[str] | None = None) -> int:
         if args.command == "list":
             _list(args.json)
             return 0
+        if args.command == "lessons":
+            return _lessons(args)
         saved = {}
         if args.command == "run":
             from .output.report import resolve_saved_run

@@ -1,4 +1,4 @@
-"""Lab settings: server limits, the run pool, the engine's polling interval and the result store.
+"""Lab settings: server limits, the run pool, the engine's polling interval, the result store and class expiry.
 
 All limits live in ONE file, ``lab_settings.toml`` at the repository root, whose comments document every key
 and its default. ``LAB_SETTINGS=/path/to/file.toml`` reads another file instead; keys it leaves out keep the
@@ -41,6 +41,8 @@ class Settings:
     # [uploads]
     upload_max_columns: int = 500
     upload_max_cells: int = 10_000_000
+    # [classes]
+    class_expiry_hours: float = 12.0
     source: str = "defaults"
 
     @property
@@ -56,6 +58,7 @@ _SECTIONS = {
     "engine": {"poll_seconds": float, "memory_guard_fraction": float},
     "store": {"path": str, "size_limit_bytes": int},
     "uploads": {"max_columns": int, "max_cells": int},
+    "classes": {"expiry_hours": float},
 }
 
 
@@ -78,12 +81,14 @@ def parse(data: dict, source: str = "settings") -> Settings:
                     ok = ok and float(value) == int(value)
             if not ok:
                 raise ParameterError(f"{source}: {section}.{key}", f"expected {kind.__name__} >= 0, got {value!r}")
-            name = f"store_{key}" if section == "store" else f"upload_{key}" if section == "uploads" else key
+            name = {"store": f"store_{key}", "uploads": f"upload_{key}", "classes": f"class_{key}"}.get(section, key)
             values[name] = kind(value)
     if values.get("slots", 1) < 1:
         raise ParameterError(f"{source}: server.slots", "at least 1")
     if not 0 < values.get("memory_guard_fraction", 0.8) <= 1:
         raise ParameterError(f"{source}: engine.memory_guard_fraction", "expected a share in (0, 1]")
+    if values.get("class_expiry_hours", 12.0) <= 0:
+        raise ParameterError(f"{source}: classes.expiry_hours", "expected a positive number of hours")
     if values.get("heavy_run_policy", "wait") not in ("wait", "replace"):
         raise ParameterError(f"{source}: server.heavy_run_policy", "expected \"wait\" or \"replace\"")
     if values.get("upload_max_columns", 1) < 1 or values.get("upload_max_cells", 1) < 1:
