@@ -94,13 +94,15 @@ def page_header(scenario: Scenario | str, summary: str | None = None, paper: str
         st.caption(f"Source: {paper}")
 
 
-def scenario_page(name: str, about: str, sidebar: str, content_name: str | None = None) -> Scenario:
-    """The opening every lab page shares: the registered scenario, its title and source, the "What is happening
-    here?" expander over the lab's content file, and the sidebar's heading. Returns the scenario."""
+def scenario_page(name: str, about: str, sidebar: str, content_name: str | None = None,
+                  summary: str | None = None) -> Scenario:
+    """The opening every lab page shares: the registered scenario, its title and source (``summary`` replaces
+    the scenario's own where the page's data call for other words), the "What is happening here?" expander over
+    the lab's content file, and the sidebar's heading. Returns the scenario."""
     from core.scenario import get
 
     scenario = get(name)
-    page_header(scenario)
+    page_header(scenario, summary=summary)
     with st.expander(about, expanded=False):
         st.markdown(content(content_name or name.replace("-", "_")))
     st.sidebar.header(sidebar)
