@@ -39,7 +39,7 @@ def at_epsilon(metrics: dict, series: dict, epsilon: float, tolerance: float) ->
         "off_expected": count_error.prob_off_by_more(MECHANISM, epsilon, tolerance) if noisy else 0.0,
         "off_measured": None if measured is None else measured["share_off"],
         "cells": len(true),
-        "median_count": float(np.median(true)) if true else None,
+        "median_count": float(np.median([c for c in true if c >= 1])) if any(c >= 1 for c in true) else None,
     }
 
 
@@ -58,12 +58,14 @@ def tradeoff_curves(metrics: dict, epsilon: float, points: int = 60) -> dict:
             "cells_per_person": cells}
 
 
-def sentence(numbers: dict, sensitive: str) -> str:
-    """The utility side in one plain sentence (counts, not the secret's name, so it fits any upload)."""
+def sentence(numbers: dict, sensitive: str = "", person: bool = True) -> str:
+    """The utility side in one plain sentence (counts, not the secret's name, so it fits any upload); ``person``
+    adds the per-person total (left out where the ε has its own sentence, as in the report)."""
     eps = numbers["epsilon"]
     if eps <= 0:
         return "Without noise (ε = 0) every published count is exact: the release loses no accuracy and has no " \
                "differential-privacy guarantee."
+    with_person = person
     pp, cells = numbers["per_person_epsilon"], numbers["cells_per_person"]
     person = (f" One person's record can change up to {cells} of the released cells, so each person is protected "
               f"by ε = {eps:g} × {cells} = {pp:.3g} in total." if pp is not None and cells else "")
@@ -72,11 +74,11 @@ def sentence(numbers: dict, sensitive: str) -> str:
     text = (f"At ε = {eps:g} per cell a published count is off by {numbers['abs_expected']:.2g} on average "
             f"(measured on this run's {numbers['cells']} cells: {numbers['abs_measured']:.2g})")
     if numbers.get("rel_expected") is not None and numbers.get("median_count") is not None:
-        text += (f", about {100 * numbers['rel_expected']:.0f}% of a typical cell (median true count "
-                 f"{numbers['median_count']:g})")
+        text += (f", about {100 * numbers['rel_expected']:.0f}% of the true count on average over the cells "
+                 f"that hold anyone (their median count is {numbers['median_count']:g})")
     text += (f"; {100 * numbers['off_expected']:.0f}% of cells are expected to be {tol} "
              f"({100 * numbers['off_measured']:.0f}% measured).")
-    return text + person
+    return text + (person if with_person else "")
 
 
 def finite(x) -> bool:
