@@ -5,11 +5,11 @@ import numpy as np
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
-from .common import band
+from .common import PALETTE, band
 
 NAMES = {"one-threshold": "One-threshold", "two-threshold": "Two-threshold",
          "mlp": "MLP meta-classifier", "lrt": "Likelihood-ratio (optimal)"}
-COLORS = {"one-threshold": "#1f77b4", "two-threshold": "#d62728", "mlp": "#2ca02c", "lrt": "#9467bd"}
+COLORS = {"one-threshold": PALETTE[0], "two-threshold": PALETTE[1], "mlp": PALETTE[2], "lrt": PALETTE[3]}
 BOUND = dict(color="black", dash="dash", width=2)
 OPTIMUM = dict(color="#7f7f7f", dash="dot", width=2)
 
@@ -96,8 +96,8 @@ def score_histograms(series: dict) -> go.Figure:
         h = hists[name]
         edges = np.asarray(h["edges"])
         mid = (edges[:-1] + edges[1:]) / 2
-        for label, key, color in (("members (b = 1)", "members", "#d62728"),
-                                  ("non-members (b = 0)", "non_members", "#1f77b4")):
+        for label, key, color in (("members (b = 1)", "members", PALETTE[1]),
+                                  ("non-members (b = 0)", "non_members", PALETTE[0])):
             counts = np.asarray(h[key], float)
             dens = counts / max(counts.sum(), 1) / np.diff(edges)
             fig.add_trace(go.Bar(x=mid, y=dens, width=np.diff(edges), name=label, marker_color=color,
@@ -146,7 +146,7 @@ def mlp_weights(series: dict) -> go.Figure:
                              hovertemplate="input %{y}<br>hidden %{x}<br>w = %{z:.3f}<extra></extra>"), row=1, col=1)
     units = np.arange(W.shape[1])
     fig.add_trace(go.Bar(x=units, y=m["b1"], marker_color="#7f7f7f", showlegend=False), row=2, col=1)
-    fig.add_trace(go.Bar(x=units, y=m["W2"], marker_color="#2ca02c", showlegend=False), row=3, col=1)
+    fig.add_trace(go.Bar(x=units, y=m["W2"], marker_color=PALETTE[2], showlegend=False), row=3, col=1)
     fig.update_yaxes(title_text="input cell", autorange="reversed", row=1, col=1)
     if "effective" in m:
         fig.add_trace(go.Bar(x=np.arange(len(m["effective"])), y=m["effective"], marker_color="#1f77b4",
