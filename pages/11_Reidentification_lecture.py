@@ -139,6 +139,10 @@ def k_anonymity_demo():
         (st.success if G.passes else st.error)(G.status)
         if G.homogeneity is not None:
             (st.warning if G.homogeneous else st.info)(G.homogeneity)
+        if G.homogeneous:  # the leaking class first, before anything that needs scrolling
+            st.markdown("**The equivalence classes** (homogeneous ones first: everyone in them shares one "
+                        f"{G.sensitive})")
+            st.dataframe(G.classes, hide_index=True)
         st.caption(content("reid_lecture", "kanon-bars"))
         if data == "covid":
             st.caption(content("reid_lecture", "kanon-covid"))
@@ -156,7 +160,8 @@ def k_anonymity_demo():
         if G.sensitive is not None:
             with b:
                 figure(plots.distinct_sensitive(G.classes, kq), f"l-diversity-{data}")
-        st.dataframe(G.classes, hide_index=True, height=220)
+        if not G.homogeneous:
+            st.dataframe(G.classes, hide_index=True, height=220)
         download_table(G.classes, f"reid-classes-{data}")
 
 
