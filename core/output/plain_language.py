@@ -205,12 +205,13 @@ def aggregates_preview(preview: dict) -> str:
     return text
 
 
-def location(metrics: dict, k: int) -> str:
-    """Location membership: accuracy of the headline attack against chance and the DP bound."""
+def location(metrics: dict, k: int, epsilon: float | None = None) -> str:
+    """Location membership: accuracy of the headline attack against chance and the DP bound, at the ε in force."""
     acc, bound = metrics.get("accuracy"), metrics.get("dp_bound_accuracy")
     if not _ok(acc):
         return ""
-    text = (f"With these settings an attacker who sees {k} of a person's check-ins guesses whether that person "
+    where = f"At ε = {epsilon:g} per observation, an attacker" if _ok(epsilon) else "With these settings an attacker"
+    text = (f"{where} who sees {k} of a person's check-ins guesses whether that person "
             f"is in the released counts right {pct(acc)} of the time, against 50% by chance — "
             f"{_verdict(acc, 0.5, metrics.get('accuracy_ci_low'), 'membership is all but revealed')}")
     if _ok(bound):

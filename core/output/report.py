@@ -240,7 +240,7 @@ def run_sentence(result: Any) -> str:
             from ..plots.aggregates import plain_summary
             return _plain_text(plain_summary(metrics, series) or "")
         if name == "location":
-            return _plain_text(say.location(metrics, int(config.get("observations", 1))))
+            return _plain_text(say.location(metrics, int(config.get("observations", 1)), config.get("epsilon")))
         if name == "reconstruction":
             return _plain_text(say.reconstruction(metrics))
         if name == "synthetic":

@@ -31,8 +31,18 @@ def _band(fig: go.Figure, curve: dict, metric: str, name: str) -> None:
         band(fig, curve["x"], curve[lo], curve[hi], COLORS.get(name, "#7f7f7f"), f"95% CI {name}")
 
 
-def accuracy_vs_observations(theory: dict, series: dict | None = None, metric: str = "accuracy") -> go.Figure:
-    """Fig. 1/6/13: accuracy (or AUC) vs k, with the DP bound and the informed optimum."""
+def epsilon_note(theory: dict) -> str:
+    """'ε = 0.5 per observation' (with δ for the Gaussian mechanism): the guarantee the curves are drawn for."""
+    eps = theory.get("epsilon")
+    if eps is None:
+        return ""
+    return f"ε = {eps:g} per observation" + (f", δ = {theory['delta']:.0e}" if theory.get("delta") else "")
+
+
+def accuracy_vs_observations(theory: dict, series: dict | None = None, metric: str = "accuracy",
+                             legend_side: bool = False) -> go.Figure:
+    """Fig. 1/6/13: accuracy (or AUC) vs k, with the DP bound and the informed optimum. The subtitle names the ε
+    in force; ``legend_side`` puts the legend beside the plot (the page's first, full-width view)."""
     fig = go.Figure()
     info = (series or {}).get("info")
     if metric == "accuracy":
@@ -56,10 +66,12 @@ def accuracy_vs_observations(theory: dict, series: dict | None = None, metric: s
                                  name=f"{NAMES.get(name, name)} (measured)", line=dict(color=COLORS.get(name))))
     title = ("Membership accuracy vs number of observations" if metric == "accuracy"
              else "AUC vs number of observations")
-    note = _attacker_note(info) or "closed form, informed attacker"
+    note = " · ".join(x for x in (epsilon_note(theory), _attacker_note(info) or "closed form, informed attacker") if x)
+    legend = dict(orientation="v", x=1.02, xanchor="left", y=1, yanchor="top") if legend_side else \
+        dict(orientation="h", y=-0.25)
     fig.update_layout(title=f"{title}<br><sup>{note}</sup>", xaxis_title="observations k "
                       "(positive cells of the target)", yaxis_title="balanced accuracy" if metric == "accuracy"
-                      else "AUC", legend=dict(orientation="h", y=-0.25), height=480, margin=dict(t=60))
+                      else "AUC", legend=legend, height=480, margin=dict(t=60, r=20))
     fig.update_yaxes(range=[0.45, 1.01])
     return fig
 
