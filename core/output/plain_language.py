@@ -325,6 +325,19 @@ def relational(passes: bool, guess, truth: bool) -> str:
             f"the anonymiser {right} reads off whether Salil has tuberculosis.")
 
 
+def relational_status(k: int, passes: bool, smallest: int, other_passes: bool, other_smallest: int,
+                      world: str, other_world: str) -> str:
+    """Both worlds' k-anonymity in plain words: this release's verdict and smallest group, then the other world's,
+    so "2-anonymous … (4)" no longer reads as a contradiction."""
+    def verdict(ok: bool, n: int, also: bool = False) -> str:
+        status = (("also " if also else "") + f"{k}-anonymous") if ok else f"NOT {k}-anonymous"
+        return f"{status} (its smallest group of identical-looking records has {count(n, 'person', 'people')})"
+
+    text = (f"The release (the world where {world}) is {verdict(passes, smallest)}. The release the other world "
+            f"(where {other_world}) would produce is {verdict(other_passes, other_smallest, passes and other_passes)}")
+    return text + (": both pass the test." if passes and other_passes else ".")
+
+
 def downcoding(n_exact: int, pct_refined: float) -> str:
     return (f"Knowing only that the anonymiser is minimal, the attacker recovers {n_exact} generalised cell(s) "
             f"exactly and narrows down {_num(pct_refined)}% of the records.")
