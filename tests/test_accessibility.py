@@ -61,3 +61,46 @@ def test_no_axe_violations_at_defaults_and_after_the_default_run(server, browser
     found = axe_violations(page)
     page.close()
     assert not found, f"{name}: " + json.dumps(found, ensure_ascii=False, indent=1)
+
+
+# ----------------------------------------------------------------- keyboard only
+def _tab_to(page, test_js: str, limit: int = 150, back: bool = False) -> None:
+    """Press Tab (or Shift+Tab) until the focused element satisfies ``test_js`` (a JS expression over ``el``);
+    the test looks at the focus only to know when to stop, and acts by keys alone."""
+    for _ in range(limit):
+        if page.evaluate(f"() => {{ const el = document.activeElement; return !!el && ({test_js}); }}"):
+            return
+        page.keyboard.press("Shift+Tab" if back else "Tab")
+    raise AssertionError(f"Tab never reached an element with {test_js}")
+
+
+def _button_named(label: str) -> str:
+    return f"el.tagName === 'BUTTON' && el.innerText.trim().endsWith({json.dumps(label)})"
+
+
+def test_keyboard_alone_changes_the_main_control_and_starts_and_stops_a_run(server, browser):  # noqa: F811
+    from playwright.sync_api import expect
+
+    page = browser.new_page(viewport={"width": 1400, "height": 1000})
+    page.goto(f"{server}/Aggregate_statistics", wait_until="domcontentloaded")
+    _settle(page, need_plot=True)  # the default run is over
+    page.locator("body").press("Tab")  # focus enters the page from the keyboard
+    # 1. the lab's main control, ε per aggregate: reach it with Tab, type a new value, Enter
+    _tab_to(page, "el.tagName === 'INPUT' && el.getAttribute('aria-label') === 'ε per aggregate (0 = no noise)'")
+    page.keyboard.press("Control+A")
+    page.keyboard.type("1")
+    page.keyboard.press("Enter")
+    expect(page).to_have_url(re.compile(r"epsilon=1(\.0)?\b"), timeout=30_000)
+    # 2. the change starts a run: its Stop button appears; reach it with Tab and press Enter
+    expect(page.get_by_role("button", name="Stop")).to_be_visible(timeout=60_000)
+    _tab_to(page, _button_named("Stop"))
+    page.keyboard.press("Enter")
+    expect(page.get_by_text(re.compile(r"^Stopped (after|before)"))).to_be_visible(timeout=60_000)
+    # 3. start it again from its button, by the keyboard, and stop it again
+    _tab_to(page, _button_named("Run again from the start"), back=True)
+    page.keyboard.press("Enter")
+    expect(page.get_by_role("button", name="Stop")).to_be_visible(timeout=60_000)
+    _tab_to(page, _button_named("Stop"))
+    page.keyboard.press("Enter")
+    expect(page.get_by_text(re.compile(r"^Stopped (after|before)"))).to_be_visible(timeout=60_000)
+    page.close()
