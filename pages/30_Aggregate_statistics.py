@@ -18,7 +18,7 @@ from ui.report import run_tools
 # The header follows the data: the census secret is Hispanic origin, an upload's is the column the user picks.
 _generic = st.session_state.get("aggregates.source_choice", "Synthetic census blocks") == "Generic CSV"
 scenario = scenario_page("aggregates", about="What is happening here? (read me first)",
-                         sidebar="Census-block game",
+                         sidebar="Table-release game" if _generic else "Census-block game",
                          summary=("Infer a person's yes/no secret (the column you choose) from a few hundred "
                                   "released counts: DeSIA's integer program + shadow classifier vs reconstruction "
                                   "attacks." if _generic else None))

@@ -49,7 +49,12 @@ def axe_violations(page) -> list[dict]:
             for v in res["violations"]]
 
 
-PAGES = [("home", "")] + [(p.stem, _slug(p)) for p in _pages()]
+PAGES = [("home", "")] + [(p.stem, _slug(p)) for p in _pages()] + [
+    # views that only appear after the user acts: a noisy aggregate run (its accuracy side and trade-off chart)
+    # and the lecture's k-anonymity tab (its leaking class first)
+    ("30_Aggregate_statistics-epsilon", "Aggregate_statistics?epsilon=1&targets=30"),
+    ("11_Reidentification_lecture-kanon", "Reidentification_lecture?reid.tab=2+%C2%B7+k-anonymity"),
+]
 NO_PLOT = ("home", "60_Compare_runs", "70_Paper_presets", "90_Glossary")
 
 
