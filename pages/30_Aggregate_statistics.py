@@ -161,8 +161,10 @@ def accuracy_side(m, s):
              "rel_measured": "Measured relative error",
              "off_expected": f"Cells off by > {numbers['tolerance']:g} (expected)",
              "off_measured": f"Cells off by > {numbers['tolerance']:g} (measured)"}
-    shown = {k: v for k, v in numbers.items() if k in tiles and v is not None}
-    metric_row(shown, tiles, fmt="{:.3g}")
+    share = ("rel_expected", "rel_measured", "off_expected", "off_measured")  # read as percentages
+    shown = {k: (f"{100 * v:.1f}%" if k in share else f"{v:.3g}") for k, v in numbers.items()
+             if k in tiles and v is not None}
+    metric_row(shown, tiles)
     if eps > 0:
         fig = plots.tradeoff_figure(utility.tradeoff_curves(m, eps), s.get("sensitive", ""))
         chart(fig, "aggregates-tradeoff")
