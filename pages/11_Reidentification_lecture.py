@@ -116,6 +116,7 @@ def linkage_demo():
 # -------------------------------------------------------------------------------------------------- k-anonymity
 def k_anonymity_demo():
     st.markdown(content("reid_lecture", "kanon"))
+    top = st.container()  # the verdict and the leaking class, above the controls: the first view shows the failure
     data = st.radio("Table", list(lecture.KANON_DATA), horizontal=True, key="reid.kdata", **B,
                     format_func=lambda v: lecture.kanon_label(v, sources[source]))
     c1, c2, c3 = st.columns(3)
@@ -135,14 +136,15 @@ def k_anonymity_demo():
     except LabError as exc:
         show_error(exc)
     else:
-        plain(G.sentence)
+        with top:
+            plain(G.sentence)
+            if G.homogeneous:  # the leaking class first, before anything that needs scrolling
+                st.markdown("**The equivalence classes** (homogeneous ones first: everyone in them shares one "
+                            f"{G.sensitive})")
+                st.dataframe(G.classes, hide_index=True)
         (st.success if G.passes else st.error)(G.status)
         if G.homogeneity is not None:
             (st.warning if G.homogeneous else st.info)(G.homogeneity)
-        if G.homogeneous:  # the leaking class first, before anything that needs scrolling
-            st.markdown("**The equivalence classes** (homogeneous ones first: everyone in them shares one "
-                        f"{G.sensitive})")
-            st.dataframe(G.classes, hide_index=True)
         st.caption(content("reid_lecture", "kanon-bars"))
         if data == "covid":
             st.caption(content("reid_lecture", "kanon-covid"))

@@ -220,12 +220,16 @@ def tradeoff_figure(curves: dict, sensitive: str = "the secret") -> go.Figure:
                       secondary_y=False)
     if chosen > 0:
         fig.add_vline(x=chosen, line=dict(color="#444", width=1.5), annotation_text=f"chosen ε = {chosen:g}",
-                      annotation_position="top left")
+                      annotation_position="bottom left")
     fig.add_hline(y=0.5, line=dict(color="grey", dash="dot"), annotation_text="coin flip (AUC 0.5)",
                   annotation_position="bottom right", secondary_y=False)
     base_layout(fig, "Attack success and count error against ε per cell", "ε per cell (log scale)",
                 "attack AUC (0.5 = coin flip)", height=460)
     fig.update_xaxes(type="log")
-    fig.update_yaxes(range=[0.45, 1.02], secondary_y=False)
-    fig.update_yaxes(title_text="expected error of a count (log)", type="log", secondary_y=True, showgrid=False)
+    low = min([0.45] + [v - 0.03 for v in (lo, auc) if v is not None and not math.isnan(v)])
+    fig.update_yaxes(range=[low, 1.02], secondary_y=False)
+    errs = [e for e in curves["count_error"] if e > 0]
+    decades = [10.0 ** d for d in range(math.floor(math.log10(min(errs))), math.ceil(math.log10(max(errs))) + 1)]
+    fig.update_yaxes(title_text="expected error of a count (log)", type="log", secondary_y=True, showgrid=False,
+                     tickvals=decades, ticktext=[f"{d:g}" for d in decades])
     return fig

@@ -45,8 +45,8 @@ def at_epsilon(metrics: dict, series: dict, epsilon: float, tolerance: float) ->
 
 def tradeoff_curves(metrics: dict, epsilon: float, points: int = 60) -> dict:
     """Expected count error and the DP cap on any attack's AUC over a log grid of ε per cell around the chosen
-    one (0.01 … 20, always including it), with the measured AUC and its interval at the chosen ε."""
-    lo, hi = 0.01, 20.0
+    one (0.01 … 10, always including it), with the measured AUC and its interval at the chosen ε."""
+    lo, hi = 0.01, 10.0
     grid = np.geomspace(lo, hi, points)
     if epsilon > 0:
         grid = np.unique(np.append(grid, epsilon))
