@@ -51,10 +51,11 @@ def accuracy_vs_observations(theory: dict, series: dict | None = None, metric: s
         fig.add_trace(go.Scatter(x=theory["k"], y=theory["optimal"], name="Best possible, informed (exact LRT)",
                                  line=OPTIMUM))
         if not series or (info or {}).get("attacker") == "informed":
-            for key, label in (("one_threshold", "One-threshold, theory"), ("two_threshold", "Two-threshold, theory")):
+            for key, label, dash in (("one_threshold", "One-threshold, theory", "dashdot"),
+                                     ("two_threshold", "Two-threshold, theory", "longdashdot")):
                 att = key.replace("_", "-")
                 fig.add_trace(go.Scatter(x=theory["k"], y=theory[key], name=label, opacity=0.5,
-                                         line=dict(color=COLORS[att], width=1, dash="dashdot")))
+                                         line=dict(color=COLORS[att], width=1, dash=dash)))
     else:
         fig.add_trace(go.Scatter(x=theory["k"], y=theory["dp_bound_auc"], name="DP bound on AUC (any ε-DP test)",
                                  line=BOUND))
