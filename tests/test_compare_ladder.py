@@ -74,3 +74,22 @@ def test_every_ladder_has_a_band_and_utility_and_does_not_rise_as_epsilon_falls(
     assert rows[0]["attack"] <= rows[1]["attack_ci_high"] + 1e-9
     # and the data lose more as ε falls
     assert rows[0]["utility"] >= rows[1]["utility"]
+
+
+def test_per_person_total_is_named_in_words():
+    from core.studies.ladder import ladder_table, per_person_sentence
+
+    lad = {"scenario": "aggregates", "attack_label": "attack AUC", "utility_label": "mean count error per cell",
+           "rows": [{"epsilon": 0.5, "attack": 0.6, "per_person_epsilon": 4.5, "cells_per_person": 9,
+                     "utility": 2.0, "attack_ci_low": None}]}
+    assert per_person_sentence(lad) == ("The ladder's ε is per released cell. One person can be in up to 9 released "
+                                        "cells, and the guarantee adds up over them: ε = 0.5 per released cell "
+                                        "protects a person with ε = 0.5 × 9 = 4.5. The DP bound uses that "
+                                        "per-person total.")
+    table = ladder_table(lad)
+    assert table == [{"ε": 0.5, "attack AUC": 0.6, "mean count error per cell": 2.0,
+                      "ε per person (added up over all one person is in)": 4.5, "cells one person can change": 9}]
+    lad["rows"][0].update(per_person_epsilon=0.5, cells_per_person=None)
+    assert per_person_sentence(lad) == ""
+    loc = {"scenario": "location", "rows": [{"epsilon": 0.5, "per_person_epsilon": 5.0}]}
+    assert "ε = 0.5 per observation protects a person with ε = 0.5 × 10 = 5" in per_person_sentence(loc)

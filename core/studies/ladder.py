@@ -97,7 +97,7 @@ def ladder_rows(scenario: str, sweep_out: dict) -> dict:
 COLUMN_NAMES = {"epsilon": "ε", "attack": "attack", "attack_ci_low": "95% interval, low",
                 "attack_ci_high": "95% interval, high", "bound": "DP bound (best any attack can do)",
                 "utility": "utility error", "empirical_epsilon_low": "ε the attack proves (lower bound)",
-                "per_person_epsilon": "ε per person (all the cells one person is in)",
+                "per_person_epsilon": "ε per person (added up over all one person is in)",
                 "cells_per_person": "cells one person can change"}
 
 
@@ -108,20 +108,24 @@ def ladder_table(ladder: dict) -> list[dict]:
     return [{names[k]: r.get(k) for k in keep} for r in ladder["rows"]]
 
 
+# What the ladder's ε is counted per, in each lab where one person can contribute several of them.
+PER_UNIT = {"aggregates": ("released cell", "released cells"), "location": ("observation", "observations")}
+
+
 def per_person_sentence(ladder: dict) -> str:
-    """Where the per-person total differs from the ladder's ε, say why in words (empty where it does not)."""
+    """Where the per-person total differs from the ladder's ε, say why in words (empty where it does not): ε is
+    spent once per cell (or observation) a person is in, and those spends add up (sequential composition)."""
     rows = [r for r in ladder["rows"] if r.get("per_person_epsilon") is not None]
     if not rows:
         return ""
     r = rows[0]
     if abs(r["per_person_epsilon"] - r["epsilon"]) < 1e-9:
         return ""
-    cells = r.get("cells_per_person")
-    how = (f"one person's record can change up to {cells} of the released cells, so the guarantee for a person "
-           f"is {cells} × ε" if cells else "one person's record can change several released cells, so the "
-                                            "guarantee for a person adds up over them")
-    return (f"The ladder's ε is per released cell; {how} (here ε = {r['epsilon']:g} per cell is ε = "
-            f"{r['per_person_epsilon']:.3g} per person). The DP bound uses the per-person total.")
+    one, many = PER_UNIT.get(ladder["scenario"], ("unit", "units"))
+    n = r.get("cells_per_person") or round(r["per_person_epsilon"] / r["epsilon"])
+    return (f"The ladder's ε is per {one}. One person can be in up to {n} {many}, and the guarantee adds up over "
+            f"them: ε = {r['epsilon']:g} per {one} protects a person with ε = {r['epsilon']:g} × {n} = "
+            f"{r['per_person_epsilon']:.3g}. The DP bound uses that per-person total.")
 
 
 def crossing(ladder: dict, margin: float = 0.05) -> float | None:
