@@ -7,8 +7,11 @@ from pathlib import Path
 
 import streamlit as st
 
+from ui.common import accessible_styles, chart
+
 ROOT = Path(__file__).resolve().parent
 st.set_page_config(page_title="Privacy-attack lab", page_icon="🛡️", layout="wide")
+accessible_styles()  # WCAG 2.1 AA contrast for captions, on every page (they all run through this file)
 
 
 def _title(path: Path) -> str:
@@ -40,7 +43,7 @@ def _bound_teaser() -> None:
     visitor opens draws at once)."""
     left, right = st.columns([3, 2], vertical_alignment="center")
     with left:
-        st.plotly_chart(_bound_figure(), key="home-bound", config={"displayModeBar": False})
+        chart(_bound_figure(), "home-bound", config={"displayModeBar": False})
     with right:
         st.markdown("**What a privacy budget promises.** Each curve is the best accuracy *any* attack can reach "
                     "when it tries to tell whether one person is in the data, after that person is released about "

@@ -124,6 +124,7 @@ def linkage_demo():
 # -------------------------------------------------------------------------------------------------- k-anonymity
 def k_anonymity_demo():
     st.markdown(content("reid_lecture", "kanon"))
+    top = st.container()  # the verdict and the leaking class, above the controls: the first view shows the failure
     data = st.radio("Table", list(lecture.KANON_DATA), horizontal=True, key="reid.kdata", **B,
                     format_func=lambda v: lecture.kanon_label(v, sources[source]))
     c1, c2, c3 = st.columns(3)
@@ -143,7 +144,12 @@ def k_anonymity_demo():
     except LabError as exc:
         show_error(exc)
     else:
-        plain(G.sentence)
+        with top:
+            plain(G.sentence)
+            if G.homogeneous:  # the leaking class first, before anything that needs scrolling
+                st.markdown("**The equivalence classes** (homogeneous ones first: everyone in them shares one "
+                            f"{G.sensitive})")
+                st.dataframe(G.classes, hide_index=True)
         (st.success if G.passes else st.error)(G.status)
         if G.homogeneity is not None:
             (st.warning if G.homogeneous else st.info)(G.homogeneity)
@@ -164,7 +170,8 @@ def k_anonymity_demo():
         if G.sensitive is not None:
             with b:
                 figure(plots.distinct_sensitive(G.classes, kq), f"l-diversity-{data}")
-        st.dataframe(G.classes, hide_index=True, height=220)
+        if not G.homogeneous:
+            st.dataframe(G.classes, hide_index=True, height=220)
         download_table(G.classes, f"reid-classes-{data}")
 
 

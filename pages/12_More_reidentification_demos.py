@@ -51,8 +51,10 @@ def relational_demo():
         said = {True: "Salil has TB", False: "Salil has no TB", None: "cannot tell"}[guess]
         plain(say.relational(out.report.passes, guess, tb))
         (st.success if out.report.passes else st.error)(
-            f"The release is {'' if out.report.passes else 'NOT '}{W.k}-anonymous (smallest class: "
-            f"{out.report.min_class_size}); so is the other world's ({W.worlds[not tb].report.min_class_size}).",
+            say.relational_status(W.k, out.report.passes, out.report.min_class_size,
+                                  W.worlds[not tb].report.passes, W.worlds[not tb].report.min_class_size,
+                                  "Salil has TB" if tb else "Salil has no TB",
+                                  "he has none" if tb else "he has TB"),
             icon=":material/verified_user:")
         (st.warning if guess is not None else st.info)(
             f"An observer who knows A looks only at the release and concludes: **{said}**"

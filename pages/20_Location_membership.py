@@ -42,7 +42,7 @@ except LabError as exc:
 sentence = st.empty()  # the plain-language reading, once games have been played
 top = st.empty()
 with top.container():
-    chart(plots.accuracy_vs_observations(theory), "theory")
+    chart(plots.accuracy_vs_observations(theory, legend_side=True), "theory")
     st.caption("Closed form (no games yet): DP bound, exact optimum and the informed-attacker theory of the "
                "one- and two-threshold attacks (Theorems 2–3). Measured curves follow.")
 
@@ -68,7 +68,7 @@ def draw(result, final):
     if not s:
         return
     with sentence.container():
-        plain(say.location(m, config["observations"]))
+        plain(say.location(m, config["observations"], config["epsilon"]))
     metric_row(m, {"accuracy": f"Accuracy ({config['attack']})", "auc": "AUC",
                    "dp_bound_accuracy": "DP bound", "optimal_informed_accuracy": "Best possible (informed)",
                    "tpr_at_fpr_0.01": "TPR @ 1% FPR"})
@@ -79,7 +79,8 @@ def draw(result, final):
                f" · gap to the {say.term('dp-bound', 'DP bound')} {m['gap_to_bound']:.3f}{extra} · "
                f"{say.term('auc')}, {say.term('tpr-at-fpr')}: see the glossary.")
     with top.container():
-        figure(plots.accuracy_vs_observations(theory, s), "location-accuracy-vs-observations", downloads=final)
+        figure(plots.accuracy_vs_observations(theory, s, legend_side=True), "location-accuracy-vs-observations",
+               downloads=final)
     left, right = st.columns(2)
     with left:
         figure(plots.accuracy_vs_observations(theory, s, metric="auc"), "location-auc-vs-observations",

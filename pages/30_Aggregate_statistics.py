@@ -8,14 +8,20 @@ from core.data.census import binary_columns
 from core.errors import LabError
 from core.output.inert import inert, inert_text
 from core.plots import aggregates as plots
+from core.scenarios.aggregates import utility
 from core.scenarios.aggregates.preview import block_preview
 from ui.common import (chart, charts_side_by_side, content, download_figure, download_result, download_table,
                        metric_row, scenario_page, param_widgets, plain, show_error)
 from ui.runs import run_scenario
 from ui.report import run_tools
 
+# The header follows the data: the census secret is Hispanic origin, an upload's is the column the user picks.
+_generic = st.session_state.get("aggregates.source_choice", "Synthetic census blocks") == "Generic CSV"
 scenario = scenario_page("aggregates", about="What is happening here? (read me first)",
-                         sidebar="Census-block game")
+                         sidebar="Table-release game" if _generic else "Census-block game",
+                         summary=("Infer a person's yes/no secret (the column you choose) from a few hundred "
+                                  "released counts: DeSIA's integer program + shadow classifier vs reconstruction "
+                                  "attacks." if _generic else None))
 
 # Small, fast page defaults (first ROC within seconds); the sidebar scales up to the paper's setting.
 PAGE_DEFAULTS = scenario.page_defaults  # where this page starts (Scenario.page_defaults)
@@ -76,6 +82,10 @@ if source != "Synthetic census blocks":
                          "data_path": str(save_upload(table.normalised_csv(known + [sensitive]), "aggregates"))}
 
 config = param_widgets(scenario, exclude=("data", "sweep"), defaults=PAGE_DEFAULTS)
+tolerance = st.sidebar.number_input(
+    "Count tolerance (for the accuracy side)", min_value=0, max_value=1000, value=1, step=1,
+    key="aggregates.tolerance",
+    help="A published count counts as wrong when it is off by more than this many people")
 if problem is not None:
     show_error(problem)
     st.stop()
@@ -121,6 +131,8 @@ def draw(result, final):
                    "(95% confidence, best threshold) · claimed ε per person: "
                    + ("none (exact counts)" if m.get("claimed_epsilon") is None else f"{m['claimed_epsilon']:.3g}"))
     metric_row(m, COUNTS, fmt="{:.0f}")
+    if final and "count_error_measured" in m:
+        accuracy_side(m, s)
     if "auc_not_deterministic" in m:
         st.caption(f"DeSIA on the targets the solver did not settle: AUC {m['auc_not_deterministic']:.3f}; "
                    f"M_D {result.timings.get('md_seconds_per_target', 0):.2f} s and M_S {result.timings.get('ms_seconds_per_target', 0):.2f}"
@@ -155,6 +167,28 @@ def draw(result, final):
             download_table(df, f"aggregates-targets-seed{result.config['seed']}")
         download_result(result)
         run_tools(result)  # issue 11: audit banner, f-DP panel, pin, report
+
+
+def accuracy_side(m, s):
+    """What the published counts lose at the chosen ε, beside what the attack gains: one sentence, the numbers,
+    and one chart of attack success and count error against ε."""
+    eps = float(config["epsilon"])
+    numbers = utility.at_epsilon(m, s, eps, float(tolerance))
+    st.subheader("What the published counts lose")
+    plain(utility.sentence(numbers, s.get("sensitive", "")))
+    tiles = {"per_person_epsilon": "ε per person (all cells)", "abs_expected": "Expected error per cell",
+             "abs_measured": "Measured error per cell", "rel_expected": "Expected relative error",
+             "rel_measured": "Measured relative error",
+             "off_expected": f"Cells off by > {numbers['tolerance']:g} (expected)",
+             "off_measured": f"Cells off by > {numbers['tolerance']:g} (measured)"}
+    share = ("rel_expected", "rel_measured", "off_expected", "off_measured")  # read as percentages
+    shown = {k: (f"{100 * v:.1f}%" if k in share else f"{v:.3g}") for k, v in numbers.items()
+             if k in tiles and v is not None}
+    metric_row(shown, tiles)
+    if eps > 0:
+        fig = plots.tradeoff_figure(utility.tradeoff_curves(m, eps), s.get("sensitive", ""))
+        chart(fig, "aggregates-tradeoff")
+        download_figure(fig, "aggregates-tradeoff")
 
 
 @st.cache_data(max_entries=32, show_spinner=False)

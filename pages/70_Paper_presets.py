@@ -87,7 +87,7 @@ for name in order:
                     show_error(failed.pop(name))
         with right:
             st.markdown(f"**Why ours may differ:** {p['explanation']}")
-            st.caption(f"{p['paper_value_note']} · source: `{p['source']}`")
+            st.caption(f"{p['paper_value_note']} · source: {p['source']}")
         c1, c2, c3 = st.columns([1, 1, 2])
         if page is not None and c1.button("Open in the lab", key=f"preset.open.{name}"):
             _open_in_lab(p, page)

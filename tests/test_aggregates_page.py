@@ -89,3 +89,27 @@ def test_a_link_keeps_a_value_that_differs_from_the_page_default():
     assert at.session_state["aggregates.rap_steps"] == 100 != get("aggregates").param("rap_steps").default
     assert "blocks" not in at.query_params and "rap_steps" not in at.query_params
     assert at.query_params["block_size"] in (["100"], "100")
+
+
+def test_accuracy_side_at_the_chosen_epsilon_with_a_tolerance_and_one_tradeoff_chart():
+    at = open_page(PAGE, block_size=100, shadows=200, attack="desia", query_ratio=0.5, epsilon=1.0, targets=20)
+    assert not at.exception, at.exception
+    assert any(h.value == "What the published counts lose" for h in at.subheader)
+    text = " ".join(m.value for m in list(at.markdown) + list(at.info))
+    assert "At ε = 1 per cell a published count is off by 0.96 on average" in text  # 1 / (2 sinh ½)
+    assert "so each person is protected by ε = 1 ×" in text
+    labels = {m.label: m.value for m in at.metric}
+    assert "Cells off by > 1 (expected)" in labels
+    assert labels["Cells off by > 1 (expected)"] == "22.3%"  # e^-1.5
+    assert "Attack success and count error against ε per cell" in chart_titles(at)
+    at.number_input(key="aggregates.tolerance").set_value(3).run()
+    labels = {m.label: m.value for m in at.metric}
+    assert labels["Cells off by > 3 (expected)"] == "3.0%"  # e^-3.5
+
+
+def test_header_follows_the_data_after_a_generic_upload():
+    at = open_page(PAGE, run=False, block_size=60, shadows=100, attack="desia", query_ratio=0.5, blocks=1)
+    at.session_state["aggregates.source_choice"] = "Generic CSV"
+    at.run()
+    head = at.markdown[0].value  # the summary under the title
+    assert "Hispanic" not in head and "the column you choose" in head

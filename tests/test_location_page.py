@@ -47,3 +47,14 @@ def test_location_page_mlp_button_trains_and_shows_weights():
     assert any("validation accuracy" in t for t in titles)
     labels = {m.label: m.value for m in at.metric}
     assert 0.55 < float(labels["Accuracy (mlp)"]) < float(labels["DP bound"])
+
+
+def test_first_view_names_the_epsilon_in_force_and_keeps_the_legend_beside_the_chart():
+    at = open_page(PAGE, games=2000, shadow_sweep_max=0, observations=20, epsilon=0.7)
+    assert not at.exception, at.exception
+    text = " ".join(m.value for m in list(at.markdown) + list(at.info))
+    assert "At ε = 0.7 per observation, an attacker who sees 20 of a person's check-ins" in text
+    first = json.loads(at.get("plotly_chart")[0].proto.spec)
+    assert first["layout"]["title"]["text"].startswith("Membership accuracy vs number of observations")
+    assert "ε = 0.7 per observation" in first["layout"]["title"]["text"]
+    assert first["layout"]["legend"]["orientation"] == "v" and first["layout"]["legend"]["x"] > 1  # beside it

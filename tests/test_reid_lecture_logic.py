@@ -132,3 +132,11 @@ def test_exact_view_of_the_slide_system_and_an_underdetermined_one():
     assert "det M" not in two.summary and len(two.candidates) == 16
     with pytest.raises(ParameterError):
         lecture.exact_view("x1 + x2 = 1")
+
+
+def test_kanon_tab_opens_on_the_homogeneity_failure_with_the_leaking_class_first(town):
+    assert lecture.KANON_DATA[0] == "condition"  # the page's default table
+    v = lecture.kanon_view(town, "condition", k_anonymity.PRESETS["condition"]["qis"], 4, "mondrian", 0.0)
+    assert bool(v.classes["homogeneous"].iloc[0]) and v.classes["sensitive_values"].iloc[0] == "Cancer ×4"
+    assert list(v.generalised["Condition"].head(4)) == ["Cancer"] * 4  # the all-Cancer class on top
+    assert sorted(v.generalised["Condition"]) == sorted(v.original["Condition"])  # same rows, reordered

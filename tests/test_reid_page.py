@@ -30,13 +30,15 @@ def test_every_demo_renders_in_its_tab(app):
         assert not app.exception and not app.error, label
         seen[label] = chart_titles(app)
         codes[label] = " ".join(c.value for c in app.code)
-    assert seen[KANON] == ["Class sizes vs k"]
+    assert seen[KANON] == ["Class sizes vs k", "Distinct sensitive values per class"]  # the Condition table
     assert len(seen[NETFLIX]) == 1 and seen[NETFLIX][0].startswith("Scores: eccentricity")
     assert seen[DIFF] == ["Two large counts, one person's bit"]
     assert len(seen[EXACT]) == 3
     assert "x1 + x2 + x3 = 2" in codes[EXACT] and "x_1 =" in codes[DIFF]
     open_tab(app, KANON)
-    assert "3-anonymous" in " ".join(s.value for s in app.success)
+    # the tab opens on the slide's Condition table: 4-anonymous, and its all-Cancer class is flagged
+    assert "4-anonymous" in " ".join(s.value for s in app.success)
+    assert any("homogeneous class" in w.value for w in app.warning)
 
 
 def test_a_link_opens_its_tab():

@@ -5,7 +5,8 @@ import pandas as pd
 import streamlit as st
 
 from core.errors import LabError
-from core.studies.ladder import DEFAULT_EPSILONS, crossing, ladder_base, ladder_rows, ladder_scenarios, parse_epsilons
+from core.studies.ladder import (DEFAULT_EPSILONS, crossing, ladder_base, ladder_rows, ladder_scenarios, ladder_table,
+                                 parse_epsilons, per_person_sentence)
 from core.plots.fdp import ladder_figure
 from core.scenario import get
 from ui.common import download_table, figure, show_error
@@ -60,7 +61,10 @@ def epsilon_ladder() -> None:
                     + (f" (bound {top['bound']:.3f})" if top["bound"] is not None else "") + "; "
                     + (f"up to ε = {safe:g} it stays within 5 points of a coin flip." if safe is not None else
                        "at every ε tried it does better than a coin flip by more than 5 points."))
+    note = per_person_sentence(ladder)
+    if note:
+        st.markdown(note)
     figure(ladder_figure(ladder), f"epsilon-ladder-{name}")
-    table = pd.DataFrame(ladder["rows"])
+    table = pd.DataFrame(ladder_table(ladder))
     st.dataframe(table, hide_index=True, width="stretch")
     download_table(table, f"epsilon-ladder-{name}")

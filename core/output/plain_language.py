@@ -69,11 +69,30 @@ def count(n: int, noun: str, plural: str | None = None) -> str:
 
 
 def pct(x: float) -> str:
-    """0.9812 → '98%'; keeps one decimal near 0 and 100% so 99.6% does not read as 100%."""
+    """0.9812 → '98%'; near 0 and 100% as many decimals as it takes not to read as 0% or 100%
+    (0.99966 → '99.97%', not '100.0%'), at most six."""
     v = 100.0 * float(x)
-    if 99.0 < v < 100.0 or 0.0 < v < 1.0:
+    if 99.0 < v < 100.0:
+        for d in range(1, 7):
+            text = f"{v:.{d}f}"
+            if float(text) < 100.0:
+                return f"{text}%"
+        return "99.99999%"
+    if 0.0 < v < 1.0:
         return f"{v:.1f}%"
     return f"{v:.0f}%"
+
+
+VOID = 0.99  # a cap on the attacker's success at or above this guarantees practically nothing
+
+
+def cap(bound: float, what: str = "guess right") -> str:
+    """What a DP cap on an attacker's success says, meaningful at any ε: below :data:`VOID` 'no attack can
+    {what} more than 73% of the time'; above it, that the guarantee is practically void, with the number."""
+    if bound >= VOID:
+        return (f"the guarantee is practically void: it still allows an attacker to {what} up to {pct(bound)} of "
+                "the time")
+    return f"no attack can {what} more than {pct(bound)} of the time"
 
 
 def _ok(x) -> bool:
@@ -98,8 +117,13 @@ def _verdict(acc: float, baseline: float, ci_low: float | None = None,
 # ------------------------------------------------------------------ one sentence per lab
 def epsilon_explorer(epsilon: float, k: int, accuracy_1: float, accuracy_k: float) -> str:
     """ε explorer: what the chosen ε allows at most, for one release and for k releases."""
-    text = (f"At ε = {epsilon:g} per release, no attacker can tell whether a person is in the data right more "
-            f"than {pct(accuracy_1)} of the time from one release (a coin flip gets 50%)")
+    if accuracy_1 >= VOID:
+        text = (f"At ε = {epsilon:g} per release the guarantee is practically void: it still allows an attacker "
+                f"to tell whether a person is in the data right up to {pct(accuracy_1)} of the time from one "
+                "release (a coin flip gets 50%)")
+    else:
+        text = (f"At ε = {epsilon:g} per release, no attacker can tell whether a person is in the data right more "
+                f"than {pct(accuracy_1)} of the time from one release (a coin flip gets 50%)")
     if k > 1:
         text += f"; after {k} releases about the same person, up to {pct(accuracy_k)}"
     worry = accuracy_k >= 0.9
@@ -136,8 +160,10 @@ def reconstruction_preview(theory: dict) -> str:
                  f"about {pct(c['ls'])} of the bits.")
     if _ok(c.get("dp_bound")):
         text += (f" The Gaussian noise makes the release differentially private (ε ≈ {c['epsilon']:.3g} at "
-                 f"δ = {c['delta']:.0e} per person): no attacker, however strong, can expect more than "
-                 f"{pct(c['dp_bound'])} of the bits.")
+                 f"δ = {c['delta']:.0e} per person): "
+                 + (f"no attacker, however strong, can expect more than {pct(c['dp_bound'])} of the bits."
+                    if c["dp_bound"] < VOID else f"the guarantee is practically void: it still allows an attacker "
+                    f"{pct(c['dp_bound'])} of the bits."))
     elif theory["defense"] in ("rounding", "subsample"):
         text += " This defence carries no differential-privacy guarantee, so no bound caps the attack."
     return text
@@ -179,16 +205,18 @@ def aggregates_preview(preview: dict) -> str:
     return text
 
 
-def location(metrics: dict, k: int) -> str:
-    """Location membership: accuracy of the headline attack against chance and the DP bound."""
+def location(metrics: dict, k: int, epsilon: float | None = None) -> str:
+    """Location membership: accuracy of the headline attack against chance and the DP bound, at the ε in force."""
     acc, bound = metrics.get("accuracy"), metrics.get("dp_bound_accuracy")
     if not _ok(acc):
         return ""
-    text = (f"With these settings an attacker who sees {k} of a person's check-ins guesses whether that person "
+    where = f"At ε = {epsilon:g} per observation, an attacker" if _ok(epsilon) else "With these settings an attacker"
+    text = (f"{where} who sees {k} of a person's check-ins guesses whether that person "
             f"is in the released counts right {pct(acc)} of the time, against 50% by chance — "
             f"{_verdict(acc, 0.5, metrics.get('accuracy_ci_low'), 'membership is all but revealed')}")
     if _ok(bound):
-        text += f"; differential privacy guarantees that no attack exceeds {pct(bound)}"
+        text += ("; differential privacy guarantees that no attack exceeds " + pct(bound) if bound < VOID else
+                 f"; differential privacy allows up to {pct(bound)}: at this ε its guarantee is practically void")
     return text + "."
 
 
@@ -224,8 +252,7 @@ def synthetic_preview(preview: dict) -> str:
     if p["dp"]:
         text += (f" {p['generator']} is differentially private at ε = {p['epsilon']:g}"
                  + (f", δ = {p['delta']:.0e}" if p.get("delta") else "")
-                 + f": no attack can guess the target right more than {pct(p['bound'])} of the time, whatever "
-                 "the synthetic size.")
+                 + f": {cap(p['bound'], 'guess the target right')}, whatever the synthetic size.")
     else:
         text += f" {p['generator']} gives no differential-privacy guarantee: nothing caps the attack in advance."
     return text
@@ -296,6 +323,19 @@ def relational(passes: bool, guess, truth: bool) -> str:
     right = "correctly" if guess == truth else "wrongly"
     return (f"The release is {'k-anonymous' if passes else 'not even k-anonymous'}, yet an observer who knows "
             f"the anonymiser {right} reads off whether Salil has tuberculosis.")
+
+
+def relational_status(k: int, passes: bool, smallest: int, other_passes: bool, other_smallest: int,
+                      world: str, other_world: str) -> str:
+    """Both worlds' k-anonymity in plain words: this release's verdict and smallest group, then the other world's,
+    so "2-anonymous … (4)" no longer reads as a contradiction."""
+    def verdict(ok: bool, n: int, also: bool = False) -> str:
+        status = (("also " if also else "") + f"{k}-anonymous") if ok else f"NOT {k}-anonymous"
+        return f"{status} (its smallest group of identical-looking records has {count(n, 'person', 'people')})"
+
+    text = (f"The release (the world where {world}) is {verdict(passes, smallest)}. The release the other world "
+            f"(where {other_world}) would produce is {verdict(other_passes, other_smallest, passes and other_passes)}")
+    return text + (": both pass the test." if passes and other_passes else ".")
 
 
 def downcoding(n_exact: int, pct_refined: float) -> str:

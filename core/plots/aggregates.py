@@ -196,3 +196,40 @@ def roc_bound_preview(preview: dict) -> go.Figure | None:
         return None
     return roc_all({"roc": {}, "dp_bound": claimed, "task": preview["task"], "sensitive": preview["sensitive"],
                     "synthetic": preview["synthetic"]})
+
+
+def tradeoff_figure(curves: dict, sensitive: str = "the secret") -> go.Figure:
+    """One chart for the approval meeting: attack success (AUC: the DP cap and the run's measured value) and the
+    expected error of a published count, against ε per cell, with the chosen ε marked."""
+    from plotly.subplots import make_subplots
+
+    fig = make_subplots(specs=[[{"secondary_y": True}]])
+    eps = curves["epsilon"]
+    if any(b is not None for b in curves["auc_bound"]):
+        fig.add_trace(go.Scatter(x=eps, y=curves["auc_bound"], mode="lines", name="best any attack can do (DP cap)",
+                                 line=dict(color="black", dash="dash", width=2)), secondary_y=False)
+    fig.add_trace(go.Scatter(x=eps, y=curves["count_error"], mode="lines", name="expected error of a count",
+                             line=dict(color=PALETTE[4], width=3, dash="dot")), secondary_y=True)
+    chosen = curves["chosen"]
+    auc, (lo, hi) = curves.get("auc"), curves.get("auc_ci") or (None, None)
+    if chosen > 0 and auc is not None and not math.isnan(auc):
+        err = None if lo is None or hi is None else dict(type="data", symmetric=False, array=[hi - auc],
+                                                         arrayminus=[auc - lo], color=PALETTE[0])
+        fig.add_trace(go.Scatter(x=[chosen], y=[auc], mode="markers", name="this run's attack AUC (95% CI)",
+                                 marker=dict(color=PALETTE[0], size=12, symbol="diamond"), error_y=err),
+                      secondary_y=False)
+    if chosen > 0:
+        fig.add_vline(x=chosen, line=dict(color="#444", width=1.5), annotation_text=f"chosen ε = {chosen:g}",
+                      annotation_position="bottom left")
+    fig.add_hline(y=0.5, line=dict(color="grey", dash="dot"), annotation_text="coin flip (AUC 0.5)",
+                  annotation_position="bottom right", secondary_y=False)
+    base_layout(fig, "Attack success and count error against ε per cell", "ε per cell (log scale)",
+                "attack AUC (0.5 = coin flip)", height=460)
+    fig.update_xaxes(type="log")
+    low = min([0.45] + [v - 0.03 for v in (lo, auc) if v is not None and not math.isnan(v)])
+    fig.update_yaxes(range=[low, 1.02], secondary_y=False)
+    errs = [e for e in curves["count_error"] if e > 0]
+    decades = [10.0 ** d for d in range(math.floor(math.log10(min(errs))), math.ceil(math.log10(max(errs))) + 1)]
+    fig.update_yaxes(title_text="expected error of a count (log)", type="log", secondary_y=True, showgrid=False,
+                     tickvals=decades, ticktext=[f"{d:g}" for d in decades])
+    return fig

@@ -3,7 +3,13 @@ from __future__ import annotations
 
 import plotly.graph_objects as go
 
-PALETTE = ("#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#17becf", "#8c564b", "#e377c2")
+# Okabe & Ito's colour-blind-safe palette (distinct under protanopia, deuteranopia and tritanopia), without its
+# yellow, which is unreadable on white; two dark extras from Paul Tol's "muted" scheme.
+PALETTE = ("#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00", "#56B4E9", "#332288", "#882255")
+# Series differ by line style and marker shape as well as colour (WCAG 1.4.1: colour is never the only cue).
+DASHES = ("solid", "dash", "dot", "dashdot", "longdash", "longdashdot")
+SYMBOLS = ("circle", "square", "diamond", "triangle-up", "x", "star", "cross", "triangle-down")
+PATTERNS = ("", "/", "x", ".", "\\", "+", "-", "|")
 TEMPLATE = "plotly_white"
 
 
@@ -56,3 +62,67 @@ def _rgba(hex_color: str, alpha: float) -> str:
     h = hex_color.lstrip("#")
     r, g, b = int(h[0:2], 16), int(h[2:4], 16), int(h[4:6], 16)
     return f"rgba({r},{g},{b},{alpha})"
+
+
+def distinguish(fig: go.Figure) -> go.Figure:
+    """Give every series a line style, marker shape or bar pattern of its own, in legend order, where its builder
+    did not set one, so no two series differ by colour alone. Traces of one series (same name, e.g. repeated in
+    several panels) share a style; bands and unnamed helper traces keep theirs."""
+    style: dict[str, int] = {}
+    for tr in fig.data:
+        if tr.type not in ("scatter", "bar") or getattr(tr, "fill", None) in ("toself", "tonexty", "tozeroy"):
+            continue
+        if not tr.name and tr.showlegend is False:
+            continue
+        i = style.setdefault(str(tr.name), len(style))
+        if tr.type == "bar":
+            if not (tr.marker and tr.marker.pattern and tr.marker.pattern.shape):
+                tr.marker.pattern.shape = PATTERNS[i % len(PATTERNS)]
+            continue
+        mode = tr.mode or "lines"
+        if "lines" in mode and not (tr.line and tr.line.dash):
+            tr.line.dash = DASHES[i % len(DASHES)]
+        if "markers" in mode and not (tr.marker and tr.marker.symbol):
+            tr.marker.symbol = SYMBOLS[i % len(SYMBOLS)]
+    return fig
+
+
+def _text(value) -> str:
+    import re
+
+    return re.sub(r"<[^>]+>", " ", str(value or "")).replace("  ", " ").strip()
+
+
+def describe(fig: go.Figure) -> str:
+    """The chart in one sentence for a screen reader: its title, axes and series."""
+    title = _text(fig.layout.title.text) or "Chart"
+    x = _text(fig.layout.xaxis.title.text) if fig.layout.xaxis and fig.layout.xaxis.title else ""
+    y = _text(fig.layout.yaxis.title.text) if fig.layout.yaxis and fig.layout.yaxis.title else ""
+    names = [_text(t.name) for t in fig.data if t.name and t.showlegend is not False]
+    text = f"Chart: {title}."
+    if x or y:
+        text += f" Horizontal axis: {x or 'unnamed'}; vertical axis: {y or 'unnamed'}."
+    if names:
+        text += f" {len(names)} series: " + "; ".join(dict.fromkeys(names)) + "."
+    return text + " Its data follow as a table."
+
+
+def figure_rows(fig: go.Figure, max_rows: int = 300) -> tuple[list[dict], bool]:
+    """The chart's plotted points as rows ``{series, x, y}`` (at most ``max_rows``, evenly thinned; the flag says
+    whether rows were left out). Bands, heat maps and other traces without x/y points are skipped."""
+    series = []
+    for tr in fig.data:
+        xs, ys = getattr(tr, "x", None), getattr(tr, "y", None)
+        if xs is None or ys is None or tr.type not in ("scatter", "bar", "scattergl") \
+                or getattr(tr, "fill", None) == "toself":
+            continue
+        series.append((_text(tr.name) or tr.type, list(zip(xs, ys))))
+    per = max(2, max_rows // max(1, len(series)))
+    rows: list[dict] = []
+    thinned = False
+    for name, pts in series:
+        if len(pts) > per:  # evenly spaced, first and last kept
+            pts = [pts[round(k * (len(pts) - 1) / (per - 1))] for k in range(per)]
+            thinned = True
+        rows += [{"series": name, "x": x, "y": y} for x, y in pts]
+    return rows, thinned

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import plotly.graph_objects as go
 
-from .common import PALETTE, base_layout
+from .common import DASHES, PALETTE, base_layout
 
 
 def accuracy_bound_figure(data: dict) -> go.Figure:
@@ -12,8 +12,9 @@ def accuracy_bound_figure(data: dict) -> go.Figure:
     for i, (eps, ys) in enumerate(data["accuracy_bound"].items()):
         bold = eps == chosen
         fig.add_trace(go.Scatter(x=data["observations"], y=ys, mode="lines", name=f"ε = {eps}" + (" (chosen)" if bold else ""),
-                                 line=dict(color="black" if bold else PALETTE[i % 8], width=4 if bold else 1.5,
-                                           dash=None if bold else "dot")))
+                                 line=dict(color="black" if bold else PALETTE[i % 8], width=4 if bold else 2,
+                                           # each other ε its own dash, so no two curves differ by colour alone
+                                           dash="solid" if bold else DASHES[1 + i % (len(DASHES) - 1)])))
     fig.add_hline(y=0.5, line=dict(color="grey", dash="dash"), annotation_text="coin flip",
                   annotation_position="bottom right")
     base_layout(fig, "Best possible membership-inference accuracy", "observations of the person (k-fold composition)",

@@ -5,11 +5,11 @@ import numpy as np
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
-from .common import band
+from .common import PALETTE, band
 
 NAMES = {"one-threshold": "One-threshold", "two-threshold": "Two-threshold",
          "mlp": "MLP meta-classifier", "lrt": "Likelihood-ratio (optimal)"}
-COLORS = {"one-threshold": "#1f77b4", "two-threshold": "#d62728", "mlp": "#2ca02c", "lrt": "#9467bd"}
+COLORS = {"one-threshold": PALETTE[0], "two-threshold": PALETTE[1], "mlp": PALETTE[2], "lrt": PALETTE[3]}
 BOUND = dict(color="black", dash="dash", width=2)
 OPTIMUM = dict(color="#7f7f7f", dash="dot", width=2)
 
@@ -31,8 +31,18 @@ def _band(fig: go.Figure, curve: dict, metric: str, name: str) -> None:
         band(fig, curve["x"], curve[lo], curve[hi], COLORS.get(name, "#7f7f7f"), f"95% CI {name}")
 
 
-def accuracy_vs_observations(theory: dict, series: dict | None = None, metric: str = "accuracy") -> go.Figure:
-    """Fig. 1/6/13: accuracy (or AUC) vs k, with the DP bound and the informed optimum."""
+def epsilon_note(theory: dict) -> str:
+    """'ε = 0.5 per observation' (with δ for the Gaussian mechanism): the guarantee the curves are drawn for."""
+    eps = theory.get("epsilon")
+    if eps is None:
+        return ""
+    return f"ε = {eps:g} per observation" + (f", δ = {theory['delta']:.0e}" if theory.get("delta") else "")
+
+
+def accuracy_vs_observations(theory: dict, series: dict | None = None, metric: str = "accuracy",
+                             legend_side: bool = False) -> go.Figure:
+    """Fig. 1/6/13: accuracy (or AUC) vs k, with the DP bound and the informed optimum. The subtitle names the ε
+    in force; ``legend_side`` puts the legend beside the plot (the page's first, full-width view)."""
     fig = go.Figure()
     info = (series or {}).get("info")
     if metric == "accuracy":
@@ -41,10 +51,11 @@ def accuracy_vs_observations(theory: dict, series: dict | None = None, metric: s
         fig.add_trace(go.Scatter(x=theory["k"], y=theory["optimal"], name="Best possible, informed (exact LRT)",
                                  line=OPTIMUM))
         if not series or (info or {}).get("attacker") == "informed":
-            for key, label in (("one_threshold", "One-threshold, theory"), ("two_threshold", "Two-threshold, theory")):
+            for key, label, dash in (("one_threshold", "One-threshold, theory", "dashdot"),
+                                     ("two_threshold", "Two-threshold, theory", "longdashdot")):
                 att = key.replace("_", "-")
                 fig.add_trace(go.Scatter(x=theory["k"], y=theory[key], name=label, opacity=0.5,
-                                         line=dict(color=COLORS[att], width=1, dash="dashdot")))
+                                         line=dict(color=COLORS[att], width=1, dash=dash)))
     else:
         fig.add_trace(go.Scatter(x=theory["k"], y=theory["dp_bound_auc"], name="DP bound on AUC (any ε-DP test)",
                                  line=BOUND))
@@ -56,10 +67,12 @@ def accuracy_vs_observations(theory: dict, series: dict | None = None, metric: s
                                  name=f"{NAMES.get(name, name)} (measured)", line=dict(color=COLORS.get(name))))
     title = ("Membership accuracy vs number of observations" if metric == "accuracy"
              else "AUC vs number of observations")
-    note = _attacker_note(info) or "closed form, informed attacker"
+    note = " · ".join(x for x in (epsilon_note(theory), _attacker_note(info) or "closed form, informed attacker") if x)
+    legend = dict(orientation="v", x=1.02, xanchor="left", y=1, yanchor="top") if legend_side else \
+        dict(orientation="h", y=-0.25)
     fig.update_layout(title=f"{title}<br><sup>{note}</sup>", xaxis_title="observations k "
                       "(positive cells of the target)", yaxis_title="balanced accuracy" if metric == "accuracy"
-                      else "AUC", legend=dict(orientation="h", y=-0.25), height=480, margin=dict(t=60))
+                      else "AUC", legend=legend, height=480, margin=dict(t=60, r=20))
     fig.update_yaxes(range=[0.45, 1.01])
     return fig
 
@@ -96,8 +109,8 @@ def score_histograms(series: dict) -> go.Figure:
         h = hists[name]
         edges = np.asarray(h["edges"])
         mid = (edges[:-1] + edges[1:]) / 2
-        for label, key, color in (("members (b = 1)", "members", "#d62728"),
-                                  ("non-members (b = 0)", "non_members", "#1f77b4")):
+        for label, key, color in (("members (b = 1)", "members", PALETTE[1]),
+                                  ("non-members (b = 0)", "non_members", PALETTE[0])):
             counts = np.asarray(h[key], float)
             dens = counts / max(counts.sum(), 1) / np.diff(edges)
             fig.add_trace(go.Bar(x=mid, y=dens, width=np.diff(edges), name=label, marker_color=color,
@@ -146,7 +159,7 @@ def mlp_weights(series: dict) -> go.Figure:
                              hovertemplate="input %{y}<br>hidden %{x}<br>w = %{z:.3f}<extra></extra>"), row=1, col=1)
     units = np.arange(W.shape[1])
     fig.add_trace(go.Bar(x=units, y=m["b1"], marker_color="#7f7f7f", showlegend=False), row=2, col=1)
-    fig.add_trace(go.Bar(x=units, y=m["W2"], marker_color="#2ca02c", showlegend=False), row=3, col=1)
+    fig.add_trace(go.Bar(x=units, y=m["W2"], marker_color=PALETTE[2], showlegend=False), row=3, col=1)
     fig.update_yaxes(title_text="input cell", autorange="reversed", row=1, col=1)
     if "effective" in m:
         fig.add_trace(go.Bar(x=np.arange(len(m["effective"])), y=m["effective"], marker_color="#1f77b4",

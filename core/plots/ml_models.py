@@ -6,7 +6,7 @@ import plotly.graph_objects as go
 
 from .common import PALETTE, band, base_layout
 
-RISK_COLOR, ACTUAL_COLOR, BASE_COLOR = "#d62728", "#1f77b4", "#7f7f7f"
+RISK_COLOR, ACTUAL_COLOR, BASE_COLOR = PALETTE[1], PALETTE[0], "#7f7f7f"
 
 
 def _pct(values) -> list:

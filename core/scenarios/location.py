@@ -87,8 +87,11 @@ def theory_curves(config: dict) -> dict:
     the *informed* game for this mechanism (an upper bound for every attacker);
     ``one_threshold`` / ``two_threshold``: informed closed forms (Theorems 2–3).
     """
-    return _theory(config["mechanism"], float(config["epsilon"]), bound_delta(config),
-                   float(noise_scale(config)), int(config["observations"]))
+    curves = _theory(config["mechanism"], float(config["epsilon"]), bound_delta(config),
+                     float(noise_scale(config)), int(config["observations"]))
+    # the ε in force travels with the curves, so every chart of them names it (the cached dict stays untouched)
+    return {**curves, "epsilon": float(config["epsilon"]), "delta": bound_delta(config),
+            "mechanism": config["mechanism"]}
 
 
 def _thin(values, n: int = 400) -> list:

@@ -15,7 +15,9 @@ from typing import Any
 import numpy as np
 
 from ...measure.metrics import auc_ci, best_threshold_epsilon
-from .data import _LABELS, ABLATION_ROWS, EMPIRICAL_DELTA, MIN_TARGETS_FOR_AUC, _claimed_epsilon, _roc_metrics
+from ...theory import count_error
+from .data import (_LABELS, ABLATION_ROWS, EMPIRICAL_DELTA, MIN_TARGETS_FOR_AUC, _claimed_epsilon, _release,
+                   _roc_metrics)
 
 
 def summarize_runs(config: dict, context: dict, records: list[dict], settings: list[tuple]) -> tuple[dict, dict]:
@@ -48,6 +50,12 @@ def summarize_runs(config: dict, context: dict, records: list[dict], settings: l
     # the release's own claim: per-person ε from ε per aggregate and the cells one person can move
     claimed = _claimed_epsilon(context, config, 0, config["epsilon"]) if config["sweep"] == "none" else None
     metrics["claimed_epsilon"] = claimed["epsilon"] if claimed else None
+    if claimed:
+        metrics["cells_per_person"] = claimed["cells_per_person"]
+    if config["sweep"] == "none":
+        cells = cell_counts(context, 0)
+        metrics.update(count_error_metrics(config["epsilon"], cells))
+        series["cells"] = cells
     if claimed and math.isfinite(claimed["epsilon"]):
         series["dp_bound"] = claimed
     series["sensitive"] = context.get("sensitive", "Hispanic")
@@ -56,6 +64,36 @@ def summarize_runs(config: dict, context: dict, records: list[dict], settings: l
     if config["sweep"] != "none":
         series["sweep"] = sweep_series(config, context, rows_by_attack, settings)
     return metrics, series
+
+
+def cell_counts(context: dict, setting: int) -> dict:
+    """True and published counts of every released cell of one sweep value (all blocks and releases), rebuilt
+    from each release's own seed — the very numbers the attacks saw."""
+    true, published = [], []
+    for cell in context["cells"]:
+        if cell.get("setting", 0) != setting:
+            continue
+        rel = _release(context, cell)
+        true += rel.evaluate(cell["D"]).astype(float).tolist()
+        published += rel.answers.astype(float).tolist()
+    return {"true": true, "published": published}
+
+
+def count_error_metrics(epsilon: float, cells: dict) -> dict:
+    """What the published counts lose at ε per cell: expected (closed form, rounded Laplace) and measured mean
+    absolute and relative error per cell, and the share of cells not exactly right. ``utility_error`` is the
+    measured mean absolute error (0 for exact counts), the number the comparison pages put on the x axis."""
+    measured = count_error.measured_errors(cells["true"], cells["published"], 0.0)
+    if epsilon > 0:
+        expected = count_error.expected_abs_error("laplace-rounded", epsilon)
+        expected_rel = count_error.expected_relative_error("laplace-rounded", epsilon, cells["true"])
+        expected_off = count_error.prob_off_by_more("laplace-rounded", epsilon, 0.0)
+    else:
+        expected, expected_rel, expected_off = 0.0, 0.0, 0.0
+    return {"utility_error": measured["abs_error"], "count_error_expected": expected,
+            "count_error_measured": measured["abs_error"], "relative_error_expected": expected_rel,
+            "relative_error_measured": measured["relative_error"], "cells_wrong_expected": expected_off,
+            "cells_wrong_measured": measured["share_off"], "cells_released": measured["cells"]}
 
 
 def rows_per_attack(records: list[dict]) -> dict[str, list[dict]]:
@@ -161,6 +199,8 @@ def sweep_series(config: dict, context: dict, rows_by_attack: dict[str, list[dic
     if config["sweep"] == "epsilon":
         sweep["claimed_epsilon"] = [None if e == 0 else _claimed_epsilon(context, config, v, e)["epsilon"]
                                     for v, e in enumerate(xs)]
+        sweep["count_error"] = [count_error_metrics(e, cell_counts(context, v))["count_error_measured"]
+                                for v, e in enumerate(xs)]
     return sweep
 
 
