@@ -22,7 +22,6 @@ from __future__ import annotations
 import json
 import threading
 import time
-from collections import OrderedDict
 from typing import Any, Callable
 
 import streamlit as st
@@ -33,11 +32,12 @@ from core.runtime.games import Progress, Result
 from core.output.plain_language import count
 from core.scenario import Scenario
 from core.runtime.settings import settings
-from core.runtime.store import address_key, default_store, engine_version, result_address, store_problem
+from core.runtime.store import address_key, engine_version, result_address
 from core.runtime.workers import Job, RunPool, run_job, sweep_job
 from ui.feedback import show_error, tick
+from ui.stored import keep, store_note, stored
+from ui.visitors import release, wait_turn, watching
 
-MAX_CACHED_RESULTS = 32  # recent results held in this process (the disk store holds the rest)
 POLL_SECONDS = 0.25
 REDRAW_SECONDS = 2.0  # live plots of a running game at most this often
 BAR_SECONDS = 1.0  # the queue/progress line at most this often: each update is a message every browser redraws
@@ -170,89 +170,6 @@ def watchers(key: str) -> int:
         return shared.watchers if shared is not None else 0
 
 
-# ------------------------------------------------------ one heavy run per visitor
-def _visitor() -> str | None:
-    """Who is asking, across the tabs of one browser: the browser's XSRF cookie (Streamlit sets one per
-    browser; only a digest is kept), else this session. None outside a server (unit tests)."""
-    try:
-        cookie = st.context.cookies.get("_streamlit_xsrf")
-    except Exception:  # no request context (bare threads, unit tests)
-        cookie = None
-    if cookie:
-        import hashlib
-
-        return "browser-" + hashlib.sha256(str(cookie).encode()).hexdigest()[:16]
-    return _session_id()
-
-
-_VISITORS: dict[str, list[Job]] = {}  # visitor → heavy jobs its sessions watch (queued or running)
-_VISITORS_LOCK = threading.Lock()
-
-
-def _heavy(job: Job) -> bool:
-    """A run estimated longer than the express lane takes (or not estimated): the kind that holds a worker."""
-    return job.estimate is None or job.estimate > settings().express_max_seconds
-
-
-def _claim(visitor: str | None, job: Job) -> bool:
-    """Register ``job`` as this visitor's heavy run if the visitor's limit allows it (False: it must wait)."""
-    limit = settings().heavy_runs_per_visitor
-    with _VISITORS_LOCK:
-        jobs = [j for j in _VISITORS.get(visitor, []) if not j.finished.is_set() and not j.cancel.is_set()]
-        if limit and len(jobs) >= limit:
-            _VISITORS[visitor] = jobs
-            return False
-        _VISITORS[visitor] = jobs + [job]
-        return True
-
-
-def _release(visitor: str | None, job: Job) -> None:
-    with _VISITORS_LOCK:
-        jobs = [j for j in _VISITORS.get(visitor, []) if j is not job]
-        if jobs:
-            _VISITORS[visitor] = jobs
-        else:
-            _VISITORS.pop(visitor, None)
-
-
-def _wait_turn(visitor: str | None, job: Job, bar, cancel: threading.Event,
-               replace: Callable[[Job], None] | None = None) -> bool:
-    """Hold a heavy run until this visitor has no other heavy run queued or running (``[server]
-    heavy_runs_per_visitor``), saying so on the page; with ``heavy_run_policy = "replace"`` the visitor's older
-    run is stopped instead. False if this session stopped while waiting."""
-    if visitor is None or not _heavy(job):
-        return True
-    policy = settings().heavy_run_policy
-    started, shown = time.perf_counter(), None
-    while not _claim(visitor, job):
-        if cancel.is_set():
-            return False
-        if policy == "replace":
-            for older in list(_VISITORS.get(visitor, [])):
-                _stop_watch(older)
-            text = "Stopping your other run (one long run per visitor at a time; this one replaces it)…"
-        else:
-            text = ("Waiting for your other run to finish: the server runs one long run per visitor at a time "
-                    f"(stop it in its tab to start this one now) · {time.perf_counter() - started:.0f} s")
-        if text != shown:
-            bar.progress(0.0, text=text)
-            shown = text
-        else:
-            _yield_to_streamlit()
-        cancel.wait(POLL_SECONDS)
-    return True
-
-
-_WATCHES: dict[int, threading.Event] = {}  # id(job) → the cancel event of the session watching it for a visitor
-
-
-def _stop_watch(job: Job) -> None:
-    """Stop one visitor's watch of ``job`` (the session's Stop): the job ends if no other session watches it."""
-    event = _WATCHES.get(id(job))
-    if event is not None:
-        event.set()
-
-
 # ---------------------------------------------------------- the page's wait
 def _queue_text(position: int, elapsed: float) -> str:
     running, _ = pool().load()
@@ -276,16 +193,14 @@ def _in_worker(job: Job, on_update: Callable[[Any], tuple], bar, unit: str, key:
     widget change) or the session disconnects, this session leaves. Returns ``{"value": …}`` or ``{"error": exception}``.
     """
     cancel = cancel if cancel is not None else threading.Event()
-    visitor = _visitor()
-    mine = job
-    if not _wait_turn(visitor, mine, bar, cancel):
+    visitor = wait_turn(job, bar, cancel)  # one long run per visitor: this one may wait (or replace another)
+    if visitor is False:
         return {"error": Cancelled(f"{job.label}: stopped")}
-    _WATCHES[id(mine)] = cancel
     try:
-        return _watch_job(key, mine, on_update, bar, unit, cancel)
+        with watching(job, cancel):
+            return _watch_job(key, job, on_update, bar, unit, cancel)
     finally:
-        _WATCHES.pop(id(mine), None)
-        _release(visitor, mine)
+        release(visitor, job)
 
 
 def _watch_job(key: str | None, job: Job, on_update: Callable[[Any], tuple], bar, unit: str,
@@ -328,49 +243,6 @@ def _watch_job(key: str | None, job: Job, on_update: Callable[[Any], tuple], bar
             job.finished.wait(POLL_SECONDS)
     finally:
         _leave(shared)
-
-
-# ------------------------------------------------------------ stored results
-_MEMORY: "OrderedDict[str, dict]" = OrderedDict()
-_MEMORY_LOCK = threading.Lock()
-
-
-def _remember(key: str, data: dict) -> None:
-    with _MEMORY_LOCK:
-        _MEMORY[key] = data
-        _MEMORY.move_to_end(key)
-        while len(_MEMORY) > MAX_CACHED_RESULTS:
-            _MEMORY.popitem(last=False)
-
-
-def stored(key: str) -> dict | None:
-    """A finished result by key: this process's recent results, then the shared on-disk store."""
-    with _MEMORY_LOCK:
-        if key in _MEMORY:
-            _MEMORY.move_to_end(key)
-            return _MEMORY[key]
-    store = default_store()
-    data = store.get(key) if store is not None else None
-    if data is not None:
-        _remember(key, data)
-    return data
-
-
-def keep(key: str, data: dict, about: dict, prefix: str = "") -> None:
-    """Remember a completed result here and in the shared store, with the address (``about``) its key hashes."""
-    _remember(key, data)
-    store = default_store()
-    if store is not None:
-        store.put(key, data, about, prefix)
-
-
-def store_note() -> None:
-    """A caption when the shared store has failed in this process: results are computed afresh, not kept.
-
-    The details (paths, the error) are in the server's log, not on a page every visitor sees."""
-    if store_problem() is not None:
-        st.caption("The shared result store is not working fully (the server log says why): results may be "
-                   "computed afresh and not kept for the next visitor.")
 
 
 def _limits() -> dict:
