@@ -11,7 +11,7 @@ from core.output.inert import inert, inert_text
 from core.plots import fdp as plots
 from core.output.report import non_default_params
 from core.scenario import all_scenarios
-from core.studies.links import from_link, linkable
+from core.studies.links import UPLOADED, from_link, is_file_param, linkable
 from ui.common import figure, page_header
 from ui.pins import (MAX_PINS, PINNABLE_LABS, add_pin, clear_pins, decode_pins, encode_pins, pinned, remove_pin,
                      restore_from_link)
@@ -144,7 +144,9 @@ st.subheader("Headline metrics")
 st.dataframe(table.set_index("run").T.map(_cell), width="stretch")
 
 st.subheader("What differs between the runs")
-diff = config_diff([p["config"] for p in pins])
+# an upload's server path is never shown: the table says which runs used an uploaded file
+diff = config_diff([{k: UPLOADED if v and p["scenario"] in scenarios and is_file_param(scenarios[p["scenario"]], k)
+                     else v for k, v in p["config"].items()} for p in pins])
 changed = [d for d in diff if d["differs"]]
 if changed:
     st.dataframe(pd.DataFrame([{"parameter": d["param"], **{lab: _cell(v) for lab, v in zip(short, d["values"])}}

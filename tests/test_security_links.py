@@ -326,3 +326,25 @@ def test_one_visitor_holds_at_most_one_long_run(tmp_path, monkeypatch, policy):
     tc.join(60)
     assert c["box"] == {"value": "other"}
     assert not visitors._VISITORS
+
+
+# ------------------------------------------------------------------ what a link may carry, known answers
+def test_a_link_never_carries_a_server_path_and_drops_engine_only_parameters():
+    from core.errors import ParameterError
+    from core.studies.links import UPLOADED, for_link, from_link
+
+    carried = for_link("synthetic", {"dataset": "csv", "data_path": "/srv/uploads/synthetic-ab12.csv",
+                                     "secret": "smoker"})
+    assert carried["data_path"] == UPLOADED and "/srv" not in json.dumps(carried)
+    assert "data_path" not in for_link("synthetic", {"dataset": "adult", "data_path": ""})
+    back = from_link("synthetic", carried, 4)
+    assert back.needs_upload and back.uploads == ["data_path"] and "data_path" not in back.params
+    linked = from_link("aggregates", {"batch": 999, "md_noise": "bounded", "classifier": "lr", "no_such": 1,
+                                      "blocks": 2}, 0)
+    assert sorted(linked.dropped) == ["batch", "md_noise", "no_such"]  # classifier=lr is its default
+    assert linked.params == {"blocks": 2} and not linked.needs_upload
+    for scenario, params, seed in [("reconstruction", {"n": 10**6}, 0), ("reconstruction", {"n": True}, 0),
+                                   ("reconstruction", {}, -1), ("reconstruction", {}, 2**31),
+                                   ("reconstruction", [], 0), ("nope", {}, 0)]:
+        with pytest.raises(ParameterError):
+            from_link(scenario, params, seed)
