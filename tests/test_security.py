@@ -302,3 +302,21 @@ def test_link_values_no_widget_could_take(value, problem):
     from core.output.inert import link_value_problem
 
     assert link_value_problem(value) == problem
+
+
+def test_inert_text_leaves_no_link_trigger_whatever_the_text():
+    from hypothesis import given, settings, strategies as hs
+
+    from core.output.inert import inert, inert_text
+
+    @settings(max_examples=300, deadline=None, derandomize=True)
+    @given(hs.text(alphabet=hs.sampled_from(list("[]()!<>`$:/.@wWhtpsx \\\n\x1b\u202e")) | hs.characters(),
+                   max_size=80))
+    def check(text):
+        out = inert_text(text)
+        assert "\n" not in out and "://" not in out and not re.search(r"(?i)www\.", out)
+        assert not re.search(r"(?<!\\)[\[\]<>`$]", out.replace("\\\\", ""))  # every opener escaped
+        code = inert(text)
+        assert "\n" not in code and code.startswith("`")
+
+    check()
