@@ -187,6 +187,9 @@ class LocationMembership(Scenario):
               label="Users", low=100, high=200_000, active_when=("attacker", ("auxiliary",))),
         Param("trace_file", "str", "", "Path of a check-in CSV (user, timestamp, lat/lon or site); empty = "
               "synthetic data.", ui=False, active_when=("attacker", ("auxiliary",))),
+        Param("bug", "str", "none", "Re-create a documented DP accounting bug (the known-bug gallery of the Paper "
+              "presets page): forgets-composition claims the per-observation ε for the target's k observations "
+              "instead of k·ε (basic composition).", ui=False, choices=("none", "forgets-composition")),
     )
 
     # ------------------------------------------------------------ config
@@ -392,7 +395,8 @@ class LocationMembership(Scenario):
             # Measured privacy (core.measure.audit): the attack and threshold are chosen on half the test games,
             # the 95% lower bound on ε is computed on the other half, against the claim for the target's k
             # observations (basic composition: k·ε, k·δ).
-            record["empirical_epsilon_low"] = M.split_epsilon_bound(yt, main_scores, min(1.0, k * bound_delta(config)))
+            claim_k = 1 if config.get("bug") == "forgets-composition" else k
+            record["empirical_epsilon_low"] = M.split_epsilon_bound(yt, main_scores, min(1.0, claim_k * bound_delta(config)))
             two = attacks["two-threshold"]
             record["cell_thresholds"] = two.cell_thresholds_.tolist()
             if mlp is not None:
@@ -431,8 +435,9 @@ class LocationMembership(Scenario):
         for name, e in main["attacks"].items():
             metrics[f"{name}_accuracy"] = e["accuracy"]
         metrics["gap_to_bound"] = dp - chosen["accuracy"]
-        metrics["claimed_epsilon"] = K * config["epsilon"]
-        metrics["claimed_delta"] = min(1.0, K * bound_delta(config))
+        forgets = config.get("bug") == "forgets-composition"  # known-bug gallery: the claim ignores composition
+        metrics["claimed_epsilon"] = (1 if forgets else K) * config["epsilon"]
+        metrics["claimed_delta"] = min(1.0, (1 if forgets else K) * bound_delta(config))
         metrics["empirical_epsilon_low"] = main["empirical_epsilon_low"]
         if not context["informed"]:
             metrics["mean_clean_count"] = float(np.mean(context["mean_clean_count"]))

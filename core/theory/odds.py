@@ -188,3 +188,14 @@ def sample_mae(counts, fraction: float) -> float:
     c = np.asarray(counts, dtype=float).ravel()
     r = float(fraction)
     return float(math.sqrt(2 / math.pi) * np.mean(np.sqrt(c * (1 - r) / r)))
+
+
+def belief_curve(prior: float = 0.5, delta: float = 0.0, chosen: float | None = None, epsilons=None) -> dict:
+    """``{"epsilon", "belief", "guess", "prior", "delta", "chosen"}``: the belief bound and the best guessing chance
+    along an ε grid (log-spaced 0.01–50), and the point of the ``chosen`` ε — for the ε explorer's chart with real
+    deployments on its ε axis."""
+    eps = np.geomspace(0.01, 50, 200) if epsilons is None else np.asarray(epsilons, dtype=float)
+    point = None if chosen is None else {"epsilon": float(chosen), "belief": posterior_bound(chosen, prior, delta)}
+    return {"epsilon": eps.tolist(), "belief": [posterior_bound(e, prior, delta) for e in eps],
+            "guess": [guess_bound(e, 0.5, delta) for e in eps], "prior": float(prior), "delta": float(delta),
+            "chosen": point}
