@@ -189,3 +189,48 @@ def test_split_bound_still_catches_a_leak_and_uses_disjoint_halves():
     # several attacks: the best is chosen on the selection half, and a useless one does not dilute it
     noise = np.random.default_rng(1).normal(size=y.size)
     assert M.split_epsilon_bound(y, [noise, s]) == pytest.approx(low)
+
+
+# ------------------------------------------------------------ ticks on three ε axes
+def _deployment_traces(fig):
+    return [t for t in fig.data if getattr(t, "meta", None) == "deployments"]
+
+
+def _check_ticks(fig, lo, hi):
+    from core.plots.deployments import GREY
+
+    traces = _deployment_traces(fig)
+    assert traces, "no deployment ticks drawn"
+    xs = [x for t in traces for x in t.x]
+    assert xs and all(lo <= x <= hi for x in xs)
+    hovers = [h for t in traces for h in t.customdata]
+    assert all("source: https://" in h and "unit:" in h for h in hovers)
+    grey = [t for t in traces if t.marker.line.color == GREY]
+    assert grey and all("greyed:" in h for h in grey[0].customdata)
+    assert fig.layout.yaxis9.overlaying == "y" and tuple(fig.layout.yaxis9.range) == (0, 1)
+
+
+def test_ticks_on_the_explorer_belief_chart():
+    from core.plots.epsilon import belief_vs_epsilon_figure
+
+    fig = belief_vs_epsilon_figure(odds.belief_curve(0.5, 0.0, chosen=4.0), R.ticks())
+    _check_ticks(fig, 0.01, 50)
+    census = [h for t in _deployment_traces(fig) for h in t.customdata if "Redistricting" in h and "person" in h]
+    assert census and "ε = 17.1" in census[0]  # "how does ε = 4 compare with the 2020 Census?" in one hover
+
+
+def test_ticks_on_the_ladder_chart():
+    from core.plots.fdp import ladder_figure
+
+    ladder = {"scenario": "location", "attack_label": "accuracy", "utility_label": "error", "rows": [
+        {"epsilon": e, "attack": 0.5 + e / 40, "attack_ci_low": None, "attack_ci_high": None, "bound": None,
+         "utility": None} for e in (0.5, 1.0, 2.0, 5.0, 10.0)]}
+    _check_ticks(ladder_figure(ladder, R.ticks()), 0.5 / 1.5, 15.0)
+    assert not _deployment_traces(ladder_figure(ladder))  # no ticks asked for, none drawn
+
+
+def test_ticks_on_the_synthetic_accuracy_vs_epsilon_chart():
+    from core.plots.synthetic import accuracy_vs_epsilon
+
+    rows = [{"generator": "privbayes", "epsilon": e, "accuracy_at_1000": 0.6, "games_done": 10} for e in (1, 10, 100)]
+    _check_ticks(accuracy_vs_epsilon(rows, [1000], R.ticks()), 1 / 3, 300)

@@ -91,7 +91,8 @@ def accuracy_first(delta: float) -> None:
     m1, m2, m3 = st.columns(3)
     m1.metric("ε needed, Laplace noise", f"{eps_lap:.3g}")
     m2.metric(f"ε needed, Gaussian noise (δ = {gdelta:g})", f"{eps_gau:.3g}")
-    m3.metric("Attacker at the Laplace ε: at most … sure (from 50/50)", say.pct(odds.posterior_bound(eps_lap)))
+    m3.metric("Attacker's certainty at that ε", f"≤ {say.pct(odds.posterior_bound(eps_lap))}",
+              help="From 50/50 before the release, at the Laplace ε")
     plain(say.accuracy_first_sentence(error, share, sens, eps_lap, eps_gau, gdelta) + " "
           + say.equivalent_sample_sentence(frac).replace("the data", f"counts around {typical:,}"))
     st.caption("Laplace: ε = Δ·ln(1/(1 − q))/E. Gaussian: σ = E/Φ⁻¹((1 + q)/2), then the analytic-Gaussian ε of σ "

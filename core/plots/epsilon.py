@@ -63,12 +63,11 @@ def belief_vs_epsilon_figure(curve: dict, ticks: list | None = None) -> go.Figur
         fig.add_trace(go.Scatter(x=[chosen], y=[y], mode="markers", name=f"your ε = {chosen:g}",
                                  marker=dict(size=13, color="black", symbol="diamond"),
                                  hovertemplate="your ε = %{x:g}<br>at most %{y:.1%} sure<extra></extra>"))
-    add_deployment_ticks(fig, ticks, (curve["epsilon"][0], curve["epsilon"][-1]))
-    base_layout(fig, "How sure an attacker can become, against ε — with real deployments", "ε (log scale)",
+    base_layout(fig, "Attacker's certainty vs ε, and real deployments", "ε (log scale)",
                 "attacker's highest belief", height=440)
     fig.update_xaxes(type="log")
     fig.update_yaxes(range=[0, 1.02], tickformat=".0%")
-    return fig
+    return add_deployment_ticks(fig, ticks, (curve["epsilon"][0], curve["epsilon"][-1]))  # last: own y axis
 
 
 def icon_array_figure(prior: float, posterior: float) -> go.Figure:
@@ -113,7 +112,7 @@ def decision_figure(data: dict) -> go.Figure:
     if data.get("agreement_epsilon"):
         e = data["agreement_epsilon"]
         fig.add_vline(x=e, line=dict(color=PALETTE[2], width=2),
-                      annotation_text=f"ε ≥ {e:.3g}: ≥ 95% of decisions unchanged", annotation_position="top right")
+                      annotation_text=f"ε ≥ {e:.3g}: ≥ 95% of decisions unchanged", annotation_position="top left")
     base_layout(fig, "What noise does to your decisions, and what ε gives an attacker", "ε (log scale)",
                 "share of decisions / attacker's chance", height=460)
     fig.update_xaxes(type="log")
