@@ -158,6 +158,7 @@ def draw(result, final):
         with st.expander("Before any attack: the targets and the cells that involve them"):
             chart(plots.secret_cells(before), "aggregates-before")
             st.caption(say.aggregates_preview(before))
+            _equivalent_sample(before)
     if final:
         with st.expander("Per-target records"):
             rows = [{**{k: v for k, v in rec.items() if k != "rows"}, **row}
@@ -208,6 +209,17 @@ def preview():
     charts_side_by_side((plots.secret_cells(before), "aggregates-before"),
                         (plots.roc_bound_preview(before), "aggregates-roc-bound"))
     st.caption(say.aggregates_preview(before) + " " + content("aggregates", "preview"))
+    _equivalent_sample(before)
+
+
+def _equivalent_sample(before: dict) -> None:
+    """The noise's cost as a sample size, on the cells this run releases (nothing without noise)."""
+    sample = (before or {}).get("equivalent_sample")
+    if sample:
+        st.caption(f"{say.equivalent_sample_sentence(sample['fraction'])} (Over the {sample['cells']:,} released "
+                   f"cells, mean true count {sample['mean_count']:.1f}: Laplace noise errs by 1/ε = "
+                   f"{sample['mae']:.3g} on average; a Bernoulli sample of fraction r scaled by 1/r errs by about "
+                   "√(2/π)·√(c(1 − r)/r) on a count c; r is chosen so the two mean absolute errors match.)")
 
 
 run_scenario(scenario, config, draw, preview=preview if before is not None else None)

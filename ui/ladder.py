@@ -5,6 +5,7 @@ import pandas as pd
 import streamlit as st
 
 from core.errors import LabError
+from core.output import plain_language as say
 from core.studies.ladder import (DEFAULT_EPSILONS, crossing, ladder_base, ladder_rows, ladder_scenarios, ladder_table,
                                  parse_epsilons, per_person_sentence)
 from core.plots.deployments import deployment_summary
@@ -73,5 +74,6 @@ def epsilon_ladder() -> None:
     st.caption("Ticks along the bottom: real deployments at these ε (hover for organisation, product, unit, period "
                "and source; grey = a unit smaller than a person). " + deployment_summary(deployments, top_eps))
     table = pd.DataFrame(ladder_table(ladder))
+    table["claimed ε in plain words"] = [say.odds_short(r.get("claimed_epsilon")) for r in ladder["rows"]]
     st.dataframe(table, hide_index=True, width="stretch")
     download_table(table, f"epsilon-ladder-{name}")
