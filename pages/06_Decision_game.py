@@ -101,17 +101,20 @@ if scored:
                            "your decision on the DP count": "fund" if r["decision_dp"] else "don't",
                            "flipped": "yes" if r["flipped"] else "no"} for r in last["regions"]])
     st.dataframe(table, hide_index=True, width="stretch")
-    data = game.chart_data(regions, threshold, scored, sensitivity, mechanism)
-    figure(decision_figure(data), "decision-game-flips", label="decision flips vs ε")
-    agree = data["agreement_epsilon"]
-    summary = ", ".join(f"ε = {r['epsilon']:g}: {r['flip_rate']:.0%}" for r in data["rounds"])
-    st.caption("Text alternative: the blue curve falls from about 50% of decisions flipping at tiny ε towards none "
-               "at large ε; the dashed red curve is the attacker's best chance to tell whether a person is in the "
-               f"data, rising from 50%. Your rounds: {summary}. "
-               + (f"From ε ≈ {agree:.3g} the rule keeps at least 95% of its decisions, where an attacker can be "
-                  f"right at most {say.pct(data['attacker'][0] if agree is None else game.guess_bound(agree))} "
-                  "of the time." if agree else "No ε up to 1000 keeps 95% of decisions: a region sits at the "
-                  "threshold."))
+
+# The chart is there from the start: the closed form for the rule, and each scored round as a mark
+data = game.chart_data(regions, threshold, scored, sensitivity, mechanism)
+figure(decision_figure(data), "decision-game-flips", label="decision flips vs ε")
+agree = data["agreement_epsilon"]
+summary = ", ".join(f"ε = {r['epsilon']:g}: {r['flip_rate']:.0%}" for r in data["rounds"]) or "none yet"
+st.caption("Text alternative: the blue curve falls from about 50% of decisions flipping at tiny ε towards none "
+           "at large ε; the dashed red curve is the attacker's best chance to tell whether a person is in the "
+           f"data, rising from 50%. Your rounds: {summary}. "
+           + (f"From ε ≈ {agree:.3g} the rule keeps at least 95% of its decisions, where an attacker can be "
+              f"right at most {say.pct(game.guess_bound(agree))} of the time." if agree else
+              "No ε up to 1000 keeps 95% of decisions: a region sits at the threshold."))
+
+if scored:
     download_table(table, "decision-game-last-round", label="last round")
     st.download_button("⬇ Whole session (JSON)", key="dg.export",
                        data=game.session_json(setup, regions, rounds[:len(scored)], scored),

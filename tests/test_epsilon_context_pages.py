@@ -28,6 +28,8 @@ def test_explorer_odds_follow_the_prior_and_accuracy_first_gives_epsilon():
 def test_decision_game_from_clicks_to_export():
     at = open_page("pages/06_Decision_game.py")
     assert not at.exception, at.exception
+    # before any round: the closed form and the attacker's curve, with the ε of 95% agreement marked
+    assert chart_titles(at) == ["What noise does to your decisions, and what ε gives an attacker"]
     at.button(key="dg.deal").click().run()
     radios = list(at.radio)
     assert len(radios) == 12  # 6 regions, twice each
