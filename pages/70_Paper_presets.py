@@ -74,7 +74,8 @@ def _card(name: str) -> None:
             mid.metric("Measured ε, 95% lower bound (seed {})".format(p.get("seed", 0)) if bug else
                        "Ours (same setting, seed {})".format(p.get("seed", 0)),
                        "—" if cmp["ours"] is None else f"{cmp['ours']:.3f}",
-                       None if cmp["difference"] is None else f"{cmp['difference']:+.3f} vs paper",
+                       None if cmp["difference"] is None else
+                       f"{cmp['difference']:+.3f} vs {'the claim' if bug else 'paper'}",
                        delta_color="off")
         else:
             if mid.button("Run here", key=f"preset.run.{name}", type="primary",
