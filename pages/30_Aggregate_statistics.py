@@ -128,8 +128,9 @@ def draw(result, final):
         st.caption(f"[AUC](/Glossary#auc) 95% CI {m.get('auc_ci_low', float('nan')):.3f} – "
                    f"{m.get('auc_ci_high', float('nan')):.3f} (DeLong) · "
                    f"[empirical ε](/Glossary#empirical-epsilon) ≥ {m.get('empirical_epsilon_low', float('nan')):.2f} "
-                   "(95% confidence, best threshold) · claimed ε per person: "
-                   + ("none (exact counts)" if m.get("claimed_epsilon") is None else f"{m['claimed_epsilon']:.3g}"))
+                   "(95% confidence; threshold chosen on half the targets, bound on the other half) · claimed ε per "
+                   "person: " + ("none (exact counts)" if m.get("claimed_epsilon") is None else
+                                 f"{m['claimed_epsilon']:.3g} ({say.odds_short(m['claimed_epsilon'])})"))
     metric_row(m, COUNTS, fmt="{:.0f}")
     if final and "count_error_measured" in m:
         accuracy_side(m, s)

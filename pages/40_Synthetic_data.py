@@ -71,6 +71,7 @@ if generator in DP_GENERATORS:
                                                 key=f"synthetic.epsilon.{generator}", bind="query-params",
                                                 help="The generator's differential-privacy budget (paper: 1, 10, "
                                                      "100; IndHist: DataSynthesizer's 0.1); smaller = more noise")
+    st.sidebar.caption(f"In plain words — {say.odds_short(float(extra['epsilon']))}")
 else:
     st.sidebar.caption(f"{SYNTHESIZERS[generator].title or generator}: no DP guarantee, so no ε to set.")
 
