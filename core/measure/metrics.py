@@ -192,14 +192,16 @@ def split_epsilon_bound(labels, score_sets, delta: float = 0.0, confidence: floa
     The games are split by :func:`split_halves`. On the selection half, every attack and every threshold is tried
     and the one with the largest bound is kept; on the bounding half, that single test's false-positive and
     false-negative counts give :func:`empirical_epsilon`. Because the test is fixed before the bounding half is
-    looked at, the bound holds with probability ≥ ``confidence`` whatever was tried. NaN without both classes in
-    each half.
+    looked at, the bound holds with probability ≥ ``confidence`` whatever was tried. NaN without both classes;
+    0 (the trivial bound ε ≥ 0) when there are too few games for both halves to hold both classes.
     """
     y = np.asarray(labels).astype(int).ravel()
     sets = [_check(y, s)[1] for s in score_sets]
+    if not has_both_classes(y):
+        return float("nan")
     sel, ev = split_halves(y)
     if not (has_both_classes(y[sel]) and has_both_classes(y[ev])):
-        return float("nan")
+        return 0.0
     which, thr = _best_test(y[sel], [s[sel] for s in sets], delta, confidence)
     pred = sets[which][ev] >= thr
     ye = y[ev]
