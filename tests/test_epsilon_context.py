@@ -244,3 +244,16 @@ def test_ticks_on_the_synthetic_accuracy_vs_epsilon_chart():
 def test_split_bound_on_too_few_games_is_the_trivial_bound():
     assert M.best_threshold_epsilon([1, 1, 1, 0], [3.0, 2.0, 1.0, 0.0]) == 0.0  # one negative: no bounding half
     assert math.isnan(M.best_threshold_epsilon([1, 1], [1.0, 2.0]))            # one class: nothing to measure
+
+
+def test_report_summary_carries_the_odds_and_nearest_deployments():
+    from core.output.report import register_summary_hook, summary_lines
+    from core.runtime.games import run
+    from core.studies.epsilon_context import report_lines
+
+    result = run("location", {"observations": 1, "games": 400, "shadow_sweep_max": 0, "train_shadows": 200,
+                              "epsilon": 1.0, "attacker": "informed"}, seed=0)
+    lines = report_lines(result)
+    assert "73%" in lines[0] and lines[1].startswith("Real deployments nearest this ε")
+    register_summary_hook(report_lines)
+    assert any("73%" in x for x in summary_lines(result))

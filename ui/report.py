@@ -9,9 +9,12 @@ from core.measure.audit import audit_result
 from core.output import plain_language as say
 from core.runtime.games import Result
 from core.plots import fdp as fdp_plots
-from core.output.report import command_line, html_report, run_config
+from core.output.report import command_line, html_report, register_summary_hook, run_config
+from core.studies.epsilon_context import report_lines
 from ui.common import chart
 from ui.pins import pin_button, pin_id
+
+register_summary_hook(report_lines)  # every report's summary: the claimed ε in odds, and the nearest deployments
 
 
 def _slug(name: str) -> str:

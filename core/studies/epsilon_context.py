@@ -33,3 +33,22 @@ def epsilon_in_context(epsilon: float, delta: float = 0.0, prior: float = 0.5, k
     return {"epsilon": epsilon, "delta": float(delta), "prior": float(prior), "posterior_bound": post,
             "guess_bound": odds.guess_bound(epsilon, 0.5, delta),
             "odds_text": say.odds_sentence(epsilon, delta, prior), "deployments": rows}
+
+
+def report_lines(result) -> list[str]:
+    """Plain-text lines for a run's report summary (``core.output.report.register_summary_hook``): the odds sentence
+    at the release's claimed ε, and the three real deployments nearest to it with their units."""
+    from ..measure.audit import claim_of
+
+    eps, delta = claim_of(result)
+    if eps is None:
+        return [say.odds_sentence(None)]
+    lines = [say.odds_sentence(eps, delta)]
+    if eps > 0:
+        near = []
+        for r in nearest(eps, 3):
+            same, _ = comparable(r)
+            near.append(f"{r['organisation']}, {r['product']} ({r['year']}): ε = {r['epsilon']:.3g} per {r['unit']}"
+                        + ("" if same else ", not a whole person"))
+        lines.append("Real deployments nearest this ε: " + "; ".join(near) + ".")
+    return lines
