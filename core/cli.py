@@ -1,4 +1,8 @@
-"""Command line: ``python -m core list | run SCENARIO [--set KEY=VALUE ...] [--seed N] [--json PATH] | sweep | lessons``.
+"""Command line: ``python -m core list | run SCENARIO [--set KEY=VALUE ...] [--seed N] [--json PATH] | sweep | lessons |
+epsilon E [--delta D] [--prior P]``.
+
+``epsilon`` prints one JSON object: the attacker's best belief after a release at ε (``posterior_bound``, from
+prior P, default 0.5), the same in words (``odds_text``) and the real deployments nearest in ε with their units.
 
 ``run`` prints one JSON object with keys ``scenario``, ``config`` (every
 parameter used, defaults and seed included), ``metrics`` (flat name → number),
@@ -69,6 +73,11 @@ def _parser() -> argparse.ArgumentParser:
     le.add_argument("--handout", metavar="ID", help="write the printable offline HTML handout of lesson ID (its "
                     "reference runs at the lesson's seed, through the result store)")
     le.add_argument("--out", metavar="PATH", help="where --handout writes (default: ID-handout.html)")
+    ep = sub.add_parser("epsilon", help="an ε in plain words, beside real deployments (JSON)")
+    ep.add_argument("epsilon", type=float, help="the privacy budget ε (> 0)")
+    ep.add_argument("--delta", type=float, default=0.0, help="δ (default 0: pure ε-DP)")
+    ep.add_argument("--prior", type=float, default=0.5, help="the attacker's prior belief (default 0.5)")
+    ep.add_argument("--deployments", type=int, default=5, help="how many nearest deployments (default 5)")
     return ap
 
 
@@ -212,6 +221,10 @@ def main(argv: list[str] | None = None) -> int:
             return 0
         if args.command == "lessons":
             return _lessons(args)
+        if args.command == "epsilon":
+            from .studies.epsilon_context import epsilon_in_context
+            print(json.dumps(epsilon_in_context(args.epsilon, args.delta, args.prior, args.deployments)))
+            return 0
         saved = {}
         if args.command == "run":
             from .output.report import resolve_saved_run

@@ -44,6 +44,7 @@ except LabError as exc:
 
 num = data["numbers"]
 plain(say.epsilon_explorer(float(epsilon), int(k_max), num["accuracy_bound_1"], num["accuracy_bound_k"]))
+sb.caption(f"In plain words — {say.odds_short(float(epsilon), float(delta))}")
 metric_row({"acc1": num["accuracy_bound_1"], "acck": num["accuracy_bound_k"], "odds": num["odds_factor"],
             "lap": num["laplace_scale_count"], "gauss": num["gaussian_sigma_count_analytic"]},
            {"acc1": "Max accuracy, 1 release", "acck": f"… after k = {k_max}",
@@ -75,6 +76,11 @@ with right:
                 f"σ ≈ {rec['gaussian_sigma']:.1f} per answer, i.e. **{rec['sigma_over_sqrt_n']:.2f}·√n**: "
                 f"{rec['verdict']}. Try it in the Reconstruction lab with defence = gaussian.")
 
+from ui.epsilon_context import accuracy_first, plain_words  # noqa: E402  (self-contained sections)
 from ui.ladder import epsilon_ladder  # noqa: E402  (issue 11: a self-contained section)
 
+plain_words(float(epsilon), float(delta))
+accuracy_first(float(delta))
+st.page_link("pages/06_Decision_game.py", label="Play the decision game: do your decisions change at this ε?",
+             icon=":material/casino:")
 epsilon_ladder()

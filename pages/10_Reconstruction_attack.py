@@ -58,7 +58,8 @@ def draw(result, final):
                        "answer_rmse": "Answer RMSE", "sqrt_n": "√n", "solver_ms": "Solver ms / game"})
     if "accuracy" in m:
         eps = m.get("release_epsilon")
-        eps_txt = "no differential-privacy guarantee" if eps is None else f"ε ≈ {eps:.3g} at δ = 1e-5 for the release"
+        eps_txt = ("no differential-privacy guarantee" if eps is None else
+                   f"ε ≈ {eps:.3g} at δ = 1e-5 for the release ({say.odds_short(eps, 1e-5)})")
         st.caption(f"95% {say.term('clopper-pearson-interval', 'Clopper–Pearson interval')} for the accuracy: [{m['accuracy_ci_low']:.3f}, "
                    f"{m['accuracy_ci_high']:.3f}] over {m['trials_done']} trials × n bits · m = {m['queries']} "
                    f"queries · {eps_txt}.")

@@ -128,8 +128,9 @@ def draw(result, final):
         st.caption(f"[AUC](/Glossary#auc) 95% CI {m.get('auc_ci_low', float('nan')):.3f} – "
                    f"{m.get('auc_ci_high', float('nan')):.3f} (DeLong) · "
                    f"[empirical ε](/Glossary#empirical-epsilon) ≥ {m.get('empirical_epsilon_low', float('nan')):.2f} "
-                   "(95% confidence, best threshold) · claimed ε per person: "
-                   + ("none (exact counts)" if m.get("claimed_epsilon") is None else f"{m['claimed_epsilon']:.3g}"))
+                   "(95% confidence; threshold chosen on half the targets, bound on the other half) · claimed ε per "
+                   "person: " + ("none (exact counts)" if m.get("claimed_epsilon") is None else
+                                 f"{m['claimed_epsilon']:.3g} ({say.odds_short(m['claimed_epsilon'])})"))
     metric_row(m, COUNTS, fmt="{:.0f}")
     if final and "count_error_measured" in m:
         accuracy_side(m, s)
@@ -158,6 +159,7 @@ def draw(result, final):
         with st.expander("Before any attack: the targets and the cells that involve them"):
             chart(plots.secret_cells(before), "aggregates-before")
             st.caption(say.aggregates_preview(before))
+            _equivalent_sample(before)
     if final:
         with st.expander("Per-target records"):
             rows = [{**{k: v for k, v in rec.items() if k != "rows"}, **row}
@@ -208,6 +210,17 @@ def preview():
     charts_side_by_side((plots.secret_cells(before), "aggregates-before"),
                         (plots.roc_bound_preview(before), "aggregates-roc-bound"))
     st.caption(say.aggregates_preview(before) + " " + content("aggregates", "preview"))
+    _equivalent_sample(before)
+
+
+def _equivalent_sample(before: dict) -> None:
+    """The noise's cost as a sample size, on the cells this run releases (nothing without noise)."""
+    sample = (before or {}).get("equivalent_sample")
+    if sample:
+        st.caption(f"{say.equivalent_sample_sentence(sample['fraction'])} (Over the {sample['cells']:,} released "
+                   f"cells, mean true count {sample['mean_count']:.1f}: Laplace noise errs by 1/ε = "
+                   f"{sample['mae']:.3g} on average; a Bernoulli sample of fraction r scaled by 1/r errs by about "
+                   "√(2/π)·√(c(1 − r)/r) on a count c; r is chosen so the two mean absolute errors match.)")
 
 
 run_scenario(scenario, config, draw, preview=preview if before is not None else None)

@@ -9,6 +9,7 @@ from core.scenarios.synthetic.views import (UTILITY_METRICS, compare_setup, comp
                                             noise_warning, page_params, result_view, secret_choices, secret_param)
 from core.scenarios.synthetic.preview import data_preview
 from core.releases.synthesizers import SYNTHESIZERS
+from core.studies.registry import ticks as deployment_ticks
 from ui.common import (chart, charts_side_by_side, content, download_figure, download_result, download_table, figure,
                        metric_row, scenario_page, param_widgets, show_error)
 from ui.runs import run_scenario, run_sweep
@@ -70,6 +71,7 @@ if generator in DP_GENERATORS:
                                                 key=f"synthetic.epsilon.{generator}", bind="query-params",
                                                 help="The generator's differential-privacy budget (paper: 1, 10, "
                                                      "100; IndHist: DataSynthesizer's 0.1); smaller = more noise")
+    st.sidebar.caption(f"In plain words — {say.odds_short(float(extra['epsilon']))}")
 else:
     st.sidebar.caption(f"{SYNTHESIZERS[generator].title or generator}: no DP guarantee, so no ε to set.")
 
@@ -218,7 +220,9 @@ if rows:
                "synthetic-compare-size")
     with right:
         if view.by_epsilon:
-            figure(plots.accuracy_vs_epsilon(rows, sizes), "synthetic-accuracy-vs-epsilon")
+            figure(plots.accuracy_vs_epsilon(rows, sizes, deployment_ticks()), "synthetic-accuracy-vs-epsilon")
+            st.caption("Ticks along the bottom: real deployments at these ε (hover for the source; grey = a unit "
+                       "of privacy smaller than a person).")
     if view.roc_attack:
         figure(plots.roc_per_generator(rows, view.roc_attack, sizes[-1]), "synthetic-compare-roc")
     st.dataframe(view.table, hide_index=True, width="stretch")

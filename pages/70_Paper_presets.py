@@ -6,9 +6,9 @@ import streamlit as st
 
 from core.errors import LabError
 from core.output.inert import inert
-from core.studies.presets import compare_with_paper, link_params, load_presets
+from core.studies.presets import compare_with_paper, is_known_bug, known_bug_verdict, link_params, load_presets
 from core.scenario import get
-from ui.common import page_header, show_error
+from ui.common import content, page_header, show_error
 from ui.pins import pin_button
 from ui.runs import pool_run
 from ui.report import audit_banner
@@ -51,26 +51,31 @@ order = sorted(presets, key=lambda n: (n != chosen, not presets[n]["available"])
 results = st.session_state.setdefault("_preset_results", {})
 failed = st.session_state.setdefault("_preset_failed", {})
 
-for name in order:
+
+def _card(name: str) -> None:
     p = presets[name]
+    bug = is_known_bug(name)
     with st.container(border=True):
         st.markdown(f"#### {p['title']}")
         st.caption(f"{p['paper']} · {p['figure']}")
         if not p["available"]:
             st.info(f"Not available in this build: {p['problem']}.", icon=":material/hourglass_empty:")
             st.markdown(f"Paper: **{p['metric_label']} = {p['paper_value']:g}** — {p['paper_value_note']}")
-            continue
+            return
         page = _page_file(p["page"])
         left, mid, right = st.columns([2, 2, 3])
         # the label above the number wraps (a metric's own label is cut short in a narrow column)
-        left.caption(f"Paper: {p['metric_label']}")
-        left.metric(f"Paper: {p['metric_label']}", f"{p['paper_value']:g}", label_visibility="collapsed")
+        left.caption("Claimed ε" if bug else f"Paper: {p['metric_label']}")
+        left.metric("Claimed ε" if bug else f"Paper: {p['metric_label']}", f"{p['paper_value']:g}",
+                    label_visibility="collapsed")
         result = results.get(name)
         if result is not None:
             cmp = compare_with_paper(p, result["metrics"])
-            mid.metric("Ours (same setting, seed {})".format(p.get("seed", 0)),
+            mid.metric("Measured ε, 95% lower bound (seed {})".format(p.get("seed", 0)) if bug else
+                       "Ours (same setting, seed {})".format(p.get("seed", 0)),
                        "—" if cmp["ours"] is None else f"{cmp['ours']:.3f}",
-                       None if cmp["difference"] is None else f"{cmp['difference']:+.3f} vs paper",
+                       None if cmp["difference"] is None else
+                       f"{cmp['difference']:+.3f} vs {'the claim' if bug else 'paper'}",
                        delta_color="off")
         else:
             if mid.button("Run here", key=f"preset.run.{name}", type="primary",
@@ -86,14 +91,39 @@ for name in order:
                 with mid:
                     show_error(failed.pop(name))
         with right:
-            st.markdown(f"**Why ours may differ:** {p['explanation']}")
-            st.caption(f"{p['paper_value_note']} · source: {p['source']}")
+            if bug:
+                st.markdown(f"**What goes wrong:** {p['explanation']}")
+                st.caption(f"{p['paper_value_note']} · reference: {p['source']}")
+                if p.get("reference", "").startswith("https://"):
+                    st.link_button("Reference", p["reference"])
+            else:
+                st.markdown(f"**Why ours may differ:** {p['explanation']}")
+                st.caption(f"{p['paper_value_note']} · source: {p['source']}")
         c1, c2, c3 = st.columns([1, 1, 2])
-        if page is not None and c1.button("Open in the lab", key=f"preset.open.{name}"):
-            _open_in_lab(p, page)
-        query = urlencode(link_params(p))
-        c2.markdown(f"[Shareable link](/{p['page']}{'?' + query if query else ''})")
+        if bug:  # the bug is a parameter the lab pages never offer: a lab opened from here would run it correctly
+            c1.caption("Runs here or on the command line only")
+        else:
+            if page is not None and c1.button("Open in the lab", key=f"preset.open.{name}"):
+                _open_in_lab(p, page)
+            query = urlencode(link_params(p))
+            c2.markdown(f"[Shareable link](/{p['page']}{'?' + query if query else ''})")
         c3.code(f"python -m core run --preset {name}", language="bash")
         if result is not None:
             audit_banner(result)
+            if bug:
+                verdict = known_bug_verdict(p, result)
+                expected = "should flag it" if verdict["expected"] else "should not flag it"
+                (st.success if verdict["ok"] else st.error)(
+                    f"The audit {'flagged' if verdict['flagged'] else 'did not flag'} this release; it {expected}.")
             pin_button(result)
+
+
+papers = [n for n in order if not is_known_bug(n)]
+gallery = [n for n in order if is_known_bug(n)]
+for name in papers:
+    _card(name)
+if gallery:
+    st.header("Gallery of broken releases", anchor="gallery-of-broken-releases")
+    st.markdown(content("presets_gallery"))
+    for name in gallery:
+        _card(name)

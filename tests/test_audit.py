@@ -28,7 +28,7 @@ def test_vectorised_bound_equals_metrics_helper():
     f, t, _ = __import__("sklearn.metrics", fromlist=["roc_curve"]).roc_curve(y, s)
     for delta in (0.0, 1e-3):
         assert epsilon_lower_bound_roc(f, t, 300, 300, delta) == pytest.approx(
-            M.best_threshold_epsilon(y, s, delta), rel=1e-9)
+            M.max_threshold_epsilon(y, s, delta), rel=1e-9)
 
 
 def test_audit_verdicts():

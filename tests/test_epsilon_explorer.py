@@ -49,7 +49,8 @@ def test_page_renders_and_reacts():
     at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=60).run()
     at.switch_page("pages/05_Epsilon_explorer.py").run()
     assert not at.exception
-    assert len(at.get("plotly_chart")) == 3
+    # the three bound charts, then the icon array and the belief-vs-ε chart with real deployments
+    assert len(at.get("plotly_chart")) == 5
     before = {m.label: m.value for m in at.metric}
     at.select_slider(key="eps.epsilon").set_value(5.0).run()
     after = {m.label: m.value for m in at.metric}

@@ -15,6 +15,7 @@ from typing import Any
 import pandas as pd
 import streamlit as st
 
+from core.output import plain_language as say
 from core.output import safe_csv
 from core.output.inert import LINK_TOKEN_LIMIT, LINK_VALUE_LIMIT, inert, link_value_problem
 from core.errors import ParameterError
@@ -367,6 +368,8 @@ def param_widgets(scenario: Scenario, container=None, only=None, exclude=(), see
     values = {}
     for p in shown:
         values[p.name] = _widget(p, f"{scenario.name}.{p.name}", container, inactive.get(p.name))
+        if p.name == "epsilon" and isinstance(values[p.name], (int, float)) and values[p.name] > 0:
+            container.caption(f"In plain words — {say.odds_short(float(values[p.name]))}")  # every ε input
     if seed:
         seed_param = Param("seed", "int", 0, "random seed: the same seed gives the same numbers",
                            label="Seed", low=0, high=2**31 - 1)

@@ -5,9 +5,12 @@ import pandas as pd
 import streamlit as st
 
 from core.errors import LabError
+from core.output import plain_language as say
 from core.studies.ladder import (DEFAULT_EPSILONS, crossing, ladder_base, ladder_rows, ladder_scenarios, ladder_table,
                                  parse_epsilons, per_person_sentence)
+from core.plots.deployments import deployment_summary
 from core.plots.fdp import ladder_figure
+from core.studies.registry import ticks
 from core.scenario import get
 from ui.common import download_table, figure, show_error
 from ui.runs import run_sweep
@@ -53,6 +56,7 @@ def epsilon_ladder() -> None:
     if out is None:
         return
     ladder = ladder_rows(name, out)
+    st.session_state["ladder.last"] = ladder  # the accuracy-first section quotes the measured attack
     rows = [r for r in ladder["rows"] if r["attack"] is not None]
     if rows:
         top = rows[-1]
@@ -64,7 +68,12 @@ def epsilon_ladder() -> None:
     note = per_person_sentence(ladder)
     if note:
         st.markdown(note)
-    figure(ladder_figure(ladder), f"epsilon-ladder-{name}")
+    deployments = ticks()
+    figure(ladder_figure(ladder, deployments), f"epsilon-ladder-{name}")
+    top_eps = max(r["epsilon"] for r in ladder["rows"])
+    st.caption("Ticks along the bottom: real deployments at these ε (hover for organisation, product, unit, period "
+               "and source; grey = a unit smaller than a person). " + deployment_summary(deployments, top_eps))
     table = pd.DataFrame(ladder_table(ladder))
+    table["claimed ε in plain words"] = [say.odds_short(r.get("claimed_epsilon")) for r in ladder["rows"]]
     st.dataframe(table, hide_index=True, width="stretch")
     download_table(table, f"epsilon-ladder-{name}")

@@ -6,11 +6,15 @@ import json
 import streamlit as st
 
 from core.measure.audit import audit_result
+from core.output import plain_language as say
 from core.runtime.games import Result
 from core.plots import fdp as fdp_plots
-from core.output.report import command_line, html_report, run_config
+from core.output.report import command_line, html_report, register_summary_hook, run_config
+from core.studies.epsilon_context import report_lines
 from ui.common import chart
 from ui.pins import pin_button, pin_id
+
+register_summary_hook(report_lines)  # every report's summary: the claimed ε in odds, and the nearest deployments
 
 
 def _slug(name: str) -> str:
@@ -25,6 +29,14 @@ def audit_banner(result: Result | dict) -> None:
                  "accounting before releasing.", icon=":material/gpp_bad:")
     elif v.status in ("consistent", "no-claim"):
         st.caption(f"Measured privacy: {v.message}.")
+    if v.status in ("violation", "consistent", "no-claim"):
+        claimed = (f"the claim ({say.odds_short(v.claimed_epsilon, v.claimed_delta)})"
+                   if v.claimed_epsilon is not None else "no claim")
+        measured = say.odds_short(v.empirical_epsilon_low) if v.empirical_epsilon_low else "ε ≥ 0: nothing shown"
+        st.caption(f"In plain words: {claimed}; the measurement shows the release is no safer than "
+                   f"{measured}. [How the bound is computed]({say.GLOSSARY_PAGE}#empirical-epsilon): the attack "
+                   "and its threshold are chosen on half the games and ε is bounded on the other half, so a "
+                   "correct release raises a false alarm at most 5% of the time.")
 
 
 def fdp_panel(result: Result | dict, key: str = "") -> None:

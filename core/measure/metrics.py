@@ -10,7 +10,16 @@
   ``FPR + e^ε·FNR ≥ 1 − δ`` and ``FNR + e^ε·FPR ≥ 1 − δ`` (Kairouz et al. 2015),
   so with one-sided upper confidence bounds on FPR and FNR,
   ``ε ≥ max(ln((1−δ−FPR⁺)/FNR⁺), ln((1−δ−FNR⁺)/FPR⁺))`` holds with the stated
-  confidence (Jagielski et al. 2020; Nasr et al. 2021).
+  confidence (Jagielski et al. 2020; Nasr et al. 2021). The bound needs *both* rates
+  covered at once, so each gets half the error budget (Bonferroni: two one-sided
+  bounds at 97.5% for a 95% statement).
+* The test must be fixed before the games it is judged on. Choosing the best threshold
+  (or the best of several attacks) on the same games and then bounding ε there is
+  biased upward — a correct release gets flagged far more often than the promised 5%.
+  :func:`split_epsilon_bound` therefore splits the games in two halves (alternating
+  within each class): the threshold and the attack are chosen on the first half, and the
+  bound is computed once, on the second half only. The price is power: half the games
+  bound ε (see ``benchmarks/bench_audit.py`` for how much a known leak's bound loses).
 """
 from __future__ import annotations
 
@@ -21,6 +30,7 @@ from scipy.stats import binomtest
 from sklearn.metrics import roc_auc_score, roc_curve
 
 from ..errors import DataError
+from .audit import _upper_bounds
 
 FPR_LEVELS = (0.1, 0.01, 0.001)
 
@@ -101,14 +111,7 @@ def _upper(k: int, n: int, confidence: float) -> float:
     return clopper_pearson(k, n, 2 * confidence - 1)[1] if k < n else 1.0
 
 
-def empirical_epsilon(fp: int, n_neg: int, fn: int, n_pos: int, delta: float = 0.0,
-                      confidence: float = 0.95) -> float:
-    """Lower bound on ε implied by a test's false-positive and false-negative counts.
-
-    Returns 0 when the counts are compatible with ε = 0 at this confidence.
-    """
-    fpr_hi = _upper(fp, n_neg, confidence)
-    fnr_hi = _upper(fn, n_pos, confidence)
+def _epsilon_from_upper(fpr_hi: float, fnr_hi: float, delta: float) -> float:
     best = 0.0
     for a, b in ((fpr_hi, fnr_hi), (fnr_hi, fpr_hi)):
         num = 1.0 - delta - a
@@ -119,9 +122,25 @@ def empirical_epsilon(fp: int, n_neg: int, fn: int, n_pos: int, delta: float = 0
     return best
 
 
-def best_threshold_epsilon(labels, scores, delta: float = 0.0, confidence: float = 0.95) -> float:
-    """Largest :func:`empirical_epsilon` over all thresholds of the ROC (a slightly optimistic bound:
-    the threshold is chosen on the same games)."""
+def empirical_epsilon(fp: int, n_neg: int, fn: int, n_pos: int, delta: float = 0.0,
+                      confidence: float = 0.95) -> float:
+    """Lower bound on ε implied by one fixed test's false-positive and false-negative counts, holding with
+    probability ≥ ``confidence``: both rates get a one-sided Clopper–Pearson upper bound at
+    ``1 − (1 − confidence)/2`` so that they hold together (union bound).
+
+    Returns 0 when the counts are compatible with ε = 0 at this confidence. The test (threshold, attack) must
+    not have been chosen on these counts — see :func:`split_epsilon_bound`.
+    """
+    each = 1.0 - (1.0 - confidence) / 2.0
+    return _epsilon_from_upper(_upper(fp, n_neg, each), _upper(fn, n_pos, each), delta)
+
+
+def max_threshold_epsilon(labels, scores, delta: float = 0.0, confidence: float = 0.95) -> float:
+    """Largest :func:`empirical_epsilon` over every threshold of the ROC, on the same games.
+
+    Biased upward (the threshold is chosen on the games it is judged on): kept only to measure how much the sound
+    :func:`best_threshold_epsilon` costs, never as an audit verdict.
+    """
     y, s = _check(labels, scores)
     if not has_both_classes(y):
         return float("nan")
@@ -132,6 +151,71 @@ def best_threshold_epsilon(labels, scores, delta: float = 0.0, confidence: float
         best = max(best, empirical_epsilon(int(round(fpr * n_neg)), n_neg,
                                            int(round((1 - tpr) * n_pos)), n_pos, delta, confidence))
     return best
+
+
+def split_halves(labels) -> tuple[np.ndarray, np.ndarray]:
+    """Deterministic stratified split of games into a selection half and a bounding half: within each class,
+    games alternate between the halves (games are exchangeable, so no randomness is needed and the same games
+    always give the same bound)."""
+    y = np.asarray(labels).astype(int).ravel()
+    first = np.zeros(y.size, dtype=bool)
+    for cls in (0, 1):
+        idx = np.flatnonzero(y == cls)
+        first[idx[::2]] = True
+    return np.flatnonzero(first), np.flatnonzero(~first)
+
+
+def _best_test(y: np.ndarray, score_sets: list[np.ndarray], delta: float, confidence: float) -> tuple[int, float]:
+    """(score set, threshold) whose bound is largest on these games; predictions are ``score ≥ threshold``."""
+    n_neg, n_pos = int((y == 0).sum()), int((y == 1).sum())
+    each = 1.0 - (1.0 - confidence) / 2.0
+    best = (-1.0, 0, math.inf)
+    for i, s in enumerate(score_sets):
+        f, t, thr = roc_curve(y, s)
+        fp, fn = np.round(f * n_neg), np.round((1 - t) * n_pos)
+        fpr_hi, fnr_hi = _upper_bounds(fp, n_neg, each), _upper_bounds(fn, n_pos, each)
+        vals = np.zeros(f.size)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            for a, b in ((fpr_hi, fnr_hi), (fnr_hi, fpr_hi)):
+                num = 1.0 - delta - a
+                v = np.where((num > 0) & (b > 0), np.log(np.where(num > 0, num, 1) / np.where(b > 0, b, 1)), 0.0)
+                vals = np.maximum(vals, v)
+        j = int(np.argmax(vals))
+        if vals[j] > best[0]:
+            best = (float(vals[j]), i, float(thr[j]))
+    return best[1], best[2]
+
+
+def split_epsilon_bound(labels, score_sets, delta: float = 0.0, confidence: float = 0.95) -> float:
+    """Sound 95% lower bound on ε from one or more attacks' scores on the same games.
+
+    The games are split by :func:`split_halves`. On the selection half, every attack and every threshold is tried
+    and the one with the largest bound is kept; on the bounding half, that single test's false-positive and
+    false-negative counts give :func:`empirical_epsilon`. Because the test is fixed before the bounding half is
+    looked at, the bound holds with probability ≥ ``confidence`` whatever was tried. NaN without both classes;
+    0 (the trivial bound ε ≥ 0) when there are too few games for both halves to hold both classes.
+    """
+    y = np.asarray(labels).astype(int).ravel()
+    sets = [_check(y, s)[1] for s in score_sets]
+    if not has_both_classes(y):
+        return float("nan")
+    sel, ev = split_halves(y)
+    if not (has_both_classes(y[sel]) and has_both_classes(y[ev])):
+        return 0.0
+    which, thr = _best_test(y[sel], [s[sel] for s in sets], delta, confidence)
+    pred = sets[which][ev] >= thr
+    ye = y[ev]
+    fp, fn = int((pred & (ye == 0)).sum()), int((~pred & (ye == 1)).sum())
+    return empirical_epsilon(fp, int((ye == 0).sum()), fn, int((ye == 1).sum()), delta, confidence)
+
+
+def best_threshold_epsilon(labels, scores, delta: float = 0.0, confidence: float = 0.95) -> float:
+    """Sound 95% lower bound on ε from one attack's scores: the threshold is chosen on half the games and the
+    bound computed on the other half (:func:`split_epsilon_bound`)."""
+    y, s = _check(labels, scores)
+    if not has_both_classes(y):
+        return float("nan")
+    return split_epsilon_bound(y, [s], delta, confidence)
 
 
 def mia_metrics(labels, scores, fpr_levels=FPR_LEVELS) -> dict:

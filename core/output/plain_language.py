@@ -362,3 +362,67 @@ def interval_caution(accuracy, low, high, chance, what: str = "the attack") -> s
     return (f"The accuracy of {accuracy:.1%} has a 95% confidence interval of {low:.1%} – {high:.1%}, which "
             f"reaches the {chance:.1%} of guessing the most common value: too wide to say how well {what} works. "
             "Use more records or a larger group.")
+
+
+# ------------------------------------------------------------------ ε in plain words (odds, accuracy, samples)
+def prior_words(prior: float) -> str:
+    """0.5 → "it's 50/50"; 0.1 → "there is a 10% chance"."""
+    prior = float(prior)
+    if abs(prior - 0.5) < 1e-9:
+        return "it's 50/50"
+    return f"there is a {pct(prior)} chance"
+
+
+def one_in(x: float) -> str:
+    """1e-5 → '1 in 100,000' (for small probabilities such as δ)."""
+    x = float(x)
+    if x <= 0:
+        return "no chance"
+    n = 1.0 / x
+    return f"1 in {n:,.0f}" if n >= 10 else pct(x)
+
+
+def odds_sentence(epsilon: float | None, delta: float = 0.0, prior: float = 0.5,
+                  subject: str = "a person is in the data") -> str:
+    """The odds sentence for any ε (input or measured): the attacker's best belief after the release,
+    from :func:`core.theory.odds.posterior_bound`; with δ > 0 also the chance of an outright give-away."""
+    from ..theory.odds import posterior_bound
+
+    if epsilon is None or not math.isfinite(float(epsilon)):
+        return ("This release claims no ε: nothing limits how sure an attacker can become about whether "
+                f"{subject}.")
+    post = posterior_bound(float(epsilon), prior, delta)
+    text = (f"An attacker who thinks {prior_words(prior)} that {subject} can be at most {pct(post)} sure after "
+            f"seeing this release")
+    if delta and delta > 0:
+        text += f" — except with a chance of at most {one_in(delta)} (δ) that the release gives the person away"
+    return text + "."
+
+
+def odds_short(epsilon: float | None, delta: float = 0.0) -> str:
+    """Compact form for captions beside a number: 'ε = 1: 50/50 → at most 73% sure'."""
+    from ..theory.odds import posterior_bound
+
+    if epsilon is None or not math.isfinite(float(epsilon)):
+        return "no ε: no limit on the attacker's certainty"
+    text = f"ε = {float(epsilon):.3g}: 50/50 → at most {pct(posterior_bound(float(epsilon), 0.5, delta))} sure"
+    return text + (f" (except {one_in(delta)})" if delta and delta > 0 else "")
+
+
+def equivalent_sample_sentence(fraction: float) -> str:
+    """'The noise costs about as much accuracy as publishing a 12% random sample of the data.'"""
+    fraction = float(fraction)
+    if fraction >= 0.995:
+        return "The noise costs about as much accuracy as publishing (almost) all of the data: hardly any."
+    if fraction <= 0.001:
+        return ("The noise costs more accuracy than publishing a 0.1% random sample of the data: the counts "
+                "carry little signal.")
+    return f"The noise costs about as much accuracy as publishing a {pct(fraction)} random sample of the data."
+
+
+def accuracy_first_sentence(error: float, share: float, sensitivity: float, eps_laplace: float,
+                            eps_gaussian: float, delta: float) -> str:
+    """'Counts within ±10 for 95% of queries need ε ≥ 0.30 (Laplace) or … (Gaussian) — at that ε …'"""
+    return (f"To keep counts of sensitivity {sensitivity:g} within ±{error:g} for {pct(share)} of queries you need "
+            f"ε ≥ {eps_laplace:.3g} with Laplace noise, or ε ≥ {eps_gaussian:.3g} (δ = {delta:g}) with Gaussian "
+            f"noise. {odds_sentence(eps_laplace)}")

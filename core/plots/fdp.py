@@ -142,8 +142,9 @@ def privacy_utility_scatter(results: list[Any], labels: list[str] | None = None,
     return fig
 
 
-def ladder_figure(ladder: dict) -> go.Figure:
-    """Measured attack accuracy (with 95% band), the DP accuracy bound and the utility error against ε."""
+def ladder_figure(ladder: dict, deployments: list | None = None) -> go.Figure:
+    """Measured attack accuracy (with 95% band), the DP accuracy bound and the utility error against ε; real
+    deployments (``core.studies.registry.ticks()``) as ticks along the ε axis, within the ladder's range."""
     rows = ladder["rows"]
     eps = [r["epsilon"] for r in rows]
     fig = go.Figure()
@@ -172,4 +173,8 @@ def ladder_figure(ladder: dict) -> go.Figure:
                 "ε (log scale)", ladder["attack_label"], height=480)
     fig.update_xaxes(type="log", tickvals=eps, ticktext=[f"{e:g}" for e in eps])
     fig.update_layout(margin=dict(r=80))
+    if eps:
+        from .deployments import add_deployment_ticks
+
+        add_deployment_ticks(fig, deployments, (min(eps) / 1.5, max(eps) * 1.5))
     return fig

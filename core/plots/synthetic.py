@@ -168,8 +168,9 @@ def accuracy_vs_queries(series: dict) -> go.Figure:
     return fig
 
 
-def accuracy_vs_epsilon(rows: list[dict], sizes: list[int]) -> go.Figure:
-    """Accuracy at the largest size against ε for every DP generator of a sweep (log x, CI band)."""
+def accuracy_vs_epsilon(rows: list[dict], sizes: list[int], deployments: list | None = None) -> go.Figure:
+    """Accuracy at the largest size against ε for every DP generator of a sweep (log x, CI band); real deployments
+    (``core.studies.registry.ticks()``) as ticks along the ε axis, within the sweep's range."""
     fig = go.Figure()
     m = sizes[-1]
     dp = [r for r in rows if r.get("epsilon")]
@@ -187,6 +188,11 @@ def accuracy_vs_epsilon(rows: list[dict], sizes: list[int]) -> go.Figure:
     base_layout(fig, f"Attack accuracy vs ε (DP generators, m = {m:,})", "privacy budget ε (log scale)", "accuracy")
     fig.update_xaxes(type="log")
     fig.update_yaxes(range=[0.4, 1.02], tickformat=".0%")
+    eps = [r["epsilon"] for r in dp]
+    if eps:
+        from .deployments import add_deployment_ticks
+
+        add_deployment_ticks(fig, deployments, (min(eps) / 3, max(eps) * 3))
     return fig
 
 

@@ -1,7 +1,9 @@
 """Paper presets (``content/presets.toml``): one configuration per headline figure of each source paper.
 
 Each preset names a scenario, its parameters and seed, the metric to read, the paper's value for it, the source,
-and one sentence on the remaining difference. Presets of scenarios that this build does not register are reported
+and one sentence on the remaining difference. Presets whose id starts with ``known-bug-`` form the gallery of
+broken releases: a re-creation of a documented DP implementation bug and its ``-fixed`` twin, with ``expect``
+saying whether the empirical-ε audit must flag the run. Presets of scenarios that this build does not register are reported
 as unavailable instead of failing (they plug in when the scenario lands).
 """
 from __future__ import annotations
@@ -74,3 +76,29 @@ def link_params(preset: dict) -> dict[str, str]:
     if preset.get("seed"):
         params["seed"] = preset["seed"]
     return {k: str(v).lower() if isinstance(v, bool) else str(v) for k, v in params.items()}
+
+
+# ------------------------------------------------------------------ the gallery of broken releases
+KNOWN_BUG_PREFIX = "known-bug-"
+
+
+def is_known_bug(name: str) -> bool:
+    """Presets whose id starts with ``known-bug-`` re-create a documented DP bug (or are its ``-fixed`` twin)."""
+    return str(name).startswith(KNOWN_BUG_PREFIX)
+
+
+def known_bug_pairs(presets: dict[str, dict] | None = None) -> list[tuple[str, str]]:
+    """``(bug, fixed twin)`` preset ids of the gallery, in file order."""
+    presets = load_presets() if presets is None else presets
+    return [(name, p["twin"]) for name, p in presets.items()
+            if is_known_bug(name) and p.get("expect") == "flag" and p.get("twin") in presets]
+
+
+def known_bug_verdict(preset: dict, result) -> dict:
+    """Did the audit do what the gallery expects? ``{"expected", "flagged", "ok", "message"}`` for a run of a
+    known-bug preset (``expect = "flag"``) or its twin (``"no-flag"``)."""
+    from ..measure.audit import audit_result
+
+    v = audit_result(result)
+    expected = preset.get("expect") == "flag"
+    return {"expected": expected, "flagged": v.broken, "ok": v.broken == expected, "message": v.message}

@@ -146,12 +146,14 @@ def _joint_counts(codes: np.ndarray, attrs: tuple[int, ...], cards: tuple[int, .
 
 
 def conditional_tables(codes: np.ndarray, cards: tuple[int, ...], k: int, root: int, nodes: list[Node],
-                       rng: np.random.Generator, epsilon_tables: float | None = None) -> np.ndarray:
+                       rng: np.random.Generator, epsilon_tables: float | None = None,
+                       sensitivity: float = 2.0) -> np.ndarray:
     """Fill every node's ``cpt`` (shape ``(#parent configurations, K_child)``) from (noisy) joint counts;
-    return the root's marginal. ``epsilon_tables=None``: exact counts (BayNet)."""
+    return the root's marginal. ``epsilon_tables=None``: exact counts (BayNet). ``sensitivity`` is the L1
+    sensitivity of one count table under replace-one (2); only the known-bug gallery passes anything else."""
     d = codes.shape[1]
     n_tables = max(1, d - k)
-    scale = None if epsilon_tables is None else 2.0 * n_tables / epsilon_tables
+    scale = None if epsilon_tables is None else sensitivity * n_tables / epsilon_tables
 
     def noisy(table: np.ndarray) -> np.ndarray:
         if scale is None:

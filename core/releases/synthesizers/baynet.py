@@ -40,7 +40,12 @@ class BayNet(Synthesizer):
         eps_structure, eps_tables = self._budgets()
         cards = self.cardinalities_
         self.root_, self.nodes_ = greedy_bayes(codes, cards, self.k, rng, eps_structure)
-        self.root_marginal_ = conditional_tables(codes, cards, self.k, self.root_, self.nodes_, rng, eps_tables)
+        self.root_marginal_ = conditional_tables(codes, cards, self.k, self.root_, self.nodes_, rng, eps_tables,
+                                                 self._table_sensitivity(codes.shape[0]))
+
+    def _table_sensitivity(self, n: int) -> float:
+        """L1 sensitivity of one count table under replace-one: 2."""
+        return 2.0
 
     def network(self) -> list[tuple[str, tuple[str, ...]]]:
         """The learnt structure as ``(child, parents)`` column names, root first with no parents."""

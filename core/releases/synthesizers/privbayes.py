@@ -18,8 +18,12 @@ attributes become near-independent and near-uniform. Unlike DataSynthesizer 0.1.
 """
 from __future__ import annotations
 
+from ...errors import ParameterError
 from .baynet import BayNet
 from .base import register_synthesizer
+
+# "probability" reproduces DataSynthesizer issue 34 (n× too little noise); never offered on the lab pages
+COUNT_SENSITIVITIES = ("count", "probability")
 
 
 @register_synthesizer
@@ -28,8 +32,22 @@ class PrivBayes(BayNet):
     title = "PrivBayes (DP Bayesian network)"
     dp = True
 
-    def __init__(self, epsilon: float = 1.0, k: int = 3):
+    def __init__(self, epsilon: float = 1.0, k: int = 3, count_sensitivity: str = "count"):
         super().__init__(k=k, epsilon=epsilon, delta=0.0)
+        if count_sensitivity not in COUNT_SENSITIVITIES:
+            raise ParameterError("count_sensitivity", f"expected one of {'|'.join(COUNT_SENSITIVITIES)}, "
+                                 f"got {count_sensitivity!r}")
+        self.count_sensitivity = count_sensitivity
 
     def _budgets(self):
         return self.epsilon / 2, self.epsilon / 2
+
+    def _params(self):
+        return {**super()._params(), **({} if self.count_sensitivity == "count"
+                                        else {"count_sensitivity": self.count_sensitivity})}
+
+    def _table_sensitivity(self, n: int) -> float:
+        """2 for counts. ``count_sensitivity="probability"`` re-creates a documented bug (DataSynthesizer issue 34):
+        the noise was calibrated to the sensitivity of a *probability* table, 2/n, but added to *counts*, so every
+        table got n times too little noise while the release still claimed ε. Used only by the known-bug gallery."""
+        return 2.0 / n if self.count_sensitivity == "probability" else 2.0

@@ -44,6 +44,16 @@ def block_preview(config: dict, seed: int) -> dict:
         bound = {"k": k.tolist(), "accuracy": per_k.tolist(),
                  "mean": float(np.mean(1.0 / (1.0 + np.exp(-eps * moved_arr))))}
     releases = len(ctx["cells"])
+    sample = None
+    if eps > 0 and releases:
+        # What the noise costs, in the currency of sampling: the released cells' true counts against Laplace
+        # noise of scale 1/ε per cell (mean absolute error 1/ε); core.theory.odds.equivalent_sample_fraction.
+        from ...theory.odds import equivalent_sample_fraction
+        from .data import _release
+
+        true = np.concatenate([_release(ctx, cell).evaluate(cell["D"]) for cell in ctx["cells"]])
+        sample = {"fraction": equivalent_sample_fraction(true, 1.0 / eps), "mae": 1.0 / eps,
+                  "mean_count": float(np.mean(true)), "cells": int(true.size)}
     return {"task": task, "sensitive": ctx["sensitive"], "synthetic": bool(ctx["synthetic"]),
             "blocks": int(c["blocks"]), "releases": releases, "block_size": int(c["block_size"]),
             "people": people, "targets": int(moved_arr.size),
@@ -51,4 +61,4 @@ def block_preview(config: dict, seed: int) -> dict:
             "moved": {"k": list(range(len(counts))), "targets": counts.tolist()},
             "untouched": int(counts[0]) if moved_arr.size else 0,
             "sensitive_share": ones / people if people else float("nan"),
-            "epsilon": eps, "claimed": claimed, "bound": bound}
+            "epsilon": eps, "claimed": claimed, "bound": bound, "equivalent_sample": sample}

@@ -164,7 +164,7 @@ def _game(ctx: dict, c: dict, g: int) -> dict:
 def _synthetic(ctx: dict, c: dict, g: int) -> dict:
     """The generator fitted on game g's D' and its largest sample, permuted (cached)."""
     key = (_data_key(c), c["generator"], c["epsilon"], c["epochs"] if c["generator"] in EPOCH_GENERATORS else None,
-           c["synth_size"], ctx["entropy"], g)
+           c["synth_size"], ctx["entropy"], g, c.get("bug", "none"))
 
     def make():
         game = _game(ctx, c, g)
@@ -196,6 +196,8 @@ def make_generator(c: dict):
             kwargs["delta"] = 1.0 / c["n"] ** 2  # the paper's δ = 1/n² (RAP^softmax)
     if "epochs" in accepted:
         kwargs["epochs"] = c["epochs"]
+    if c.get("bug") == "privbayes-probability-sensitivity":  # known-bug gallery only (DataSynthesizer issue 34)
+        kwargs["count_sensitivity"] = "probability"
     return get_synthesizer(c["generator"], **kwargs)
 
 

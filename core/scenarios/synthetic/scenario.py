@@ -104,6 +104,10 @@ class Synthetic(Scenario):
               "reach the same optimum", label="LP engine", choices=METHODS,
               choice_labels={"auto": "auto (by matrix density)", "ipm": "dense interior point (certified)",
                              "highs": "HiGHS"}, active_when=("attack", ("recon", "all"))),
+        Param("bug", "str", "none", "re-create a documented DP implementation bug (the known-bug gallery of the "
+              "Paper presets page): privbayes-probability-sensitivity noises PrivBayes' count tables with the "
+              "probability-scale sensitivity 2/n (DataSynthesizer issue 34)", ui=False,
+              choices=("none", "privbayes-probability-sensitivity")),
     )
 
     # ------------------------------------------------------------ config
@@ -118,6 +122,8 @@ class Synthetic(Scenario):
                                             "budget ε > 0 (the paper uses 1, 10 and 100)")
         if c["dataset"] == "csv" and not c["data_path"]:
             raise ParameterError("data_path", "dataset=csv needs data_path (the CSV file to attack)")
+        if c.get("bug", "none") != "none" and c["generator"] != "privbayes":
+            raise ParameterError("bug", "privbayes-probability-sensitivity applies to generator=privbayes only")
         codes, domain, _, _ = load_game_data(c)
         if c["n"] > codes.shape[0]:
             raise ParameterError("n", f"the data have {codes.shape[0]:,} records; choose n ≤ {codes.shape[0]:,}")
