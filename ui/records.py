@@ -15,11 +15,6 @@ from ui.common import chart, content, download_table
 TOP_K = 50
 
 
-@st.cache_data(max_entries=8, show_spinner=False)
-def _frame(table: dict) -> pd.DataFrame:
-    return to_frame(table)
-
-
 def _default_epsilon(result) -> float:
     metrics = result.metrics if hasattr(result, "metrics") else result.get("metrics", {})
     for key in ("release_epsilon", "claimed_epsilon"):
@@ -55,7 +50,7 @@ def exposure_panel(result, key: str = "") -> None:
             st.markdown(content("records", tier))
     chart(score_histogram(data), f"exposure-hist-{slug}")
     st.caption(score_summary(data))
-    df = _frame(data)
+    df = to_frame(table)  # columns as lists: ~10 ms for 10⁴ rows (hashing them for a cache costs more)
     top = top_frame(df, TOP_K)
     st.markdown(f"**The {len(top)} most exposed {plural(table.unit)}** (click a column to sort, a row for its "
                 "card)")
