@@ -164,6 +164,7 @@ def test_tier_changes_between_two_tables():
     ("location", {"games": 4000, "shadow_sweep_max": 0, "observations": 20}),
     ("synthetic", {"n": 200, "games": 6, "synth_size": 100, "dataset": "acs-like"}),
     ("aggregates", {"block_size": 120, "blocks": 2, "shadows": 200, "query_ratio": 0.5, "time_limit": 20}),
+    ("ml-models", {"groups": 6, "n_per_group": 200, "model": "forest", "targeting": "none"}),
 ])
 def test_each_scenarios_records_agree_with_its_accuracy(name, params):
     res = run(name, params, seed=1)
