@@ -176,6 +176,8 @@ class Reconstruction(Scenario):
         * integer program (n ≤ 60): exact answers ≈ 0.02 + 0.001·n s, noisy ≈ 0.05 + 4·(n/60)³ s (n = 40:
           0.9 s; n = 60: 0.8–3.5 s);
         * 0.2 s per run for the solvers' imports in a fresh worker.
+        * the per-person certificates (who is exposed): :func:`certify_seconds`, at most
+          ``certify_budget(n)`` LP/IP solves per trial for the first ``CERTIFY_TRIALS`` trials.
 
         The old model (7e-7·n·m s per LP in every regime) over-estimated m ≥ n by 5–27× and under-estimated
         the degenerate solves by up to 10×. Memory ≈ 40·n·m + 8·n² bytes of the largest game (n = 2000,
