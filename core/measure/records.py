@@ -85,8 +85,7 @@ def calibrate(negative_scores: Iterable[float], fpr: float = DEFAULT_FPR,
     """The lowest threshold ``t`` with at most ``fpr`` of ``negative_scores`` strictly above it.
 
     ``t`` is the ``(⌊fpr·N⌋+1)``-th largest negative score, so ``#{s > t} ≤ ⌊fpr·N⌋`` (ties only lower it).
-    On
-    fresh negatives from the same distribution the expected rate is at most ``fpr``.
+    On fresh negatives from the same distribution the expected rate is at most ``fpr``.
     """
     if not 0 < fpr < 1:
         raise ParameterError("fpr", f"the probable tier's false-positive rate must be in (0, 1), got {fpr}")
@@ -269,8 +268,7 @@ def confidence(score, guess) -> np.ndarray:
 def counterfactual(epsilon: float, delta: float, prior: float) -> float:
     """The most an attack can be right about one record's secret under an (ε, δ)-DP release, from a ``prior``
     chance of being right with no release: ``e^ε·p / (e^ε·p + 1 − p) + δ`` (the posterior bound of ε-DP; δ
-    added
-    as the probability the guarantee fails), capped at 1."""
+    added as the probability the guarantee fails), capped at 1."""
     if not (epsilon >= 0 and math.isfinite(epsilon)):
         raise ParameterError("epsilon", f"expected a finite number >= 0, got {epsilon}")
     p = min(1.0, max(0.0, float(prior)))
