@@ -83,11 +83,16 @@ def _record_card(record: pd.Series, table: RecordTable, df: pd.DataFrame, epsilo
         eps = st.number_input("ε of a differentially private release to compare with", min_value=0.01,
                               max_value=20.0, value=float(epsilon), step=0.1, key=f"exposure-eps-{slug}",
                               help="Defaults to the run's own ε where it has one")
-        prior = float(np.mean(df["secret"].astype(str) == str(record["guess"]))) if len(df) else 0.5
+        if table.baseline is not None:  # guesses such as names, not values the secrets take
+            prior = float(table.baseline)
+            prior_words = f"a blind guess is right {100 * prior:.2g}% of the time"
+        else:
+            prior = float(np.mean(df["secret"].astype(str) == str(record["guess"]))) if len(df) else 0.5
+            prior_words = (f"a guess of {inert(record['guess'])} is right for {100 * prior:.1f}% of these "
+                           f"{plural(table.unit)} with no release at all")
         bound = counterfactual(eps, 0.0, prior)
         st.markdown(f"Under a DP release at ε = {eps:g} this record's best attack is bounded by "
-                    f"**{100 * bound:.1f}%** chance of being right (a guess of {inert(record['guess'])} is right for "
-                    f"{100 * prior:.1f}% of these {plural(table.unit)} with no release at all).")
+                    f"**{100 * bound:.3g}%** chance of being right ({prior_words}).")
 
 
 def tier_changes_panel(pins: list[dict], labels: list[str]) -> None:

@@ -142,7 +142,7 @@ def linkage_view(p: People, levels: dict[str, int], release_fraction: float, vot
     m = result.metrics()
     join = result.join.sort_values("reidentified", ascending=False).drop(columns="true_person_id")
     return LinkageView(result=result, metrics=m, shown=_shown(m), sentence=say.linkage(m), join=join,
-                       exposure=linkage_records(result, voter_fraction))
+                       exposure=linkage_records(result, voter_fraction, p.n))
 
 
 # ----------------------------------------------------------------------------- 2 · k-anonymity
@@ -267,10 +267,11 @@ def exact_view(text: str) -> ExactView:
 
 
 # ----------------------------------------------------------------------------- who is exposed
-def linkage_records(result, voter_fraction: float) -> dict:
+def linkage_records(result, voter_fraction: float, population: int | None = None) -> dict:
     """Who is exposed by the linkage: one row per released record (``id`` = the person's row in the record set or
     the uploaded file), its QIs as released, the name the attacker attaches (or none) and ``k`` = released records
-    sharing its QIs. ``score`` = 1 / (voters sharing its QIs): the chance a name picked among them is right.
+    sharing its QIs. ``score`` = 1 / max(voters, released records sharing its QIs): the chance a pairing among
+    them is right (0 when no voter shares them).
 
     Certified: a one-to-one match when the voter list holds *everyone* — the person is then the only one in the
     population with these QIs, so the name cannot be wrong. With a partial voter list a unique match can name the
@@ -279,7 +280,8 @@ def linkage_records(result, voter_fraction: float) -> dict:
 
     j = result.join
     n_vm = j["n_voters_same_qis"].to_numpy()
-    score = np.where(n_vm > 0, 1.0 / np.maximum(n_vm, 1), 0.0)
+    n_rel = j["n_release_same_qis"].to_numpy()
+    score = np.where(n_vm > 0, 1.0 / np.maximum(np.maximum(n_vm, n_rel), 1), 0.0)
     claimed = j["reidentified"].to_numpy(dtype=bool)
     whole = float(voter_fraction) >= 1.0
     why = ("Certified: a one-to-one match with a voter list that holds everyone, so nobody else shares the QIs."
@@ -293,7 +295,8 @@ def linkage_records(result, voter_fraction: float) -> dict:
                  known={q: j[q].tolist() for q in result.qi_columns}, k=j["n_release_same_qis"].tolist(),
                  certification={"available": whole, "why": why}, unit="released record",
                  notes=["secret = the record's true person; guess = the name attached (a claim only on a "
-                        "one-to-one match); id = the person's row in the record set."]).to_dict()
+                        "one-to-one match); id = the person's row in the record set."],
+                 baseline=1.0 / population if population else None).to_dict()
 
 
 def kanon_records(g, sensitive: str | None) -> dict | None:
