@@ -32,7 +32,8 @@ def test_every_demo_renders_in_its_tab(app):
         assert not app.exception and not app.error, label
         seen[label] = chart_titles(app)
         codes[label] = " ".join(c.value for c in app.code)
-    assert seen[KANON] == ["Class sizes vs k", "Distinct sensitive values per class"]  # the Condition table
+    assert seen[KANON] == ["Class sizes vs k", "Distinct sensitive values per class",  # the Condition table
+                           "Who is exposed: score per record, by tier"]  # and who its homogeneous class exposes
     assert len(seen[NETFLIX]) == 1 and seen[NETFLIX][0].startswith("Scores: eccentricity")
     assert seen[DIFF] == ["Two large counts, one person's bit"]
     assert len(seen[EXACT]) == 3
