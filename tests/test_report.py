@@ -92,6 +92,11 @@ def test_presets_load_and_link_to_registered_scenarios():
     with pytest.raises(ParameterError):
         get_preset("no-such-preset")
     assert compare_with_paper(presets["dinur-nissim-sqrt-n"], {"accuracy": 0.6})["difference"] == pytest.approx(0.01)
+    cmp = compare_with_paper(presets["dinur-nissim-sqrt-n"],
+                             {"accuracy": 0.6, "accuracy_ci_low": 0.55, "accuracy_ci_high": 0.65, "games_done": 10})
+    assert cmp["ci"] == (0.55, 0.65) and cmp["paper_inside"] is True and "95% CI 0.550–0.650" in cmp["text"]
+    assert compare_with_paper(presets["dinur-nissim-sqrt-n"], {"accuracy": 0.7, "accuracy_ci_low": 0.65,
+                                                               "accuracy_ci_high": 0.75})["paper_inside"] is False
 
 
 def test_cli_preset_runs_the_paper_configuration():
@@ -102,3 +107,12 @@ def test_cli_preset_runs_the_paper_configuration():
     data = json.loads(out.stdout)
     assert data["config"]["defense_level"] == 1.0 and data["config"]["noise_unit"] == "sqrt_n"
     assert abs(data["metrics"]["accuracy"] - 0.59) < 0.06
+
+
+def test_report_headline_prints_the_interval_and_the_all_records_accuracy():
+    res = {"scenario": "synthetic", "config": {"seed": 0, "games": 100},
+           "metrics": {"accuracy": 0.78, "accuracy_ci_low": 0.69, "accuracy_ci_high": 0.85, "games_done": 100,
+                       "recon_all_records_accuracy": 0.812, "mre_gt10": 0.1}, "series": {}}
+    page = html_report([res])
+    assert "0.780 (95% CI 0.690–0.850, 100 games)" in page
+    assert "all-records reconstruction accuracy = 0.812" in page
