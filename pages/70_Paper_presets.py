@@ -77,6 +77,9 @@ def _card(name: str) -> None:
                        None if cmp["difference"] is None else
                        f"{cmp['difference']:+.3f} vs {'the claim' if bug else 'paper'}",
                        delta_color="off")
+            if cmp["sd"] is not None:  # a mean over seeds: where the paper's (one-seed) number falls
+                mid.caption(f"{cmp['text']}: the paper's value is {abs(cmp['paper_z']):.1f} s.d. "
+                            + ("above" if cmp["paper_z"] > 0 else "below") + " our mean.")
             if cmp["ci"] is not None:  # one seed's number is only as good as its interval
                 mid.caption(f"95% CI {cmp['ci'][0]:.3f}–{cmp['ci'][1]:.3f} over {cmp['games'] or '?'} games: the "
                             "paper's value is " + ("inside it" if cmp["paper_inside"] else "outside it") + ".")

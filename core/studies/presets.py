@@ -72,9 +72,19 @@ def compare_with_paper(preset: dict, metrics: dict) -> dict:
     ci = (float(lo), float(hi)) if lo is not None and hi is not None else None
     games = metrics.get("games_done")
     games = int(games) if games is not None else None
-    return {"ours": ours, "paper": paper, "difference": None if ours is None else ours - paper, "ci": ci,
-            "games": games, "paper_inside": None if ci is None else ci[0] <= paper <= ci[1],
-            "text": interval_text(ours, ci, games)}
+    out = {"ours": ours, "paper": paper, "difference": None if ours is None else ours - paper, "ci": ci,
+           "games": games, "paper_inside": None if ci is None else ci[0] <= paper <= ci[1],
+           "text": interval_text(ours, ci, games), "sd": None, "seeds": None, "paper_z": None}
+    # a mean over several seeds (``<name>_mean``) comes with its s.d. over them: where does the paper's number,
+    # often one seed, fall in that spread?
+    if name.endswith("_mean"):
+        sd = metrics.get(name[: -len("_mean")] + "_sd")
+        seeds = metrics.get("model_seeds_done")
+        if sd is not None and sd == sd and sd > 0 and ours is not None:
+            out.update(sd=float(sd), seeds=None if seeds is None else int(seeds),
+                       paper_z=(paper - ours) / float(sd),
+                       text=f"{ours:.3f} ± {float(sd):.3f} (s.d. over {int(seeds) if seeds else '?'} seeds)")
+    return out
 
 
 def link_params(preset: dict) -> dict[str, str]:
