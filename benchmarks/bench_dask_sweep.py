@@ -22,8 +22,24 @@ which is the speed-up the schedule allows when the cores are free.
 
 Both cluster sizes must give identical rows (same seeds, same numbers); the exit code says whether they do.
 
-Measured 2026-11-25 on the shared 2-core box: see the note printed at the end of a run and the report of the
-branch that added it (the wall ratio moves with the other engineers' load; the work ratio does not).
+Where the time goes (measured 2026-11-25, one game at a time in one process, then on the clusters):
+
+* the engine's own per-task work outside the games is negligible: preparing the 12 uniform points 0.3 ms,
+  cutting the tasks 0.2 ms, summarising a point 7 ms; a reconstruction task sends ≈ 300 bytes of arguments and
+  gets ≈ 700 bytes of records back. A synthetic task used to carry its point's context — the whole data set,
+  4 MB pickled — every time; it is now scattered to each worker once per point and passed by reference.
+* the games: 19.2 CPU s for the uniform grid (360 games, 24 tasks of ≈ 0.8 s), 32.6 CPU s for the synthetic
+  paper grid (36 games, the two 10⁶-row points ≈ 1.3–2.3 s a game, now one game per task and started first).
+* Dask's own client and scheduler (in the sweeping process): ≈ 2% of a core per second of wall time
+  (heartbeats, task bookkeeping), 2.4–9 CPU s over these runs — on a 2-core machine it competes with the two
+  workers, which is part of why 2 workers fall short of 2×.
+
+Measured on the shared 2-core box at load averages of 11–25 (other engineers' test suites, browsers and
+benchmarks), so the wall-clock ratios say little: uniform grid 0.52× wall (102.6 s → 198.0 s, the machine
+busier during the second run; the workers got 6–19% of the cores) and a work ratio of 1.56× (19.2 CPU s on
+one worker; 12.3 + 12.3 on two, perfectly balanced, but 28% more CPU in all under the heavier contention);
+synthetic paper grid 1.70× wall (528.5 s → 310.2 s) and a work ratio of 1.88× (32.6 → 17.2 + 17.3, balance
+1.00). Both runs gave identical rows with 1 and 2 workers. Rerun on a quiet machine before quoting a wall ratio.
 """
 from __future__ import annotations
 

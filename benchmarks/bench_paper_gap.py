@@ -55,12 +55,13 @@ def main() -> None:
     ap.add_argument("--attack", default="all")
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--data", nargs="+", default=["synthetic"], choices=("synthetic", "vlss", "cces"))
+    ap.add_argument("--region-start", type=int, default=0, help="vlss: the first commune of the region")
     args = ap.parse_args()
     for kind in args.data:
         attack_one(args, kind)
 
 
-def _block(kind: str, s: int, seed: int, tmp: Path) -> tuple[dict, dict]:
+def _block(kind: str, s: int, seed: int, tmp: Path, start: int = 0) -> tuple[dict, dict]:
     """Extra scenario parameters for one kind of block, and the profile of a private part D of s people drawn
     from it as the game draws it (a random tenth of a block of 10·s)."""
     import numpy as np
@@ -69,7 +70,7 @@ def _block(kind: str, s: int, seed: int, tmp: Path) -> tuple[dict, dict]:
     if kind == "synthetic":
         pop, extra = synthetic_block(10 * s, rng), {}
     else:
-        pop = real_blocks.vietnam_region(10 * s) if kind == "vlss" else real_blocks.cces_state("California")
+        pop = real_blocks.vietnam_region(10 * s, start) if kind == "vlss" else real_blocks.cces_state("California")
         extra = {"data": "ppmf", "data_path": str(real_blocks.write_ppmf(pop, tmp / f"{kind}.csv"))}
     D = pop.records[rng.permutation(len(pop.records))[:s]]
     return extra, real_blocks.block_profile(D)
@@ -79,7 +80,7 @@ def attack_one(args, kind: str) -> None:
     import tempfile
 
     tmp = Path(tempfile.mkdtemp(prefix="paper-gap-"))
-    extra, profile = _block(kind, args.block_size, args.seed, tmp)
+    extra, profile = _block(kind, args.block_size, args.seed, tmp, args.region_start)
     print(f"\n== {kind} blocks: private part of {profile['people']:,} people, unique on sex×age×race "
           f"{profile['unique_share']:.1%}, largest race {profile['top_race_share']:.1%}, under 18 "
           f"{profile['under_18_share']:.1%}, entropy {profile['entropy_bits']:.2f} bits")
