@@ -25,13 +25,14 @@ import numpy as np
 from ..measure import metrics as M
 from ..attacks.ml_models.confidence_matrix import class_lines, correctness, group_ad
 from ..attacks.ml_models.csmia import csmia
-from ..attacks.ml_models.disparity import DIRECTIONS, group_accuracy, rank_agreement, rank_groups, risk_score
+from ..attacks.ml_models.disparity import (DIRECTIONS, group_accuracy, rank_agreement, rank_groups, risk_score,
+                                           seed_spread)
 from ..attacks.ml_models.imputation import ImputationAttack
 from ..attacks.ml_models.lomia import lomia
 from ..attacks.ml_models.targeted import targeting
 from ..cancel import checkpoint
 from ..data import disparity_population as P
-from ..defenses.bcorr import asrd, bcorr_indices, fairness
+from ..defenses.bcorr import asrd, asrd_noise_floor, bcorr_indices, fairness  # noqa: F401 (re-exported)
 from ..errors import DataError, ParameterError
 from ..models.target_model import Encoder, cached_target, train_target, with_s
 from ..params import Param
@@ -112,21 +113,6 @@ def _eps_scores(score: np.ndarray) -> np.ndarray:
     """Rank-preserving quantisation to ≤ EPS_LEVELS values (keeps the ε bound's threshold scan short)."""
     qs = np.quantile(score, np.linspace(0, 1, EPS_LEVELS + 1)[1:-1])
     return np.searchsorted(np.unique(qs), score, side="right").astype(float)
-
-
-def asrd_noise_floor(group_n, accuracy: float, draws: int = 2000) -> float:
-    """Expected ASRD if every group had the same attack accuracy: max − min of binomial group accuracies of the
-    given sizes (a fixed-seed simulation). ASRD at or below this level is sampling noise, not disparity.
-
-    With 51 groups the range of the group accuracies is ≈ 4.5 binomial standard deviations: ≈ 15 points for the
-    150–300 records per group BCorr keeps of 300, ≈ 8.5 points for the 500–1,000 it keeps of 1,000. The
-    binomial is slightly conservative for correlation-controlled groups, whose (s, y) cell counts are fixed
-    (a permutation of the attack's hits across groups within cells gave ≈ 6.6 points at 1,000 per group)."""
-    n = np.asarray([k for k in group_n if k > 0], int)
-    if n.size < 2 or not np.isfinite(accuracy):
-        return float("nan")
-    acc = np.random.default_rng(0).binomial(n, accuracy, size=(draws, n.size)) / n
-    return float(np.mean(acc.max(axis=1) - acc.min(axis=1)))
 
 
 def _codes(values) -> np.ndarray:
@@ -484,32 +470,6 @@ class MLModels(Scenario):
                                                   "group_accuracy", "group_n", "asrd", "model_accuracy", "eod",
                                                   "dpd")})
         return metrics, series
-
-
-def seed_spread(mains: list[dict], config: dict) -> dict:
-    """Targeted accuracy, untargeted accuracy and the ranking's Kendall τ over the target-model seeds played:
-    each as mean and sample s.d. (ddof = 1; NaN with one seed), plus the per-seed values for the page.
-
-    A single target model is one draw: on Adult the authors' own code gives 81.6, 61.4, 65.3 and 64.2% targeted
-    accuracy at κ = 0.1 on four seeds, so a number from one seed says little without this spread."""
-    def pick(r):
-        if config["targeting"] == "nested":
-            return r["nested"][-1]["accuracy"] if r["nested"] else float("nan")
-        at_k = next(s for s in r["kappa_sweep"] if abs(s["kappa"] - config["kappa"]) < 1e-12)
-        return at_k["accuracy"] if config["targeting"] == "single" else float("nan")
-
-    per = {"targeted_accuracy": [float(pick(r)) for r in mains],
-           "accuracy": [r["correct"] / r["n"] for r in mains],
-           "kendall_disparity": [float(r["agreement"]["kendall"]) for r in mains],
-           "epochs": [int(r["epochs"]) for r in mains], "best_attribute": [r["best_attribute"] for r in mains],
-           "model_accuracy": [float(r["model_accuracy"]) for r in mains]}
-    metrics: dict = {"model_seeds_done": float(len(mains))}
-    for key in ("targeted_accuracy", "accuracy", "kendall_disparity"):
-        v = np.asarray(per[key], float)
-        v = v[np.isfinite(v)]
-        metrics[f"{key}_mean"] = float(v.mean()) if v.size else float("nan")
-        metrics[f"{key}_sd"] = float(v.std(ddof=1)) if v.size > 1 else float("nan")
-    return {"metrics": metrics, "series": per}
 
 
 def column_choices(dataset: str, data_path: str = "") -> dict[str, list[str]]:
