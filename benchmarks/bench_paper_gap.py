@@ -28,6 +28,8 @@ Measured 2026-11-25, seed 0, s = 454, m/s = 0.25, 2,000 shadows, K = 5, 300 RAP 
     VLSS communes 1–34 (2, all)   8%     0.722 [0.601, 0.843]   0.129     4.5% of 67    0.485     0.610
     VLSS 101–133 (3, all, DeSIA)  7%     0.614 [0.515, 0.714]   0.089     5.7% of 122
     VLSS 51–81 (3, all, DeSIA)    7.5%   0.563 [0.448, 0.678]   0.170     4.1% of 97
+    synthetic (3, all, DeSIA)    37%     0.593 [0.539, 0.647]   0.033     1.4% of 423
+    CCES California (3, all)     32%     0.528 [0.476, 0.580]   0.004     0.4% of 474
 
 Real but unrelated adults attack like the synthetic blocks; real households of one ethnicity (few people unique
 on the public attributes) double or triple the share the solver settles and bring the TPR at 10⁻³ FPR to the
