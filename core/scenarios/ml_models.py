@@ -34,7 +34,7 @@ from ..cancel import checkpoint
 from ..data import disparity_population as P
 from ..defenses.bcorr import asrd, asrd_noise_floor, bcorr_indices, fairness  # noqa: F401 (re-exported)
 from ..errors import DataError, ParameterError
-from ..models.target_model import Encoder, cached_target, train_target, with_s
+from ..models.target_model import Encoder, cached_target, expected_epochs, model_seed, train_target, with_s
 from ..params import Param
 from ..scenario import Scenario, prepare_rng, register
 
@@ -171,16 +171,14 @@ class MLModels(Scenario):
               "records per group, 20 epochs are ≈ 5,000 Adam steps and already show the paper's trends; more "
               "epochs train slower and overfit more.", label="MLP epochs", low=5, high=500, step=5,
               active_when=("model", ("mlp",))),
-        Param("training", "str", "fixed", "fixed = train the MLP for the epochs set; converge = train to "
-              "convergence as the authors' code does: early stopping when the loss on a held-out 10% validation "
-              "split has not improved for 10 epochs (the epochs set are then only a cap), keeping the best "
-              "epoch's weights.", label="MLP training", choices=("fixed", "converge"),
+        Param("training", "str", "fixed", "fixed = the epochs set; converge = as the authors' code: stop when the "
+              "loss on a held-out 10% validation split has not improved for 10 epochs (the epochs set are a cap), "
+              "keeping the best epoch's weights.", label="MLP training", choices=("fixed", "converge"),
               choice_labels={"fixed": "Fixed number of epochs", "converge": "To convergence (early stopping)"},
               active_when=("model", ("mlp",))),
-        Param("model_seeds", "int", 1, "Target models trained with different seeds (same data): the targeted "
-              "accuracy and the ranking's Kendall τ are then reported as mean ± s.d. over them. One seed can be "
-              "far from the mean: the paper's 81.6% on Adult is one seed; the authors' code gives 68.1 ± 9.1 "
-              "over four.", label="Target-model seeds", low=1, high=10),
+        Param("model_seeds", "int", 1, "Target models trained with different seeds on the same data; targeted "
+              "accuracy and Kendall τ are reported as mean ± s.d. over them (the paper's 81.6% on Adult is one "
+              "seed: the authors' code gives 68.1 ± 9.1 over four).", label="Target-model seeds", low=1, high=10),
         Param("rank_direction", "str", "auto", "How AD ranks groups: ascending = more negative AD is more exposed "
               "(paper, ρ < 0), descending (ρ > 0), auto = the direction of the median AD (our extension).",
               label="Ranking direction", choices=DIRECTIONS),
@@ -214,24 +212,13 @@ class MLModels(Scenario):
 
         c = config
         records = c["groups"] * c["n_per_group"] if c["dataset"] == "synthetic" else c["max_records"]
-        train = 5e-6 * records * self._expected_epochs(c) if c["model"] == "mlp" else 2.8e-4 * records
+        epochs = expected_epochs(c["training"], c["epochs"], c["dataset"] == "synthetic")
+        train = 5e-6 * records * epochs if c["model"] == "mlp" else 2.8e-4 * records
         work = (8e-5 * records + train) * (1.0 if c["attack"] == "csmia" else 1.5)
         seconds = 2.0 + work * (c["model_seeds"] + (0.5 if c["defense"] == "bcorr" else 0.0))
         return Cost(seconds=seconds, bytes=200e6 + 2000 * records,
                     drivers=("n_per_group", "groups", "epochs", "model_seeds"),
                     basis="seeds × records × (1 + epochs)")
-
-    # Epochs to early stopping, measured 2026-11-25 (benchmarks/bench_ml_models.py convergence): the synthetic
-    # population's validation loss bottoms out after 5–16 epochs (stopping 10 later); on real data (CCES, an
-    # uploaded Adult) the authors' code runs 253–325 epochs, so the cap is assumed there. Every epoch after
-    # the best one is trained too (the patience), and each epoch scores the validation split (≈ +10%).
-    _CONVERGE_EPOCHS_SYNTHETIC = 30
-
-    def _expected_epochs(self, c) -> float:
-        if c["training"] != "converge":
-            return float(c["epochs"])
-        cap = float(c["epochs"])
-        return 1.1 * min(cap, self._CONVERGE_EPOCHS_SYNTHETIC if c["dataset"] == "synthetic" else cap)
 
     def n_games(self, config: dict) -> int:
         return config["model_seeds"] + (1 if config["defense"] == "bcorr" else 0)
@@ -289,22 +276,14 @@ class MLModels(Scenario):
             return self._play_main(config, context, rng, index)
         return self._play_bcorr(config, context, rng)
 
-    @staticmethod
-    def model_seed(ctx: dict, index: int) -> int:
-        """The training seed of target model ``index``: the run's own for the first (so one seed gives the
-        numbers it always gave), then seeds derived from it."""
-        if index == 0:
-            return ctx["model_seed"]
-        return int(np.random.SeedSequence([ctx["model_seed"], index]).generate_state(1)[0] % 2**31)
 
     def _play_main(self, config: dict, ctx: dict, rng: np.random.Generator, index: int = 0) -> dict:
         d, X = ctx["data"], ctx["X"]
         times = {}
         t = time.perf_counter()
-        converge = config["training"] == "converge" and config["model"] == "mlp"
         model, hit = cached_target((ctx["key"], config["model"], config["epochs"] if config["model"] == "mlp"
                                     else 0), with_s(X, d.s), d.y, config["model"], config["epochs"],
-                                   self.model_seed(ctx, index), converge)
+                                   model_seed(ctx["model_seed"], index), config["training"] == "converge")
         times["train_seconds"] = time.perf_counter() - t
         checkpoint("after training")
         fair = fairness(d.y_test, model.predict(ctx["X_test"], d.s_test), d.g_test)
@@ -428,9 +407,8 @@ class MLModels(Scenario):
                 "train_seconds": main["train_seconds"], "attack_seconds": main["attack_seconds"],
                 "disparity_seconds": main["disparity_seconds"], "targeting_seconds": main["targeting_seconds"]})
             metrics["asrd_noise_floor"] = asrd_noise_floor(main["group_n"], metrics["accuracy"])
-            metrics["epochs_trained"] = float(main["epochs"])
             spread = seed_spread(mains, config)
-            metrics.update(spread["metrics"])
+            metrics.update(spread["metrics"], epochs_trained=float(main["epochs"]))
             series["seeds"] = spread["series"]
             order = rank_groups(np.asarray(main["risk"], float))
             series["groups"] = {
