@@ -78,13 +78,11 @@ def test_uniform_cheap_grid_is_cut_into_few_tasks_of_real_work():
 
 
 def test_stopping_a_dask_sweep_keeps_finished_points_and_cancels_the_rest():
+    # eight points of equal estimated cost start in grid order; stop as soon as the first one is summarised
+    grid = {"defense_level": [0.0, 0.5, 1.0, 1.5, 2.0, 2.5, 3.0, 3.5]}
     calls = []
-
-    def stop_after_first(done, total, rows):
-        calls.append(done)
-
-    out = sweep("reconstruction", BASE, {k: list(v) for k, v in GRID.items()}, seed=11, scheduler="local",
-                n_jobs=2, progress=stop_after_first, cancel=lambda: len(calls) >= 1)
-    assert not out["completed"] and 1 <= len(out["rows"]) < 4
-    local = sweep("reconstruction", BASE, {k: list(v) for k, v in GRID.items()}, seed=11)
-    assert out["rows"] == local["rows"][:len(out["rows"])]
+    out = sweep("reconstruction", BASE, {k: list(v) for k, v in grid.items()}, seed=11, scheduler="local",
+                n_jobs=2, progress=lambda done, total, rows: calls.append(done), cancel=lambda: len(calls) >= 1)
+    assert not out["completed"] and 1 <= len(out["rows"]) < 8
+    local = sweep("reconstruction", BASE, {k: list(v) for k, v in grid.items()}, seed=11)
+    assert out["rows"] == local["rows"][:len(out["rows"])]     # the finished points, with the local numbers
