@@ -207,7 +207,7 @@ class MLModels(Scenario):
         record (16.9 s at 51,000). LOMIA and imputation fit an attack model on top (×1.5: 11.5 s); BCorr resamples,
         retrains and re-attacks on about half the records (+50%: 9.9 s). The old model (1e-5 s per
         record-epoch) was 2.4× high at 60 epochs and under-estimated the forest by a third. Memory ≈ 200 MB + 2 kB per
-        record."""
+        record; each target-model seed repeats training and attack; converge counts epochs to early stopping."""
         from ..cost import Cost
 
         c = config
