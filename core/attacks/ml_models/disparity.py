@@ -71,8 +71,8 @@ def seed_spread(mains: list[dict], config: dict) -> dict:
     def pick(r):
         if config["targeting"] == "nested":
             return r["nested"][-1]["accuracy"] if r["nested"] else float("nan")
-        at_k = next(s for s in r["kappa_sweep"] if abs(s["kappa"] - config["kappa"]) < 1e-12)
-        return at_k["accuracy"] if config["targeting"] == "single" else float("nan")
+        at_k = next((s for s in r["kappa_sweep"] if abs(s["kappa"] - config["kappa"]) < 1e-12), None)
+        return at_k["accuracy"] if config["targeting"] == "single" and at_k else float("nan")
 
     per = {"targeted_accuracy": [float(pick(r)) for r in mains],
            "accuracy": [r["correct"] / r["n"] for r in mains],
