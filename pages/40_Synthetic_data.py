@@ -91,7 +91,9 @@ except LabError as exc:
     st.stop()
 config["seed"] = seed
 
-NAMES = {"accuracy": "Attack accuracy", "auc": "AUC", "tpr_at_fpr_0.1": "TPR @ 10% FPR", "mre_gt10": "MRE>10",
+HEADLINE_NAMES = {"target": "Target accuracy [95% CI]", "half_width": "Interval half-width",
+                  "all_records": "All-records accuracy (low variance)"}
+NAMES = {"auc": "AUC", "tpr_at_fpr_0.1": "TPR @ 10% FPR", "mre_gt10": "MRE>10",
          "tvd3": "3-TVD"}
 EPS_NAMES = {"claimed_epsilon": "Claimed ε", "empirical_epsilon_low": "Empirical ε (95% lower bound)"}
 ATTACK_NAMES = {"accuracy_recon": "Adv_recon", "accuracy_dcr": "Adv_dcr", "accuracy_infer": "Adv_infer",
@@ -109,6 +111,8 @@ def draw(result, final):
     caution = noise_warning(result.metrics, int(result.config.get("games", 0)))
     if caution:
         st.warning(caution, icon=":material/warning:")
+    metric_row(v.headline, HEADLINE_NAMES)
+    st.caption(content("synthetic", "interval"))
     metric_row(v.metrics, NAMES)
     metric_row(v.eps_metrics, EPS_NAMES, fmt="{:.2f}")
     if v.per_attack:

@@ -4,8 +4,8 @@ import pandas as pd
 import streamlit as st
 
 from core.errors import LabError
-from core.output.inert import inert_text
 from core.output import plain_language as say
+from core.output.inert import inert_text
 from core.plots import ml_models as plots
 from core.scenarios.ml_models import column_choices, columns, population_preview
 from ui.common import (chart, download_result, download_table, figure, metric_row, scenario_page, param_widgets,
@@ -135,6 +135,7 @@ def draw(result, final):
                f"EOD {m['eod']:.3f} · DPD {m['dpd']:.3f} · the model claims no "
                f"differential privacy (ε = ∞) · training {result.timings.get('train_seconds', 0):.1f} s"
                f"{' (cached model)' if s['info'].get('cache_hit') else ''}")
+    st.caption(say.ml_seed_spread(m, s))
     figs = {"groups-ranked": plots.group_bars(s), "ad-vs-accuracy": plots.ad_scatter(s)}
     if s.get("kappa_sweep"):
         figs["targeted-vs-kappa"] = plots.kappa_curve(s)

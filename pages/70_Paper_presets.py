@@ -77,6 +77,15 @@ def _card(name: str) -> None:
                        None if cmp["difference"] is None else
                        f"{cmp['difference']:+.3f} vs {'the claim' if bug else 'paper'}",
                        delta_color="off")
+            if cmp["sd"] is not None:  # a mean over seeds: where the paper's (one-seed) number falls
+                mid.caption(f"{cmp['text']}: the paper's value is {abs(cmp['paper_z']):.1f} s.d. "
+                            + ("above" if cmp["paper_z"] > 0 else "below") + " our mean.")
+            if cmp["ci"] is not None:  # one seed's number is only as good as its interval
+                mid.caption(f"95% CI {cmp['ci'][0]:.3f}–{cmp['ci'][1]:.3f} over {cmp['games'] or '?'} games: the "
+                            "paper's value is " + ("inside it" if cmp["paper_inside"] else "outside it") + ".")
+            for key, label in p.get("companions", {}).items():  # lower-variance numbers from the same games
+                if result["metrics"].get(key) is not None:
+                    mid.caption(f"{label}: {float(result['metrics'][key]):.3f}")
         else:
             if mid.button("Run here", key=f"preset.run.{name}", type="primary",
                           help=f"python -m core run --preset {name} (through the server's queue and limits)"):

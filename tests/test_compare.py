@@ -60,3 +60,18 @@ def test_scatter_marks_front_and_roc_extraction():
     assert curves["lrt"]["auc"] == pytest.approx(0.75)
     assert C.strongest_roc(_res("location", {}, {}, series))[0] == "lrt"
     assert C.roc_curves(_res("reconstruction", {}, {}, {})) == {}
+
+
+def test_headline_carries_its_interval_games_and_low_variance_companion():
+    syn = _res("synthetic", {}, {"accuracy": 0.78, "accuracy_ci_low": 0.69, "accuracy_ci_high": 0.85,
+                                 "games_done": 100, "recon_all_records_accuracy": 0.81, "mre_gt10": 0.1})
+    h = C.headline(syn)
+    assert h.attack_ci == (0.69, 0.85) and h.games == 100 and h.companion == 0.81
+    assert C.interval_text(h.attack, h.attack_ci, h.games) == "0.780 (95% CI 0.690–0.850, 100 games)"
+    assert C.interval_text(0.5, None) == "0.500" and C.interval_text(None, None) == "—"
+    row = C.comparison_table([syn], ["a"])[0]
+    assert row["attack 95% CI"] == "0.690–0.850" and row["all-records reconstruction accuracy"] == 0.81
+    # no interval reported for the headline metric (AUC here): none is made up
+    auc_only = _res("brand-new", {}, {"auc": 0.7, "accuracy_ci_low": 0.1, "accuracy_ci_high": 0.2})
+    assert C.headline(auc_only).attack_ci is None and C.comparison_table([auc_only])[0]["attack 95% CI"] is None
+

@@ -41,7 +41,7 @@ def test_tasks_cover_every_game_once_heaviest_points_first():
     """Scheduling: every game of every point in exactly one chunk, each point's chunks in game order, and the
     point with the costliest games first when there are several workers (the synthetic paper grid's m = 10⁶)."""
     from core.scenario import get
-    from core.runtime.sweep import _tasks
+    from core.runtime.sweep import _per_game_seconds, _tasks
 
     sc = get("synthetic")
     configs = [sc.resolve({"synth_size": m, "games": 3, "query_sweep": False}) for m in (10, 1_000_000, 1_000)]
@@ -51,5 +51,38 @@ def test_tasks_cover_every_game_once_heaviest_points_first():
     for p in range(3):
         games = [g for q, idx in tasks if q == p for g in idx]
         assert games == [0, 1, 2]                                # once each, in order
-    assert len(tasks) == 9                                       # 9 games / (16 × 2) → chunks of one game
+    # chunks sized by estimated work: the costly m = 10⁶ games one per task, the cheap m = 10 games together
+    assert [len(idx) for q, idx in tasks if q == 1] == [1, 1, 1]
+    assert len([1 for q, _ in tasks if q == 0]) < 3
+    per_game = _per_game_seconds(sc, configs, totals)
+    lengths = [per_game[q] * len(idx) for q, idx in tasks]
+    assert lengths == sorted(lengths, reverse=True)              # longest first: the tail is the cheapest
     assert [p for p, _ in _tasks(sc, configs, totals, workers=1)][:3] == [0, 0, 0]  # one worker: grid order
+
+
+def test_uniform_cheap_grid_is_cut_into_few_tasks_of_real_work():
+    """Per-task overhead is amortised: a grid of 12 cheap points makes tasks of at least MIN_TASK_SECONDS of
+    estimated work (or whole points), not one task per game, and still several tasks per worker."""
+    from core.scenario import get
+    from core.runtime.sweep import MIN_TASK_SECONDS, _per_game_seconds, _tasks
+
+    sc = get("reconstruction")
+    configs = [sc.resolve({"n": 400, "trials": 30, "sweeps": False, "query_ratio": r, "defense_level": d})
+               for r in (0.5, 1.0, 2.0, 4.0) for d in (0.0, 2.0, 5.0)]
+    totals = [sc.n_games(c) for c in configs]
+    tasks = _tasks(sc, configs, totals, workers=2)
+    per_game = _per_game_seconds(sc, configs, totals)
+    assert sorted(g for q, idx in tasks for g in idx) == sorted(g for t in totals for g in range(t))
+    assert all(per_game[q] * len(idx) >= MIN_TASK_SECONDS or len(idx) == totals[q] for q, idx in tasks)
+    assert 2 * 4 <= len(tasks) < sum(totals) / 4
+
+
+def test_stopping_a_dask_sweep_keeps_finished_points_and_cancels_the_rest():
+    # eight points of equal estimated cost start in grid order; stop as soon as the first one is summarised
+    grid = {"defense_level": [0.0, 0.5, 1.0, 1.5, 2.0, 2.5, 3.0, 3.5]}
+    calls = []
+    out = sweep("reconstruction", BASE, {k: list(v) for k, v in grid.items()}, seed=11, scheduler="local",
+                n_jobs=2, progress=lambda done, total, rows: calls.append(done), cancel=lambda: len(calls) >= 1)
+    assert not out["completed"] and 1 <= len(out["rows"]) < 8
+    local = sweep("reconstruction", BASE, {k: list(v) for k, v in grid.items()}, seed=11)
+    assert out["rows"] == local["rows"][:len(out["rows"])]     # the finished points, with the local numbers

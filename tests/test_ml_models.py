@@ -283,3 +283,57 @@ def test_cli_prints_json():
                 "model_accuracy", "eod", "dpd", "empirical_epsilon_low"):
         assert key in data["metrics"], key
     assert data["config"]["seed"] == 0 and "train_seconds" in data["timings"]
+
+
+def test_early_stopping_keeps_the_best_validation_epoch_and_stops_after_the_patience():
+    """Train to convergence: on data with no signal the validation loss stops improving within a few epochs, so
+    training ends PATIENCE epochs later, far below the cap; on data a model can learn it trains longer and ends
+    more accurate than after one epoch. The weights kept are those of the best validation epoch."""
+    from core.models import target_model as T
+
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(1500, 6)).astype(np.float32)
+    noise = rng.integers(0, 2, 1500)
+    clf, best = T.train_mlp_converged(X, noise, max_iter=300, seed=1)
+    assert 1 <= best <= 60 and clf.n_iter_ < 300             # stopped early, not at the cap
+    y = (X[:, 0] + 0.5 * X[:, 1] > 0).astype(int)
+    clf, best = T.train_mlp_converged(X, y, max_iter=300, seed=1)
+    assert best > 5 and float(np.mean(clf.predict(X) == y)) > 0.9
+    again, best_again = T.train_mlp_converged(X, y, max_iter=300, seed=1)
+    assert best_again == best and np.allclose(again.predict_proba(X), clf.predict_proba(X))  # same seed, same model
+
+
+def test_several_target_model_seeds_report_mean_and_spread():
+    small = {"groups": 6, "n_per_group": 300, "epochs": 20, "kappa": 0.25}
+    one = run("ml-models", small, seed=3)
+    three = run("ml-models", {**small, "model_seeds": 3}, seed=3)
+    seeds = three.series["seeds"]
+    assert len(seeds["targeted_accuracy"]) == 3 and three.metrics["model_seeds_done"] == 3
+    # the first seed is the run's own model: the single-seed numbers are unchanged
+    assert three.metrics["targeted_accuracy"] == one.metrics["targeted_accuracy"] == seeds["targeted_accuracy"][0]
+    assert three.metrics["kendall_disparity"] == one.metrics["kendall_disparity"]
+    ta = np.asarray(seeds["targeted_accuracy"])
+    assert three.metrics["targeted_accuracy_mean"] == pytest.approx(ta.mean())
+    assert three.metrics["targeted_accuracy_sd"] == pytest.approx(ta.std(ddof=1))
+    assert three.metrics["kendall_disparity_sd"] == pytest.approx(np.std(seeds["kendall_disparity"], ddof=1))
+    assert len(set(seeds["model_accuracy"])) > 1                  # three different models, not one reused
+    sd_one = one.metrics["targeted_accuracy_sd"]
+    assert sd_one is None or math.isnan(sd_one)                    # one seed has no spread to report
+    # cost grows with the seeds
+    sc = get("ml-models")
+    assert sc.estimate_cost(sc.resolve({**small, "model_seeds": 3})).seconds > \
+        2 * sc.estimate_cost(sc.resolve(small)).seconds - 4.0
+
+
+def test_converge_training_is_offered_and_costed():
+    sc = get("ml-models")
+    fixed = sc.resolve({"epochs": 300})
+    conv = sc.resolve({"epochs": 300, "training": "converge"})
+    # the synthetic population converges within tens of epochs: the estimate follows, below the 300-epoch cap
+    assert sc.estimate_cost(conv).seconds < sc.estimate_cost(fixed).seconds
+    tv = sc.resolve({"dataset": "tv16", "epochs": 300, "training": "converge"})
+    assert sc.estimate_cost(tv).seconds >= sc.estimate_cost(sc.resolve({"dataset": "tv16", "epochs": 300})).seconds
+    r = run("ml-models", {"groups": 6, "n_per_group": 150, "epochs": 200, "training": "converge"}, seed=1)
+    assert 1 <= r.metrics["epochs_trained"] < 200
+    with pytest.raises(ParameterError):
+        sc.resolve({"training": "forever"})

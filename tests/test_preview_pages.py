@@ -39,7 +39,7 @@ REFUSED = {
           "epsilon": 1.0},
     SYN: {"games": 1000, "synth_size": 1000000, "n": 5000},
 }
-RESULT_METRICS = {RECON: "Bits recovered", AGG: "AUC", SYN: "Attack accuracy"}
+RESULT_METRICS = {RECON: "Bits recovered", AGG: "AUC", SYN: "Target accuracy [95% CI]"}
 
 
 def _specs(at) -> dict:

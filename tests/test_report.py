@@ -92,6 +92,15 @@ def test_presets_load_and_link_to_registered_scenarios():
     with pytest.raises(ParameterError):
         get_preset("no-such-preset")
     assert compare_with_paper(presets["dinur-nissim-sqrt-n"], {"accuracy": 0.6})["difference"] == pytest.approx(0.01)
+    cmp = compare_with_paper(presets["dinur-nissim-sqrt-n"],
+                             {"accuracy": 0.6, "accuracy_ci_low": 0.55, "accuracy_ci_high": 0.65, "games_done": 10})
+    assert cmp["ci"] == (0.55, 0.65) and cmp["paper_inside"] is True and "95% CI 0.550–0.650" in cmp["text"]
+    assert compare_with_paper(presets["dinur-nissim-sqrt-n"], {"accuracy": 0.7, "accuracy_ci_low": 0.65,
+                                                               "accuracy_ci_high": 0.75})["paper_inside"] is False
+    spread = compare_with_paper({"metric": "targeted_accuracy_mean", "paper_value": 0.816},
+                                {"targeted_accuracy_mean": 0.70, "targeted_accuracy_sd": 0.04, "model_seeds_done": 5})
+    assert spread["paper_z"] == pytest.approx(2.9) and spread["seeds"] == 5
+    assert spread["text"] == "0.700 ± 0.040 (s.d. over 5 seeds)"
 
 
 def test_cli_preset_runs_the_paper_configuration():
@@ -102,3 +111,29 @@ def test_cli_preset_runs_the_paper_configuration():
     data = json.loads(out.stdout)
     assert data["config"]["defense_level"] == 1.0 and data["config"]["noise_unit"] == "sqrt_n"
     assert abs(data["metrics"]["accuracy"] - 0.59) < 0.06
+
+
+def test_report_headline_prints_the_interval_and_the_all_records_accuracy():
+    res = {"scenario": "synthetic", "config": {"seed": 0, "games": 100},
+           "metrics": {"accuracy": 0.78, "accuracy_ci_low": 0.69, "accuracy_ci_high": 0.85, "games_done": 100,
+                       "recon_all_records_accuracy": 0.812, "mre_gt10": 0.1}, "series": {}}
+    page = html_report([res])
+    assert "0.780 (95% CI 0.690–0.850, 100 games)" in page
+    assert "all-records reconstruction accuracy = 0.812" in page
+
+
+def test_presets_fit_the_servers_budget_and_the_interval_preset_is_narrow_enough():
+    """Every preset runs within a server's per-run budget (its estimate ≤ max_run_seconds), and the synthetic
+    preset meant to pin the paper's 'at chance' claim plays enough games for a 95% interval under ±0.04 even at
+    the widest (an accuracy of 50%)."""
+    from core.measure.metrics import clopper_pearson
+    from core.runtime.settings import settings
+    from core.scenario import get
+
+    limit = settings().max_run_seconds
+    for name, p in load_presets().items():
+        sc = get(p["scenario"])
+        assert sc.estimate_cost(sc.resolve(p["params"])).seconds <= limit, name
+    games = load_presets()["synthetic-indhist-chance"]["params"]["games"]
+    lo, hi = clopper_pearson(games // 2, games)
+    assert (hi - lo) / 2 < 0.04

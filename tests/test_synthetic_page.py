@@ -18,7 +18,8 @@ def test_page_small_run_draws_tradeoff_roc_and_one_game():
     assert "CCES 2016" in " ".join(c.value for c in at.caption)
     assert "t_u =" in text  # the one-game panel shows the LP's value for the target
     labels = {m.label for m in at.metric}
-    assert {"Attack accuracy", "AUC", "MRE>10", "3-TVD", "Claimed ε"} <= labels
+    assert {"Target accuracy [95% CI]", "All-records accuracy (low variance)", "AUC", "MRE>10", "3-TVD",
+            "Claimed ε"} <= labels
 
 
 def test_page_rejects_query_ratio_beyond_what_k_offers():

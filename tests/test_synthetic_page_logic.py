@@ -85,6 +85,12 @@ def test_result_view_of_a_run():
     assert len(table) == sum(len(x["sizes"]) for x in mains) == 2 * len(sdata.size_ladder(100))
     assert set(table["game"]) == {0, 1} and {"game", "truth", "m"} <= set(table.columns)
     assert sviews.result_view({}, {}) is None
+    # the headline carries its interval (2 games: Clopper–Pearson is wide) and the all-records accuracy beside it
+    h = v.headline
+    lo, hi = r.metrics["accuracy_ci_low"], r.metrics["accuracy_ci_high"]
+    assert h["target"] == f"{r.metrics['accuracy']:.1%} [{lo:.1%}, {hi:.1%}]"
+    assert float(h["half_width"].lstrip("±")) == pytest.approx((hi - lo) / 2, abs=5e-4) and hi - lo > 0.5
+    assert h["all_records"] == f"{r.metrics['recon_all_records_accuracy']:.1%}"
 
 
 def test_one_game_is_one_game_in_the_sentence():

@@ -74,6 +74,29 @@ class Headline:
     utility_error: float | None
     empirical_epsilon_low: float | None
     claimed_epsilon: float | None
+    # The attack metric's 95% interval when the run reports one for it (an accuracy over few games is noisy: a
+    # seed of 25 synthetic-data games moves the target accuracy by about ±0.16), the number of games behind it,
+    # and a lower-variance companion measured on the same games (the synthetic reconstruction's accuracy over
+    # all records, not just the target), so a reader can tell a real difference from one seed's luck.
+    attack_ci: tuple[float, float] | None = None
+    games: int | None = None
+    companion_metric: str | None = None
+    companion_label: str = ""
+    companion: float | None = None
+
+
+# Lower-variance companions of a headline, shown beside it: (metric, label).
+COMPANIONS = {"synthetic": ("recon_all_records_accuracy", "all-records reconstruction accuracy")}
+
+
+def interval_text(value: float | None, ci: tuple[float, float] | None, games: int | None = None) -> str:
+    """``0.780 (95% CI 0.700–0.850, 100 games)``: a headline number with its interval, for tables and reports."""
+    if value is None:
+        return "—"
+    text = f"{value:.3f}"
+    if ci is not None:
+        text += f" (95% CI {ci[0]:.3f}–{ci[1]:.3f}" + (f", {games:,} games)" if games else ")")
+    return text
 
 
 def headline(result: Any) -> Headline:
@@ -94,8 +117,16 @@ def headline(result: Any) -> Headline:
             utility = (key, label, 1.0 - v if transform == "error" else v)
             break
     eps, _ = claim_of(result)
+    ci = None
+    if attack[0] is not None:
+        lo, hi = _value(metrics, f"{attack[0]}_ci_low"), _value(metrics, f"{attack[0]}_ci_high")
+        ci = (lo, hi) if lo is not None and hi is not None else None
+    games = _value(metrics, "games_done")
+    comp_key, comp_label = COMPANIONS.get(name, (None, ""))
+    comp = _value(metrics, comp_key) if comp_key else None
     return Headline(name, attack[0], attack[1], attack[2], utility[0], utility[1], utility[2],
-                    _value(metrics, "empirical_epsilon_low"), eps)
+                    _value(metrics, "empirical_epsilon_low"), eps, ci, None if games is None else int(games),
+                    comp_key if comp is not None else None, comp_label if comp is not None else "", comp)
 
 
 def config_diff(configs: list[dict], names: list[str] | None = None) -> list[dict]:
@@ -206,8 +237,12 @@ def comparison_table(results: list[Any], labels: list[str] | None = None) -> lis
         h = headline(r)
         row = {"run": label, "scenario": name, "seed": config.get("seed"),
                "attack metric": h.attack_label, "attack": h.attack,
+               "attack 95% CI": None if h.attack_ci is None else f"{h.attack_ci[0]:.3f}–{h.attack_ci[1]:.3f}",
+               "games": h.games,
                "utility error metric": h.utility_label, "utility error": h.utility_error,
                "claimed ε": h.claimed_epsilon, "empirical ε (95% low)": h.empirical_epsilon_low}
+        if h.companion is not None:
+            row[h.companion_label] = h.companion
         for k in SIDE_BY_SIDE:
             if k in metrics and k not in ("claimed_epsilon", "empirical_epsilon_low"):
                 row[k] = _value(metrics, k)

@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from ..measure.audit import audit_result, claim_of
-from ..measure.compare import comparison_table, config_diff, headline, run_label
+from ..measure.compare import comparison_table, config_diff, headline, interval_text, run_label
 from ..errors import DataError, ParameterError
 
 FORMAT = "privacy-attack-lab/run"
@@ -450,7 +450,10 @@ def html_report(results: list[Any], figures: list | None = None, title: str | No
         parts.append(f"<h3>{html.escape(label)}</h3>")
         parts.append("<h4>Claims vs measurements</h4>" + _table_html(claims_table(r)))
         parts.append(_exposure_html(r))
-        parts.append(f"<p>Headline: {html.escape(h.attack_label)} = {_fmt(h.attack)}; "
+        companion = (f"; {html.escape(h.companion_label)} = {_fmt(h.companion)} (over every record of the same "
+                     "games, so far less noisy)" if h.companion is not None else "")
+        parts.append(f"<p>Headline: {html.escape(h.attack_label)} = "
+                     f"{html.escape(interval_text(h.attack, h.attack_ci, h.games))}{companion}; "
                      f"{html.escape(h.utility_label)} = {_fmt(h.utility_error)}.</p>")
         parts.append(f"<h4>Rerun</h4><pre>{html.escape(command_line(r))}</pre>")
         parts.append("<h4>Configuration</h4>" + _table_html(

@@ -196,63 +196,92 @@ def sweep(scenario: str | Scenario, base: dict[str, Any] | None, grid: dict[str,
             workers = max(1, sum(w.get("nthreads", 1) for w in client.scheduler_info()["workers"].values()))
         tasks = _tasks(sc, configs, totals, workers)
         rows = _play_all(sc, configs, contexts, seed, tasks, totals, points, workers,
-                         parallel=client is not None or n_jobs > 1, cancel=is_cancelled, progress=progress)
+                         parallel=client is not None or n_jobs > 1, cancel=is_cancelled, progress=progress,
+                         client=client)
     out["rows"] = rows
     out["completed"] = len(rows) == len(points)
     out["seconds"] = time.perf_counter() - start
     return _jsonable(out)
 
 
-def _tasks(sc, configs, totals, workers) -> list[tuple[int, list[int]]]:
-    """The games of every point in one task list, ``(point, game indices)``.
+# A task shorter than this is mostly overhead: scheduling, sending its arguments and its records back costs a few
+# milliseconds per task on Dask (and joblib's process pool), so chunks hold at least this much estimated work.
+MIN_TASK_SECONDS = 0.25
+# Tasks per worker the grid is cut into: enough for a balanced finish (the last tasks are the cheapest), few
+# enough that their overhead stays a few percent.
+TASKS_PER_WORKER = 8
 
-    Chunks hold about a sixteenth of a worker's share of the games (so a grid of few, unequal points still
-    spreads over the workers: one chunk per point would leave a worker alone with the heaviest point), and the
-    points with the most expensive games (by :meth:`Scenario.estimate_cost`) go first, so the tail is made of
-    cheap ones (longest-processing-time-first). Chunks of one point keep their order, so each point's records
-    arrive in game order whatever the schedule, and the results do not depend on it.
-    """
-    chunk = max(1, math.ceil(sum(totals) / (16 * workers)))
 
-    def per_game(p: int) -> float:
+def _per_game_seconds(sc, configs, totals) -> list[float]:
+    """Estimated seconds of one game of each point (:meth:`Scenario.estimate_cost` over its games); the
+    estimate is only a scheduling hint, so a scenario without one counts every game the same."""
+    out = []
+    for config, total in zip(configs, totals):
         try:
-            return float(sc.estimate_cost(configs[p]).seconds) / max(1, totals[p])
-        except Exception:  # an estimate is only a scheduling hint
-            return 0.0
-
-    order = sorted(range(len(totals)), key=per_game, reverse=True) if workers > 1 else range(len(totals))
-    return [(p, list(range(i, min(totals[p], i + chunk)))) for p in order for i in range(0, totals[p], chunk)]
+            out.append(max(1e-3, float(sc.estimate_cost(config).seconds) / max(1, total)))
+        except Exception:
+            out.append(1.0)
+    return out
 
 
-def _play_all(sc, configs, contexts, seed, tasks, totals, points, workers, *, parallel, cancel, progress):
+def _tasks(sc, configs, totals, workers) -> list[tuple[int, list[int]]]:
+    """The games of every point in one task list, ``(point, game indices)``, in the order to start them.
+
+    One worker: the points in grid order, so each finishes (and is summarised and shown) as early as possible.
+    Several workers: chunks sized by estimated work — about ``1/TASKS_PER_WORKER`` of a worker's share of the
+    grid, never under ``MIN_TASK_SECONDS`` — so a point of expensive games (the synthetic paper grid's
+    m = 10⁶) is spread over several tasks while a point of cheap games is one task; then the longest tasks go
+    first (longest-processing-time-first), so the tail is made of the cheapest ones and the workers finish
+    together. Chunks of one point keep their game order; the results never depend on the schedule.
+    """
+    if workers <= 1:
+        chunk = max(1, math.ceil(sum(totals) / 16))
+        return [(p, list(range(i, min(totals[p], i + chunk)))) for p in range(len(totals))
+                for i in range(0, totals[p], chunk)]
+    per_game = _per_game_seconds(sc, configs, totals)
+    total = sum(e * t for e, t in zip(per_game, totals))
+    target = max(MIN_TASK_SECONDS, total / (TASKS_PER_WORKER * workers))
+    tasks = []
+    for p, (e, n) in enumerate(zip(per_game, totals)):
+        chunk = int(min(max(1, n), max(1, math.floor(target / e))))
+        tasks += [(p, list(range(i, min(n, i + chunk)))) for i in range(0, n, chunk)]
+    # stable sort: equal-length chunks of one point stay in game order, a point's short remainder comes after
+    return sorted(tasks, key=lambda t: per_game[t[0]] * len(t[1]), reverse=True)
+
+
+def _play_all(sc, configs, contexts, seed, tasks, totals, points, workers, *, parallel, cancel, progress,
+              client=None):
     from joblib import Parallel, delayed
 
-    records: list[list[dict]] = [[] for _ in points]
+    records: list[dict[int, list[dict]]] = [{} for _ in points]  # point → first game of a chunk → its records
     rows: list[dict] = []
     next_point = 0
 
     def finish_ready():
         nonlocal next_point
-        while next_point < len(points) and len(records[next_point]) == totals[next_point]:
+        while next_point < len(points) and sum(map(len, records[next_point].values())) == totals[next_point]:
             p = next_point
-            metrics, series = sc.summarize(configs[p], contexts[p], records[p]) if records[p] else ({}, {})
+            recs = [r for first in sorted(records[p]) for r in records[p][first]]  # game order
+            metrics, series = sc.summarize(configs[p], contexts[p], recs) if recs else ({}, {})
             metrics, _timings = split_timings(_jsonable(metrics))
             row = {**points[p], **metrics}
             kept = {k: series[k] for k in sc.sweep_series if k in series}
             if kept:  # the scenario's small series (e.g. its ROC) travel with the row
                 row["series"] = _jsonable(kept)
             rows.append(row)
-            records[p] = []  # free the point's records once summarised
+            records[p] = {}  # free the point's records once summarised
             next_point += 1
             if progress is not None:
                 progress(len(rows), len(points), rows)
 
     finish_ready()  # points without games
-    if parallel:
+    if client is not None:
+        _play_on_dask(client, sc, configs, contexts, seed, tasks, records, finish_ready, cancel)
+    elif parallel:
         pool = Parallel(n_jobs=workers if workers > 1 else -1, return_as="generator")
         results = pool(delayed(_play_chunk)(sc, configs[p], contexts[p], seed, idx) for p, idx in tasks)
-        for (p, _idx), recs in zip(tasks, results):
-            records[p].extend(recs)
+        for (p, idx), recs in zip(tasks, results):
+            records[p][idx[0]] = recs
             finish_ready()
             if cancel():
                 results.close()  # joblib stops dispatching the remaining chunks
@@ -263,8 +292,50 @@ def _play_all(sc, configs, contexts, seed, tasks, totals, points, workers, *, pa
                 break
             try:
                 with stop_check(cancel):
-                    records[p].extend(_play_chunk(sc, configs[p], contexts[p], seed, idx))
+                    records[p][idx[0]] = _play_chunk(sc, configs[p], contexts[p], seed, idx)
             except Cancelled:
                 break
             finish_ready()
     return rows
+
+
+def _import_engine() -> bool:
+    """Run on every Dask worker before the first task: import the scenarios once, in parallel on all workers,
+    instead of inside the first task each worker happens to get (about a second of imports per worker)."""
+    from ..scenario import all_scenarios
+
+    all_scenarios()
+    return True
+
+
+def _play_on_dask(client, sc, configs, contexts, seed, tasks, records, finish_ready, cancel) -> None:
+    """The grid's tasks as Dask futures, straight on the client (no joblib layer in between).
+
+    * Each point's shared context (a synthetic-data context holds the whole data set, ~4 MB) is scattered to
+      every worker once and passed by reference, instead of being pickled into every task.
+    * Tasks are submitted in the order of :func:`_tasks` (longest first) with decreasing priority, so each
+      worker takes the longest task left whenever it frees up.
+    * Results are taken as they finish; a point is summarised once all its chunks are in (its records put back
+      in game order), so the rows and their numbers are those of the local run.
+    """
+    from dask.distributed import as_completed
+
+    client.run(_import_engine)
+    ctx_refs = client.scatter(list(contexts), broadcast=True, hash=False)
+    futures = {}
+    for rank, (p, idx) in enumerate(tasks):
+        fut = client.submit(_play_chunk, sc, configs[p], ctx_refs[p], seed, idx, priority=len(tasks) - rank,
+                            pure=False)
+        futures[fut] = (p, idx)
+    done = as_completed(list(futures), with_results=True)
+    try:
+        for fut, recs in done:
+            p, idx = futures.pop(fut)
+            records[p][idx[0]] = recs
+            finish_ready()
+            if cancel():
+                break
+    finally:
+        if futures:  # stopped early: drop the tasks not yet run
+            client.cancel(list(futures))
+        client.cancel(ctx_refs)

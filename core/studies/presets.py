@@ -56,11 +56,35 @@ def get_preset(name: str) -> dict:
 
 
 def compare_with_paper(preset: dict, metrics: dict) -> dict:
-    """Ours vs the paper's value for the preset's metric: ``{"ours", "paper", "difference"}``."""
-    ours = metrics.get(preset["metric"])
+    """Ours vs the paper's value for the preset's metric: ``{"ours", "paper", "difference", "ci", "games",
+    "paper_inside", "text"}``.
+
+    ``ci`` is our value's 95% interval when the run reports one for that metric (``<metric>_ci_low/high``), and
+    ``paper_inside`` says whether the paper's number falls in it — with few games a difference of 0.1 can be
+    one seed's luck, and the interval is what tells the two apart. ``text`` is our value as it is printed."""
+    from ..measure.compare import interval_text
+
+    name = preset["metric"]
+    ours = metrics.get(name)
     ours = None if ours is None else float(ours)
     paper = float(preset["paper_value"])
-    return {"ours": ours, "paper": paper, "difference": None if ours is None else ours - paper}
+    lo, hi = metrics.get(f"{name}_ci_low"), metrics.get(f"{name}_ci_high")
+    ci = (float(lo), float(hi)) if lo is not None and hi is not None else None
+    games = metrics.get("games_done")
+    games = int(games) if games is not None else None
+    out = {"ours": ours, "paper": paper, "difference": None if ours is None else ours - paper, "ci": ci,
+           "games": games, "paper_inside": None if ci is None else ci[0] <= paper <= ci[1],
+           "text": interval_text(ours, ci, games), "sd": None, "seeds": None, "paper_z": None}
+    # a mean over several seeds (``<name>_mean``) comes with its s.d. over them: where does the paper's number,
+    # often one seed, fall in that spread?
+    if name.endswith("_mean"):
+        sd = metrics.get(name[: -len("_mean")] + "_sd")
+        seeds = metrics.get("model_seeds_done")
+        if sd is not None and sd == sd and sd > 0 and ours is not None:
+            out.update(sd=float(sd), seeds=None if seeds is None else int(seeds),
+                       paper_z=(paper - ours) / float(sd),
+                       text=f"{ours:.3f} ± {float(sd):.3f} (s.d. over {int(seeds) if seeds else '?'} seeds)")
+    return out
 
 
 def link_params(preset: dict) -> dict[str, str]:

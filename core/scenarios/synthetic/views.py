@@ -2,7 +2,7 @@
 comparison (privacy–utility points and the best release under the paper's high-risk line)."""
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import inspect
 import os
@@ -92,6 +92,7 @@ class ResultView:
     eps_metrics: dict          # the same with ε shown as "none (not DP)" for a generator without a guarantee
     per_attack: bool           # several attacks ran: show each one's accuracy
     example: ExampleView | None
+    headline: dict = field(default_factory=dict)  # target accuracy with its interval, all-records accuracy
 
 
 @dataclass(frozen=True)
@@ -153,7 +154,19 @@ def result_view(metrics: dict, series: dict) -> ResultView | None:
         eps["claimed_epsilon"] = "none (not DP)"
     return ResultView(label=label, surrogate="surrogate" in label, sentence=say.synthetic(metrics, series),
                       metrics=metrics, eps_metrics=eps, per_attack=len(series.get("attacks", [])) > 1,
-                      example=example_view(series))
+                      example=example_view(series), headline=headline_tiles(metrics))
+
+
+def headline_tiles(metrics: dict) -> dict:
+    """The run's headline as printed: the target accuracy with its 95% interval (one target per game, so a run of
+    25 games is only good to about ±0.16), and beside it the reconstruction's accuracy over every record of the
+    same games — thousands of guesses per game instead of one, so it barely moves from seed to seed."""
+    tiles = {"target": f"{metrics['accuracy']:.1%} [{metrics['accuracy_ci_low']:.1%}, "
+                       f"{metrics['accuracy_ci_high']:.1%}]",
+             "half_width": f"±{(metrics['accuracy_ci_high'] - metrics['accuracy_ci_low']) / 2:.3f}"}
+    if metrics.get("recon_all_records_accuracy") is not None:
+        tiles["all_records"] = f"{metrics['recon_all_records_accuracy']:.1%}"
+    return tiles
 
 
 def compare_setup(config: dict) -> CompareSetup:
