@@ -308,14 +308,20 @@ def _initial(p: Param, key: str, default: Any) -> Any:
     return default
 
 
-def _widget(p: Param, key: str, container, inactive: str | None = None) -> Any:
+def _widget(p: Param, key: str, container, inactive: str | None = None, cap: tuple | None = None) -> Any:
     """The widget for one Param. It offers only values ``p.validate`` accepts (open bounds included);
-    ``inactive`` (a reason) disables it with a note saying why."""
+    ``inactive`` (a reason) disables it with a note saying why. ``cap = (value, why)`` lowers an int's top to
+    what the server accepts at the other current settings: a typed field, whose note says why."""
     value = _initial(p, key, p.default)
     if key not in st.session_state:
         st.session_state[key] = value
     help_text = p.help + (f"\n\n**Inactive:** {inactive}." if inactive else "")
     disabled = inactive is not None
+    if cap is not None and p.kind == "int":
+        top, why = cap
+        return number_field(container, p.title, key=key, kind="int", default=min(p.default, top), low=p.low,
+                            high=top, step=int(p.step or 1), low_open=p.low_open, help=f"{help_text}\n\n{why}",
+                            disabled=disabled)
     if p.choices is not None:
         return container.selectbox(p.title, p.choices, key=key, help=help_text, disabled=disabled,
                                    format_func=lambda c: p.choice_labels.get(c, str(c)))
@@ -343,7 +349,7 @@ def _widget(p: Param, key: str, container, inactive: str | None = None) -> Any:
 
 
 def param_widgets(scenario: Scenario, container=None, only=None, exclude=(), seed: bool = True,
-                  defaults: dict | None = None) -> dict:
+                  defaults: dict | None = None, cost_capped: tuple = ()) -> dict:
     """Widgets generated from the scenario's Params; values mirrored into ``st.query_params``.
 
     Widgets of parameters that have no effect under the current choices (``Param.active_when``) are
@@ -365,9 +371,10 @@ def param_widgets(scenario: Scenario, container=None, only=None, exclude=(), see
             st.session_state[key] = _initial(p, key, start[p.name])
     current = {**scenario.defaults(), **{p.name: st.session_state[f"{scenario.name}.{p.name}"] for p in shown}}
     inactive = scenario.inactive(current)
+    caps = {name: _cost_cap(scenario, current, name) for name in cost_capped}
     values = {}
     for p in shown:
-        values[p.name] = _widget(p, f"{scenario.name}.{p.name}", container, inactive.get(p.name))
+        values[p.name] = _widget(p, f"{scenario.name}.{p.name}", container, inactive.get(p.name), caps.get(p.name))
         if p.name == "epsilon" and isinstance(values[p.name], (int, float)) and values[p.name] > 0:
             container.caption(f"In plain words — {say.odds_short(float(values[p.name]))}")  # every ε input
     if seed:
@@ -388,6 +395,29 @@ def param_widgets(scenario: Scenario, container=None, only=None, exclude=(), see
     if seed:
         config["seed"] = int(values["seed"])
     return config
+
+
+def _cost_cap(scenario: Scenario, current: dict, name: str) -> tuple | None:
+    """``(largest value, why)`` of int parameter ``name`` whose run the server accepts at the other current
+    settings (:func:`core.cost.largest_affordable` over the scenario's cost estimate), or None."""
+    from core.cost import human_bytes, human_seconds, largest_affordable
+    from core.errors import LabError
+    from core.runtime.settings import settings
+
+    p = scenario.param(name)
+    s = settings()
+    lo, hi = valid_range("int", p.low, p.high, p.step, p.low_open, p.high_open)
+    try:
+        base = scenario.resolve({k: v for k, v in current.items() if k != "seed"})
+        top = largest_affordable(scenario.estimate_cost, base, name, lo, hi, int(p.step or 1), s.max_run_seconds,
+                                 s.max_run_bytes)
+    except LabError:
+        return None
+    if top is None or top >= hi:  # nothing the server would refuse (or nothing it accepts: the run says why)
+        return hi, "Type any value in the range."
+    return top, (f"At the other current settings, {name} above {top:,} would need more than this server "
+                 f"allows per run ({human_bytes(s.max_run_bytes)} and {human_seconds(s.max_run_seconds)}); "
+                 "the command line has no such limit.")
 
 
 def chart(fig, name: str, **kw) -> None:
