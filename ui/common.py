@@ -23,6 +23,7 @@ from core.runtime.games import Result
 from core.params import Param
 from core.scenario import Scenario
 from ui.feedback import show_error, tick  # noqa: F401  (pages import show_error with the other widgets)
+from ui.limits import cost_cap
 
 
 # ---------------------------------------------------------------- accessibility
@@ -371,7 +372,7 @@ def param_widgets(scenario: Scenario, container=None, only=None, exclude=(), see
             st.session_state[key] = _initial(p, key, start[p.name])
     current = {**scenario.defaults(), **{p.name: st.session_state[f"{scenario.name}.{p.name}"] for p in shown}}
     inactive = scenario.inactive(current)
-    caps = {name: _cost_cap(scenario, current, name) for name in cost_capped}
+    caps = {name: cost_cap(scenario, current, name) for name in cost_capped}  # ui.limits
     values = {}
     for p in shown:
         values[p.name] = _widget(p, f"{scenario.name}.{p.name}", container, inactive.get(p.name), caps.get(p.name))
@@ -395,29 +396,6 @@ def param_widgets(scenario: Scenario, container=None, only=None, exclude=(), see
     if seed:
         config["seed"] = int(values["seed"])
     return config
-
-
-def _cost_cap(scenario: Scenario, current: dict, name: str) -> tuple | None:
-    """``(largest value, why)`` of int parameter ``name`` whose run the server accepts at the other current
-    settings (:func:`core.cost.largest_affordable` over the scenario's cost estimate), or None."""
-    from core.cost import human_bytes, human_seconds, largest_affordable
-    from core.errors import LabError
-    from core.runtime.settings import settings
-
-    p = scenario.param(name)
-    s = settings()
-    lo, hi = valid_range("int", p.low, p.high, p.step, p.low_open, p.high_open)
-    try:
-        base = scenario.resolve({k: v for k, v in current.items() if k != "seed"})
-        top = largest_affordable(scenario.estimate_cost, base, name, lo, hi, int(p.step or 1), s.max_run_seconds,
-                                 s.max_run_bytes)
-    except LabError:
-        return None
-    if top is None or top >= hi:  # nothing the server would refuse (or nothing it accepts: the run says why)
-        return hi, "Type any value in the range."
-    return top, (f"At the other current settings, {name} above {top:,} would need more than this server "
-                 f"allows per run ({human_bytes(s.max_run_bytes)} and {human_seconds(s.max_run_seconds)}); "
-                 "the command line has no such limit.")
 
 
 def chart(fig, name: str, **kw) -> None:
