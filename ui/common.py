@@ -24,6 +24,7 @@ from core.params import Param
 from core.scenario import Scenario
 from ui.feedback import show_error, tick  # noqa: F401  (pages import show_error with the other widgets)
 from ui.styles import ACCESSIBLE_CSS, accessible_styles  # noqa: F401  (app.py imports them from here)
+from ui.limits import cost_cap
 
 
 # ---------------------------------------------------------------- header
@@ -290,14 +291,20 @@ def _initial(p: Param, key: str, default: Any) -> Any:
     return default
 
 
-def _widget(p: Param, key: str, container, inactive: str | None = None) -> Any:
+def _widget(p: Param, key: str, container, inactive: str | None = None, cap: tuple | None = None) -> Any:
     """The widget for one Param. It offers only values ``p.validate`` accepts (open bounds included);
-    ``inactive`` (a reason) disables it with a note saying why."""
+    ``inactive`` (a reason) disables it with a note saying why. ``cap = (value, why)`` lowers an int's top to
+    what the server accepts at the other current settings: a typed field, whose note says why."""
     value = _initial(p, key, p.default)
     if key not in st.session_state:
         st.session_state[key] = value
     help_text = p.help + (f"\n\n**Inactive:** {inactive}." if inactive else "")
     disabled = inactive is not None
+    if cap is not None and p.kind == "int":
+        top, why = cap
+        return number_field(container, p.title, key=key, kind="int", default=min(p.default, top), low=p.low,
+                            high=top, step=int(p.step or 1), low_open=p.low_open, help=f"{help_text}\n\n{why}",
+                            disabled=disabled)
     if p.choices is not None:
         return container.selectbox(p.title, p.choices, key=key, help=help_text, disabled=disabled,
                                    format_func=lambda c: p.choice_labels.get(c, str(c)))
@@ -325,7 +332,7 @@ def _widget(p: Param, key: str, container, inactive: str | None = None) -> Any:
 
 
 def param_widgets(scenario: Scenario, container=None, only=None, exclude=(), seed: bool = True,
-                  defaults: dict | None = None) -> dict:
+                  defaults: dict | None = None, cost_capped: tuple = ()) -> dict:
     """Widgets generated from the scenario's Params; values mirrored into ``st.query_params``.
 
     Widgets of parameters that have no effect under the current choices (``Param.active_when``) are
@@ -347,9 +354,10 @@ def param_widgets(scenario: Scenario, container=None, only=None, exclude=(), see
             st.session_state[key] = _initial(p, key, start[p.name])
     current = {**scenario.defaults(), **{p.name: st.session_state[f"{scenario.name}.{p.name}"] for p in shown}}
     inactive = scenario.inactive(current)
+    caps = {name: cost_cap(scenario, current, name) for name in cost_capped}  # ui.limits
     values = {}
     for p in shown:
-        values[p.name] = _widget(p, f"{scenario.name}.{p.name}", container, inactive.get(p.name))
+        values[p.name] = _widget(p, f"{scenario.name}.{p.name}", container, inactive.get(p.name), caps.get(p.name))
         if p.name == "epsilon" and isinstance(values[p.name], (int, float)) and values[p.name] > 0:
             container.caption(f"In plain words — {say.odds_short(float(values[p.name]))}")  # every ε input
     if seed:
