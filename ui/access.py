@@ -15,7 +15,8 @@ ACCESSIBLE_CSS = """<style>
 [data-testid="stCaptionContainer"]{opacity:1 !important;color:#55585f !important}
 [data-testid="stCaptionContainer"] a{color:#1a56a8 !important}
 [data-testid="stCode"] code span{color:inherit !important}
-[data-testid="stCode"] pre{white-space:pre-wrap !important;overflow-wrap:anywhere}
+[data-testid="stCode"] pre,[data-testid="stCode"] code{white-space:pre-wrap !important;overflow-wrap:anywhere}
+[data-testid="stCode"] pre{overflow:visible !important}
 </style>"""
 
 
