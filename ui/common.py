@@ -23,7 +23,6 @@ from core.runtime.games import Result
 from core.params import Param
 from core.scenario import Scenario
 from ui.feedback import show_error, tick  # noqa: F401  (pages import show_error with the other widgets)
-from ui.styles import ACCESSIBLE_CSS, accessible_styles  # noqa: F401  (app.py imports them from here)
 from ui.limits import cost_cap
 
 
@@ -384,48 +383,11 @@ def chart(fig, name: str, **kw) -> None:
     """``st.plotly_chart`` with a key unique to the current draw (live redraws repeat charts), its series told
     apart by line style and marker as well as colour, and its text alternative under it."""
     from core.plots.common import distinguish
+    from ui.access import chart_text
 
     st.plotly_chart(distinguish(fig), key=f"{name}-{st.session_state.get('_draw_tick', 0)}", width="stretch",
                     **kw)
     chart_text(fig)
-
-
-def chart_text(fig) -> None:
-    """What a screen reader reaches instead of the picture: a sentence naming the chart, its axes and series, and
-    its plotted points as an HTML table (with caption and column headers), folded under the chart. Every name
-    is escaped: a series can be named after an uploaded file's column."""
-    import html as _html
-
-    from core.plots.common import describe, figure_rows
-
-    rows, thinned = figure_rows(fig)
-    with st.expander("Chart as text and data table", icon=":material/table:"):
-        st.html(f"<p>{_html.escape(describe(fig))}</p>" + (_rows_table(fig, rows, thinned) if rows else
-                                                             "<p>This chart has no plotted points to list.</p>"))
-
-
-def _cell(v) -> str:
-    import html as _html
-
-    if isinstance(v, float):
-        return f"{v:.4g}"
-    return _html.escape(str(v))
-
-
-def _rows_table(fig, rows: list[dict], thinned: bool) -> str:
-    import html as _html
-
-    from core.plots.common import _text
-
-    x = _text(fig.layout.xaxis.title.text) if fig.layout.xaxis and fig.layout.xaxis.title else ""
-    y = _text(fig.layout.yaxis.title.text) if fig.layout.yaxis and fig.layout.yaxis.title else ""
-    note = " (evenly thinned; the JSON download has every point)" if thinned else ""
-    head = (f"<tr><th scope='col'>series</th><th scope='col'>{_html.escape(x or 'x')}</th>"
-            f"<th scope='col'>{_html.escape(y or 'y')}</th></tr>")
-    body = "".join(f"<tr><td>{_cell(r['series'])}</td><td>{_cell(r['x'])}</td><td>{_cell(r['y'])}</td></tr>"
-                   for r in rows)
-    return (f"<table><caption>Data of the chart: {_html.escape(_text(fig.layout.title.text) or 'chart')}{note}"
-            f"</caption><thead>{head}</thead><tbody>{body}</tbody></table>")
 
 
 def charts_side_by_side(*named) -> None:

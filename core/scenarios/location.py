@@ -80,17 +80,13 @@ def _theory(mechanism: str, epsilon: float, delta: float, scale: float, k_max: i
 
 
 def theory_curves(config: dict) -> dict:
-    """Closed-form curves for the page's instant first plot (no games needed).
-
-    ``dp_bound``: Kairouz-optimal expected accuracy; ``optimal``: the exact optimum of
-    the *informed* game for this mechanism (an upper bound for every attacker);
-    ``one_threshold`` / ``two_threshold``: informed closed forms (Theorems 2–3).
-    """
-    curves = _theory(config["mechanism"], float(config["epsilon"]), bound_delta(config),
-                     float(noise_scale(config)), int(config["observations"]))
-    # the ε in force travels with the curves, so every chart of them names it (the cached dict stays untouched)
-    return {**curves, "epsilon": float(config["epsilon"]), "delta": bound_delta(config),
-            "mechanism": config["mechanism"]}
+    """Closed-form curves for the page's instant first plot (no games needed): ``dp_bound``, the Kairouz-optimal
+    expected accuracy; ``optimal``, the exact optimum of the *informed* game for this mechanism (an upper bound for
+    every attacker); ``one_threshold`` / ``two_threshold``, informed closed forms (Theorems 2–3); and the ε, δ and
+    mechanism in force, so every chart of them names its guarantee (the cached dict itself stays untouched)."""
+    eps, delta = float(config["epsilon"]), bound_delta(config)
+    curves = _theory(config["mechanism"], eps, delta, float(noise_scale(config)), int(config["observations"]))
+    return {**curves, "epsilon": eps, "delta": delta, "mechanism": config["mechanism"]}
 
 
 def _thin(values, n: int = 400) -> list:
