@@ -23,7 +23,7 @@ from core.runtime.games import Result
 from core.params import Param
 from core.scenario import Scenario
 from ui.feedback import show_error, tick  # noqa: F401  (pages import show_error with the other widgets)
-from ui.limits import cost_cap
+from ui.limits import cost_cap, valid_range
 
 
 # ---------------------------------------------------------------- header
@@ -147,42 +147,6 @@ MAX_SLIDER_STEPS = 400
 
 def _fmt_number(x: float) -> str:
     return f"{int(x):,}" if float(x).is_integer() else f"{x:g}"
-
-
-def valid_range(kind: str, low, high, step=None, low_open: bool = False, high_open: bool = False) -> tuple:
-    """The first and last value a widget may offer for a (possibly open) range.
-
-    With a step the widget's values are ``low + i·step``: an open bound starts one step inside, and the top
-    is the last step that does not pass ``high`` (or reach it, when open). Without a step an open float
-    bound moves to the next representable number, an open int bound by 1.
-    """
-    lo, hi = low, high
-    if kind == "int":
-        step = int(step or 1)
-        if lo is not None:
-            lo = int(math.ceil(lo)) + (step if low_open and float(lo).is_integer() else 0)
-        if hi is not None:
-            top = int(math.floor(hi))
-            if lo is not None:
-                top = lo + (top - lo) // step * step
-            hi = top - (step if high_open and top == high else 0)
-        return lo, hi
-    if step:
-        if lo is not None and low_open:
-            lo = float(f"{lo + step:.12g}")
-        if hi is not None:
-            if lo is not None:
-                top = lo + math.floor((hi - lo) / step + 1e-9) * step
-                top = float(f"{top:.12g}")  # no 0.30000000000000004 on the slider
-            else:
-                top = hi
-            hi = top - step if (high_open and top >= high) else top
-        return lo, hi
-    if lo is not None and low_open:
-        lo = math.nextafter(float(lo), math.inf)
-    if hi is not None and high_open:
-        hi = math.nextafter(float(hi), -math.inf)
-    return lo, hi
 
 
 def lazy_tabs(demos: dict, key: str) -> None:

@@ -7,7 +7,45 @@ that parameter as a typed field with this top and says why.
 """
 from __future__ import annotations
 
+import math
+
 from core.scenario import Scenario
+
+
+def valid_range(kind: str, low, high, step=None, low_open: bool = False, high_open: bool = False) -> tuple:
+    """The first and last value a widget may offer for a (possibly open) range.
+
+    With a step the widget's values are ``low + i·step``: an open bound starts one step inside, and the top
+    is the last step that does not pass ``high`` (or reach it, when open). Without a step an open float
+    bound moves to the next representable number, an open int bound by 1.
+    """
+    lo, hi = low, high
+    if kind == "int":
+        step = int(step or 1)
+        if lo is not None:
+            lo = int(math.ceil(lo)) + (step if low_open and float(lo).is_integer() else 0)
+        if hi is not None:
+            top = int(math.floor(hi))
+            if lo is not None:
+                top = lo + (top - lo) // step * step
+            hi = top - (step if high_open and top == high else 0)
+        return lo, hi
+    if step:
+        if lo is not None and low_open:
+            lo = float(f"{lo + step:.12g}")
+        if hi is not None:
+            if lo is not None:
+                top = lo + math.floor((hi - lo) / step + 1e-9) * step
+                top = float(f"{top:.12g}")  # no 0.30000000000000004 on the slider
+            else:
+                top = hi
+            hi = top - step if (high_open and top >= high) else top
+        return lo, hi
+    if lo is not None and low_open:
+        lo = math.nextafter(float(lo), math.inf)
+    if hi is not None and high_open:
+        hi = math.nextafter(float(hi), -math.inf)
+    return lo, hi
 
 
 def cost_cap(scenario: Scenario, current: dict, name: str) -> tuple | None:
@@ -16,7 +54,6 @@ def cost_cap(scenario: Scenario, current: dict, name: str) -> tuple | None:
     from core.cost import human_bytes, human_seconds, largest_affordable
     from core.errors import LabError
     from core.runtime.settings import settings
-    from ui.common import valid_range
 
     p = scenario.param(name)
     s = settings()
