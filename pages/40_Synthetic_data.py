@@ -115,6 +115,10 @@ def draw(result, final):
     st.caption(content("synthetic", "interval"))
     metric_row(v.metrics, NAMES)
     metric_row(v.eps_metrics, EPS_NAMES, fmt="{:.2f}")
+    frac = result.metrics.get("sample_equivalent")
+    if isinstance(frac, (int, float)) and frac == frac:
+        st.caption(say.equivalent_sample_sentence(frac, "These synthetic data cost") + " " + content("synthetic",
+                                                                                                     "sample"))
     if v.per_attack:
         metric_row(v.metrics, ATTACK_NAMES, fmt="{:.1%}")
     # --- headline: the privacy–utility scatter (this run + any comparison already computed)

@@ -257,3 +257,16 @@ def test_report_summary_carries_the_odds_and_nearest_deployments():
     assert "73%" in lines[0] and lines[1].startswith("Real deployments nearest this ε")
     register_summary_hook(report_lines)
     assert any("73%" in x for x in summary_lines(result))
+
+
+def test_synthetic_utility_reports_its_equivalent_sample():
+    """A genuine r-sample of the data, used as the 'synthetic' table, is read back as about an r sample."""
+    from core.measure.utility import UtilityQueries
+
+    rng = np.random.default_rng(0)
+    data = rng.integers(0, 3, (20_000, 5))
+    uq = UtilityQueries(data, [3] * 5, np.random.default_rng(1))
+    sample = data[rng.random(data.shape[0]) < 0.1]
+    out = uq.evaluate(sample)
+    assert 0.05 < out["sample_equivalent"] < 0.2 and out["mae_gt10"] > 0
+    assert uq.evaluate(data)["sample_equivalent"] == 1.0  # the data themselves: no error at all

@@ -410,15 +410,15 @@ def odds_short(epsilon: float | None, delta: float = 0.0) -> str:
     return text + (f" (except {one_in(delta)})" if delta and delta > 0 else "")
 
 
-def equivalent_sample_sentence(fraction: float) -> str:
+def equivalent_sample_sentence(fraction: float, what: str = "The noise costs") -> str:
     """'The noise costs about as much accuracy as publishing a 12% random sample of the data.'"""
     fraction = float(fraction)
     if fraction >= 0.995:
-        return "The noise costs about as much accuracy as publishing (almost) all of the data: hardly any."
+        return f"{what} about as much accuracy as publishing (almost) all of the data: hardly any."
     if fraction <= 0.001:
-        return ("The noise costs more accuracy than publishing a 0.1% random sample of the data: the counts "
+        return (f"{what} more accuracy than publishing a 0.1% random sample of the data: the counts "
                 "carry little signal.")
-    return f"The noise costs about as much accuracy as publishing a {pct(fraction)} random sample of the data."
+    return f"{what} about as much accuracy as publishing a {pct(fraction)} random sample of the data."
 
 
 def accuracy_first_sentence(error: float, share: float, sensitivity: float, eps_laplace: float,

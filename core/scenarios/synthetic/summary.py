@@ -52,6 +52,8 @@ def size_stats(rows: list[dict], truth: np.ndarray, attacks: list[str], delta: f
              "tvd3": float(np.mean([x["tvd3"] for x in rows])),
              "mre_gt10_sd": float(mre.std()) if mre.size else float("nan"),
              "tvd3_sd": float(np.std([x["tvd3"] for x in rows]))}
+    frac = np.array([x.get("sample_equivalent", np.nan) for x in rows], dtype=float)
+    stats["sample_equivalent"] = float(np.nanmean(frac)) if np.isfinite(frac).any() else float("nan")
     for a in attacks:
         guesses = np.array([x[f"{a}_guess"] for x in rows])
         scores = np.array([x[f"{a}_score"] for x in rows])
@@ -74,6 +76,7 @@ def headline_metrics(per_size: dict, sizes: list[int], attacks: list[str], main:
     metrics = {"accuracy": head["accuracy"], "accuracy_ci_low": head["accuracy_ci_low"],
                "accuracy_ci_high": head["accuracy_ci_high"], "auc": head["auc"],
                "tpr_at_fpr_0.1": head["tpr_at_fpr_0.1"], "mre_gt10": top["mre_gt10"], "tvd3": top["tvd3"],
+               "sample_equivalent": top.get("sample_equivalent"),
                "claimed_epsilon": eps if eps is not None and math.isfinite(eps) else None,
                "claimed_delta": delta, "empirical_epsilon_low": head["empirical_epsilon_low"],
                "games_done": len(main), "target_secret_one_rate": float(truth.mean()),
