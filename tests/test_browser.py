@@ -269,3 +269,17 @@ def test_stop_ends_a_running_run(server, browser):
     expect(page.get_by_text(re.compile(r"^Running "))).to_have_count(0, timeout=30_000)
     assert page.locator('[data-testid="stException"]').count() == 0
     ctx.close()
+
+
+def test_who_is_exposed_panel_in_chromium(server, browser):
+    # a small exact-answer run: the panel under the plots names its tiers, draws the score chart and offers the CSV
+    ctx, page = _open(browser, f"{server}/Reconstruction_attack?n=14&query_ratio=0.5&trials=2&sweeps=false")
+    try:
+        _shows(page, "Who is exposed", timeout=120_000)
+        _shows(page, "Certified people")
+        _shows(page, "Record card")
+        _shows(page, "Who is exposed (28 people)")
+        assert page.locator(".js-plotly-plot").filter(has_text="score per record").count() >= 1
+        assert not page.locator('[data-testid="stException"]').count()
+    finally:
+        ctx.close()

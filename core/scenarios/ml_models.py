@@ -483,5 +483,5 @@ def _exposure(config: dict, d, pred, score) -> dict:
     table = build(list(range(len(pred))), np.asarray(d.s).astype(int).tolist(), pred.tolist(),
                   confidence(score, pred), known={"subgroup": groups, "label": np.asarray(d.y).astype(int).tolist()},
                   certification={"available": False, "why": why}, unit="training record",
-                  notes=["id = the record's row in the training data."])
+                  notes=["id = the record's position in the shuffled training split (not yet the uploaded file's row)."])
     return table.to_dict()

@@ -248,5 +248,6 @@ def exposure_table(config: dict, context: dict, records: list[dict]):
                  pred.tolist(), confidence(score, pred), certified=settled if main == "desia"
                  else None, certified_reason=reason, known=known, k=[shared[key] for key in keys],
                  certification=certification, unit="target",
-                 notes=["row = the target's row in its block (the uploaded file's row for CSV data); k = targets "
-                        "of the same block and release sharing these attributes."])
+                 notes=["row = the target's row in its block's data; k = targets of the same block and release "
+                        "sharing these attributes (targets are unique on them, so k = 1 unless a release repeats "
+                        "them)."])
