@@ -55,7 +55,7 @@ PAGES = [("home", "")] + [(p.stem, _slug(p)) for p in _pages()] + [
     ("30_Aggregate_statistics-epsilon", "Aggregate_statistics?epsilon=1&targets=30"),
     ("11_Reidentification_lecture-kanon", "Reidentification_lecture?reid.tab=2+%C2%B7+k-anonymity"),
 ]
-NO_PLOT = ("home", "60_Compare_runs", "70_Paper_presets", "90_Glossary")
+NO_PLOT = ("home", "03_Lessons", "60_Compare_runs", "70_Paper_presets", "90_Glossary")
 
 
 @pytest.mark.parametrize("name,path", PAGES, ids=[n for n, _ in PAGES])
