@@ -7,7 +7,8 @@ from pathlib import Path
 
 import streamlit as st
 
-from ui.common import accessible_styles, chart
+from ui.access import accessible_styles
+from ui.common import chart
 
 ROOT = Path(__file__).resolve().parent
 st.set_page_config(page_title="Privacy-attack lab", page_icon="🛡️", layout="wide")

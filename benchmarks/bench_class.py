@@ -38,9 +38,11 @@ def main() -> None:
     from core.studies import lesson_runs as R
     from core.studies import lessons as L
 
-    store = ResultStore(tempfile.mkdtemp(prefix="bench-class-"))
+    folder = Path(tempfile.mkdtemp(prefix="bench-class-"))
+    store = ResultStore(folder)  # the runs
+    classes = classroom.ClassStore(folder / "classes")  # the class's documents, where the app keeps them
     lesson = L.get_lesson(args.lesson)
-    made = classroom.create_class(lesson.id, store=store)
+    made = classroom.create_class(lesson.id, store=classes)
     submits: list[float] = []
     errors: list[str] = []
     lock = threading.Lock()
@@ -49,19 +51,19 @@ def main() -> None:
     def student(i: int) -> None:
         rng = np.random.default_rng(i)
         try:
-            sid = classroom.join(made["code"], f"student {i + 1}", store=store)
+            sid = classroom.join(made["code"], f"student {i + 1}", store=classes)
             start.wait()  # everyone on the same step at the same moment: the worst case for the store
             for step in lesson.steps:
-                classroom.visit(made["code"], sid, lesson.id, step.number, store=store)
+                classroom.visit(made["code"], sid, lesson.id, step.number, store=classes)
                 p = step.predict
                 guess = (int(rng.integers(len(p.options))) if p.kind == "choice"
                          else float(np.clip(rng.normal((p.low + p.high) / 2, (p.high - p.low) / 4), p.low, p.high)))
                 t0 = time.perf_counter()
-                classroom.submit(made["code"], sid, lesson.id, step.number, guess, store=store)
+                classroom.submit(made["code"], sid, lesson.id, step.number, guess, store=classes)
                 took = time.perf_counter() - t0
                 result, _ = R.play_step(lesson, step, store=store)
                 classroom.reveal(made["code"], sid, lesson.id, step.number, R.measured(step, result.metrics),
-                                 store=store)
+                                 store=classes)
                 with lock:
                     submits.append(took)
         except Exception as exc:  # reported, not hidden
@@ -77,7 +79,7 @@ def main() -> None:
         t.join()
     class_seconds = time.perf_counter() - t0
     t1 = time.perf_counter()
-    summary = classroom.summary(made["code"], made["teacher_key"], lesson, store=store)
+    summary = classroom.summary(made["code"], made["teacher_key"], lesson, store=classes)
     classroom.grades_csv(summary)
     aggregate = time.perf_counter() - t1
     configs = set()

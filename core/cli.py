@@ -6,7 +6,8 @@ prior P, default 0.5), the same in words (``odds_text``) and the real deployment
 
 ``run`` prints one JSON object with keys ``scenario``, ``config`` (every
 parameter used, defaults and seed included), ``metrics`` (flat name → number),
-``series`` (plot data) and ``seconds``. Bad parameters exit with status 2 and
+``series`` (plot data), ``seconds``, ``timings`` and ``exposure`` (who is exposed: the per-record risk table,
+see :mod:`core.measure.records`; ``--records out.csv`` also writes it as CSV). Bad parameters exit with status 2 and
 a one-line message naming the parameter and its allowed range.
 
 Everything that can be checked is checked before the first game: the ``--json``

@@ -81,3 +81,28 @@ def check_server_limits(cost: Cost, max_seconds: float, max_bytes: float) -> Non
         raise CostLimitError(cost, f"this run needs {cost.text()}; the server allows "
                                    f"{human_bytes(max_bytes)} and {human_seconds(max_seconds)} per run — "
                                    f"{_lower(cost)} or use the command line (python -m core run)")
+
+
+def largest_affordable(estimate, config: dict, name: str, low: int, high: int, step: int, max_seconds: float,
+                       max_bytes: float) -> int | None:
+    """The largest value of the integer parameter ``name`` (``low + i·step`` up to ``high``) whose estimated
+    cost, the other values of ``config`` kept, fits a server's per-run limits; None when even ``low`` does not.
+
+    ``estimate(config) -> Cost`` must grow with the parameter (people, games, records…), so a bisection over
+    the widget's steps finds the bound in a few estimates."""
+    def fits(v: int) -> bool:
+        cost = estimate({**config, name: v})
+        return cost.seconds <= max_seconds and cost.bytes <= max_bytes
+
+    if not fits(low):
+        return None
+    lo, hi = 0, (high - low) // step  # indices: lo fits; find the last index that fits
+    if fits(low + hi * step):
+        return low + hi * step
+    while hi - lo > 1:
+        mid = (lo + hi) // 2
+        if fits(low + mid * step):
+            lo = mid
+        else:
+            hi = mid
+    return low + lo * step

@@ -15,7 +15,7 @@ scenario = scenario_page("reconstruction", about="What is happening here?",
                          sidebar="Reconstruction game")
 
 
-config = param_widgets(scenario)
+config = param_widgets(scenario, cost_capped=("n",))  # n goes only as high as the server accepts
 
 
 @st.cache_data(max_entries=64, show_spinner=False)

@@ -8,6 +8,7 @@ from core.output.inert import inert_text
 from core.plots import reid as plots
 from core.reid import differencing, exact_example, k_anonymity, lecture
 from ui.import_step import import_upload, role_select, suggestions
+from ui.records import exposure_panel
 from ui.common import content, download_table, figure as _figure, lazy_tabs, metric_row, number_field, page_header, \
     plain, show_error
 
@@ -119,6 +120,7 @@ def linkage_demo():
         st.subheader("The join (released records with the name the attacker attaches)")
         st.dataframe(L.join.head(500), hide_index=True, height=260)
         download_table(L.result.join, "reid-linkage-join")
+        exposure_panel({"scenario": "reid-linkage", "exposure": L.exposure}, key="-linkage")
 
 
 # -------------------------------------------------------------------------------------------------- k-anonymity
@@ -173,6 +175,7 @@ def k_anonymity_demo():
         if not G.homogeneous:
             st.dataframe(G.classes, hide_index=True, height=220)
         download_table(G.classes, f"reid-classes-{data}")
+        exposure_panel({"scenario": "reid-kanon", "exposure": G.exposure}, key=f"-kanon-{data}")
 
 
 # ------------------------------------------------------------------------------------------------------ Netflix

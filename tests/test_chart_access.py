@@ -44,3 +44,13 @@ def test_text_alternative_names_title_axes_series_and_lists_points():
     long = [r for r in rows if r["series"] == "long"]
     assert long[0]["x"] == 0 and long[-1]["x"] == 999 and len(long) == 50
     assert figure_rows(go.Figure([go.Scatter(x=[1], y=[2], name="p")]))[1] is False
+
+
+def test_every_chart_goes_through_the_helper_that_adds_its_text_alternative():
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parent.parent
+    files = [root / "app.py", *(root / "pages").glob("*.py"), *(root / "ui").glob("*.py")]
+    direct = [str(f.relative_to(root)) for f in files
+              if f.name != "common.py" and "plotly_chart(" in f.read_text(encoding="utf-8")]
+    assert not direct, f"draw charts with ui.common.chart / figure, not st.plotly_chart: {direct}"

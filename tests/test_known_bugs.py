@@ -1,7 +1,6 @@
 """Gallery of broken releases: every known-bug preset is flagged by the empirical-ε audit at its seed, every fixed
 twin is not; the bug knobs exist only in the engine (never on a lab page); PrivBayes' probability-scale bug puts
 n times too little noise on the tables."""
-import numpy as np
 import pytest
 
 from core.runtime.games import run

@@ -158,7 +158,7 @@ def test_fill_uses_only_the_runs_numbers():
 
 # ------------------------------------------------------------------------------------------------ class mode
 def test_class_with_three_students_counts_and_refuses_a_wrong_key(tmp_path):
-    store = ResultStore(tmp_path / "class")
+    store = classroom.ClassStore(tmp_path / "class")
     lesson = L.get_lesson("3-reconstruction")
     made = classroom.create_class(lesson.id, store=store)
     a = classroom.join(made["code"], "Ada", store=store)
@@ -189,11 +189,14 @@ def test_class_with_three_students_counts_and_refuses_a_wrong_key(tmp_path):
 
 
 def test_class_expires(tmp_path):
-    store = ResultStore(tmp_path / "exp")
+    store = classroom.ClassStore(tmp_path / "exp")
     made = classroom.create_class(store=store, now=1000.0)
     classroom.open_class(made["code"], store=store, now=1001.0)
     with pytest.raises(classroom.ClassError, match="has expired"):
         classroom.open_class(made["code"], store=store, now=1000.0 + classroom.expiry_seconds())
+    store.cache.set("class/ABCDEF", json.dumps(["not", "a", "class"]))  # a planted row of the wrong shape
+    with pytest.raises(classroom.ClassError, match="no class ABCDEF"):
+        classroom.open_class("abcdef", store=store)
     with pytest.raises(classroom.ClassError, match="6 letters and digits"):
         classroom.open_class("[x](http://evil)", store=store)
     with pytest.raises(classroom.ClassError, match="display name"):

@@ -64,7 +64,7 @@ def test_reconstruction_page_bad_combination_shows_message():
 def test_reconstruction_heatmap_button():
     at = _app()
     at.switch_page("pages/10_Reconstruction_attack.py").run()
-    at.slider(key="reconstruction.n").set_value(20).run()
+    at.number_input(key="reconstruction.n").set_value(20).run()
     at.selectbox(key="reconstruction.solver").select("lsq").run()
     at.button(key="_sweep.recon-heatmap.go").click().run()
     assert not at.exception, at.exception
@@ -113,3 +113,31 @@ def test_reconstruction_page_lp_engine_choice():
     assert not at.exception, at.exception
     highs = float({m.label: m.value for m in at.metric}["Bits recovered"])
     assert 0.6 < dense < 1.0 and abs(dense - highs) <= 0.01
+
+
+def test_people_n_goes_only_as_high_as_the_server_accepts(tmp_path, monkeypatch):
+    # the slider went to 2,000 although the page-default run is refused above n ≈ 1,500 (cost estimate): n is
+    # now a typed field whose top follows the estimate at the current settings, and a larger value is corrected
+    # with the reason instead of a refusal after the click
+    from apptest_helpers import open_page
+
+    limits = tmp_path / "lab_settings.toml"  # a strict server, so the largest accepted run stays quick here
+    limits.write_text("[server]\nmax_run_seconds = 10\n")
+    monkeypatch.setenv("LAB_SETTINGS", str(limits))
+    at = open_page("pages/10_Reconstruction_attack.py", n=2000)  # the page's defaults otherwise
+    assert not at.exception
+    field = at.number_input(key="reconstruction.n")
+    assert 100 < field.value < 2000 and "the command line has no such limit" in field.help
+    assert any("is above the maximum" in w.value for w in at.sidebar.warning)
+    assert not any("the server allows" in e.value for e in at.error), [e.value for e in at.error]
+    # the cap is the largest n whose estimate fits the limits: one step more would be refused
+    from core.cost import largest_affordable
+    from core.runtime.settings import settings
+    from core.scenario import get
+
+    sc, lim = get("reconstruction"), settings()
+    config = sc.resolve({})
+    top = largest_affordable(sc.estimate_cost, config, "n", 5, 2000, 5, lim.max_run_seconds, lim.max_run_bytes)
+    assert top == field.value
+    over = sc.estimate_cost({**config, "n": top + 5})
+    assert over.seconds > lim.max_run_seconds or over.bytes > lim.max_run_bytes

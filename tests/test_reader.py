@@ -9,7 +9,7 @@ import pytest
 
 from core.cancel import stop_check
 from core.data import census, traces
-from core.data.dataset import CsvFormat, detect_format, load_csv, read_header, read_table
+from core.data.dataset import CsvFormat, detect_format, load_csv, read_table
 from core.errors import Cancelled, DataError
 from core.reid import people
 

@@ -127,7 +127,7 @@ def test_cli_run_prints_the_contract_json(tmp_path):
                 "--seed", "3", "--json", str(out))
     assert proc.returncode == 0, proc.stderr
     data = json.loads(proc.stdout)
-    assert set(data) == {"scenario", "config", "metrics", "series", "seconds", "timings"}
+    assert set(data) == {"scenario", "config", "metrics", "series", "seconds", "timings", "exposure"}
     assert data["config"]["seed"] == 3 and data["config"]["solver"] == "lp" and data["config"]["n"] == 40
     assert data["metrics"]["accuracy"] == 1.0
     assert json.loads(out.read_text()) == data

@@ -164,6 +164,7 @@ def test_tier_changes_between_two_tables():
     ("location", {"games": 4000, "shadow_sweep_max": 0, "observations": 20}),
     ("synthetic", {"n": 200, "games": 6, "synth_size": 100, "dataset": "acs-like"}),
     ("aggregates", {"block_size": 120, "blocks": 2, "shadows": 200, "query_ratio": 0.5, "time_limit": 20}),
+    ("ml-models", {"groups": 6, "n_per_group": 200, "model": "forest", "targeting": "none"}),
 ])
 def test_each_scenarios_records_agree_with_its_accuracy(name, params):
     res = run(name, params, seed=1)
@@ -195,3 +196,33 @@ def test_cli_writes_the_records_csv(tmp_path, capsys):
     assert len(df) == 24 and list(df.columns[:2]) == ["id", "age"]
     assert payload["exposure"]["total"] == 24 and "records" not in payload
     assert df["correct"].mean() == pytest.approx(payload["metrics"]["accuracy"])
+
+
+# ----------------------------------------------------------------- reidentification lecture
+def test_linkage_records_certify_unique_matches_only_with_a_complete_voter_list():
+    from core.reid import lecture
+
+    people = lecture.load("synthetic", 5000, 4, 0)
+    qis = {q: 0 for q in people.default_qis}
+    full = lecture.linkage_view(people, qis, 0.3, 1.0, 0)
+    table = RecordTable.from_dict(full.exposure)
+    tiers = np.array(table.columns["tier"])
+    correct = np.array(table.columns["correct"])
+    assert table.tier_counts["certified"] == full.metrics["n_reidentified"] > 0
+    assert correct[tiers == "certified"].all()
+    assert table.accuracy == pytest.approx(full.metrics["pct_correct"] / 100)
+    part = lecture.linkage_view(people, qis, 0.3, 0.5, 0)
+    assert part.exposure["tier_counts"]["certified"] == 0
+    assert "part of the population" in part.exposure["certification"]["why"]
+
+
+def test_kanon_records_certify_exactly_the_homogeneous_classes():
+    from core.reid import lecture
+
+    people = lecture.load("synthetic", 5000, 4, 0)
+    view = lecture.kanon_view(people, "people", people.default_qis, 5, "mondrian", 0.0)
+    table = RecordTable.from_dict(view.exposure)
+    assert table.tier_counts["certified"] == view.report.n_records_homogeneous
+    tiers = np.array(table.columns["tier"])
+    assert np.array(table.columns["correct"])[tiers == "certified"].all()
+    assert min(table.columns["k"]) >= 5

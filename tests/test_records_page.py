@@ -2,7 +2,6 @@
 the record card with its DP counterfactual, and the CSV download."""
 from __future__ import annotations
 
-import json
 
 from apptest_helpers import chart_titles, open_page
 

@@ -18,9 +18,11 @@ def open_tab(app, label):
 
 
 def test_only_the_open_demo_runs(app):
-    # issue 8 (first view): a new visitor gets the linkage demo's three charts, not all nine
+    # issue 8 (first view): a new visitor gets the linkage demo's three charts (and its who-is-exposed panel's
+    # score chart), not all nine
     assert not app.exception and not app.error
-    assert chart_titles(app) == ["% unique per QI combination", "Equivalence-class sizes", "Release ⋈ voter list"]
+    assert chart_titles(app) == ["% unique per QI combination", "Equivalence-class sizes", "Release ⋈ voter list",
+                                 "Who is exposed: score per record, by tier"]
 
 
 def test_every_demo_renders_in_its_tab(app):
@@ -30,7 +32,8 @@ def test_every_demo_renders_in_its_tab(app):
         assert not app.exception and not app.error, label
         seen[label] = chart_titles(app)
         codes[label] = " ".join(c.value for c in app.code)
-    assert seen[KANON] == ["Class sizes vs k", "Distinct sensitive values per class"]  # the Condition table
+    assert seen[KANON] == ["Class sizes vs k", "Distinct sensitive values per class",  # the Condition table
+                           "Who is exposed: score per record, by tier"]  # and who its homogeneous class exposes
     assert len(seen[NETFLIX]) == 1 and seen[NETFLIX][0].startswith("Scores: eccentricity")
     assert seen[DIFF] == ["Two large counts, one person's bit"]
     assert len(seen[EXACT]) == 3

@@ -166,3 +166,20 @@ def test_writing_anything_but_text_is_refused(tmp_path):
         store.cache.set("k", {"a": 1})
     with pytest.raises(TypeError):
         store.cache.set(("tuple",), "x")
+
+
+def test_documents_are_served_only_under_their_own_key_and_never_under_an_address(tmp_path):
+    store = ResultStore(tmp_path / "s")
+    assert store.put("class/ABC234", {"students": ["x"]})  # class mode's documents
+    assert store.get("class/ABC234") == {"students": ["x"]}
+    # a document copied under another key, or under a run's content address, is not served
+    raw = store.cache.get("class/ABC234")
+    store.cache.set("class/OTHER2", raw)
+    assert store.get("class/OTHER2") is None
+    key = result_key("coin-test", Coin().resolve({"games": 30}), 5)
+    store.cache.set(key, json.dumps({"format": 2, "document": key, "value": {"metrics": {"x": 1}}}))
+    assert store.get(key) is None
+    # a run's result kept without its address gets it from its own scenario, configuration and seed
+    res, _ = run_stored(Coin(), {"games": 30}, seed=5, store=ResultStore(tmp_path / "other"))
+    assert store.put(key, res.to_dict(records=False)) and store.get(key)["metrics"] == res.metrics
+    assert not store.put(result_key("coin-test", Coin().resolve({"games": 31}), 5), res.to_dict())  # not its key

@@ -23,25 +23,7 @@ from core.runtime.games import Result
 from core.params import Param
 from core.scenario import Scenario
 from ui.feedback import show_error, tick  # noqa: F401  (pages import show_error with the other widgets)
-
-
-# ---------------------------------------------------------------- accessibility
-# Streamlit draws captions at 60% opacity: its grey (#828180 on white, 3.88:1) fails WCAG 2.1 AA contrast (4.5:1
-# for body-size text), and links inside turn a pale blue (2.96:1). Full opacity with a darker grey (#55585f, 6.9:1)
-# and a darker link blue (#1a56a8, 6.9:1) keep captions visibly secondary and readable. Code blocks: the syntax
-# highlighter's light blue (#00a4d4, 2.81:1) gives way to the code's own dark colour, and long lines wrap instead of
-# scrolling (a scrollable block must be reachable by keyboard, and Streamlit's is not focusable).
-ACCESSIBLE_CSS = """<style>
-[data-testid="stCaptionContainer"]{opacity:1 !important;color:#55585f !important}
-[data-testid="stCaptionContainer"] a{color:#1a56a8 !important}
-[data-testid="stCode"] code span{color:inherit !important}
-[data-testid="stCode"] pre{white-space:pre-wrap !important;overflow-wrap:anywhere}
-</style>"""
-
-
-def accessible_styles() -> None:
-    """The page-wide CSS that brings Streamlit's faded text up to WCAG 2.1 AA contrast (app.py, every page)."""
-    st.html(ACCESSIBLE_CSS)
+from ui.limits import cost_cap
 
 
 # ---------------------------------------------------------------- header
@@ -308,14 +290,20 @@ def _initial(p: Param, key: str, default: Any) -> Any:
     return default
 
 
-def _widget(p: Param, key: str, container, inactive: str | None = None) -> Any:
+def _widget(p: Param, key: str, container, inactive: str | None = None, cap: tuple | None = None) -> Any:
     """The widget for one Param. It offers only values ``p.validate`` accepts (open bounds included);
-    ``inactive`` (a reason) disables it with a note saying why."""
+    ``inactive`` (a reason) disables it with a note saying why. ``cap = (value, why)`` lowers an int's top to
+    what the server accepts at the other current settings: a typed field, whose note says why."""
     value = _initial(p, key, p.default)
     if key not in st.session_state:
         st.session_state[key] = value
     help_text = p.help + (f"\n\n**Inactive:** {inactive}." if inactive else "")
     disabled = inactive is not None
+    if cap is not None and p.kind == "int":
+        top, why = cap
+        return number_field(container, p.title, key=key, kind="int", default=min(p.default, top), low=p.low,
+                            high=top, step=int(p.step or 1), low_open=p.low_open, help=f"{help_text}\n\n{why}",
+                            disabled=disabled)
     if p.choices is not None:
         return container.selectbox(p.title, p.choices, key=key, help=help_text, disabled=disabled,
                                    format_func=lambda c: p.choice_labels.get(c, str(c)))
@@ -343,7 +331,7 @@ def _widget(p: Param, key: str, container, inactive: str | None = None) -> Any:
 
 
 def param_widgets(scenario: Scenario, container=None, only=None, exclude=(), seed: bool = True,
-                  defaults: dict | None = None) -> dict:
+                  defaults: dict | None = None, cost_capped: tuple = ()) -> dict:
     """Widgets generated from the scenario's Params; values mirrored into ``st.query_params``.
 
     Widgets of parameters that have no effect under the current choices (``Param.active_when``) are
@@ -365,9 +353,10 @@ def param_widgets(scenario: Scenario, container=None, only=None, exclude=(), see
             st.session_state[key] = _initial(p, key, start[p.name])
     current = {**scenario.defaults(), **{p.name: st.session_state[f"{scenario.name}.{p.name}"] for p in shown}}
     inactive = scenario.inactive(current)
+    caps = {name: cost_cap(scenario, current, name) for name in cost_capped}  # ui.limits
     values = {}
     for p in shown:
-        values[p.name] = _widget(p, f"{scenario.name}.{p.name}", container, inactive.get(p.name))
+        values[p.name] = _widget(p, f"{scenario.name}.{p.name}", container, inactive.get(p.name), caps.get(p.name))
         if p.name == "epsilon" and isinstance(values[p.name], (int, float)) and values[p.name] > 0:
             container.caption(f"In plain words — {say.odds_short(float(values[p.name]))}")  # every ε input
     if seed:
@@ -394,48 +383,11 @@ def chart(fig, name: str, **kw) -> None:
     """``st.plotly_chart`` with a key unique to the current draw (live redraws repeat charts), its series told
     apart by line style and marker as well as colour, and its text alternative under it."""
     from core.plots.common import distinguish
+    from ui.access import chart_text
 
     st.plotly_chart(distinguish(fig), key=f"{name}-{st.session_state.get('_draw_tick', 0)}", width="stretch",
                     **kw)
     chart_text(fig)
-
-
-def chart_text(fig) -> None:
-    """What a screen reader reaches instead of the picture: a sentence naming the chart, its axes and series, and
-    its plotted points as an HTML table (with caption and column headers), folded under the chart. Every name
-    is escaped: a series can be named after an uploaded file's column."""
-    import html as _html
-
-    from core.plots.common import describe, figure_rows
-
-    rows, thinned = figure_rows(fig)
-    with st.expander("Chart as text and data table", icon=":material/table:"):
-        st.html(f"<p>{_html.escape(describe(fig))}</p>" + (_rows_table(fig, rows, thinned) if rows else
-                                                             "<p>This chart has no plotted points to list.</p>"))
-
-
-def _cell(v) -> str:
-    import html as _html
-
-    if isinstance(v, float):
-        return f"{v:.4g}"
-    return _html.escape(str(v))
-
-
-def _rows_table(fig, rows: list[dict], thinned: bool) -> str:
-    import html as _html
-
-    from core.plots.common import _text
-
-    x = _text(fig.layout.xaxis.title.text) if fig.layout.xaxis and fig.layout.xaxis.title else ""
-    y = _text(fig.layout.yaxis.title.text) if fig.layout.yaxis and fig.layout.yaxis.title else ""
-    note = " (evenly thinned; the JSON download has every point)" if thinned else ""
-    head = (f"<tr><th scope='col'>series</th><th scope='col'>{_html.escape(x or 'x')}</th>"
-            f"<th scope='col'>{_html.escape(y or 'y')}</th></tr>")
-    body = "".join(f"<tr><td>{_cell(r['series'])}</td><td>{_cell(r['x'])}</td><td>{_cell(r['y'])}</td></tr>"
-                   for r in rows)
-    return (f"<table><caption>Data of the chart: {_html.escape(_text(fig.layout.title.text) or 'chart')}{note}"
-            f"</caption><thead>{head}</thead><tbody>{body}</tbody></table>")
 
 
 def charts_side_by_side(*named) -> None:

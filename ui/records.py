@@ -8,16 +8,12 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
+from core.output.inert import inert, inert_text, shorten
 from core.measure.records import TIERS, RecordTable, counterfactual, plural, to_frame, top_frame
 from core.plots.records import score_histogram, score_summary
 from ui.common import chart, content, download_table
 
 TOP_K = 50
-
-
-@st.cache_data(max_entries=8, show_spinner=False)
-def _frame(table: dict) -> pd.DataFrame:
-    return to_frame(table)
 
 
 def _default_epsilon(result) -> float:
@@ -46,16 +42,16 @@ def exposure_panel(result, key: str = "") -> None:
         share = counts.get(tier, 0) / max(1, table.total)
         row.metric(f"{tier.capitalize()} {plural(table.unit)}", f"{counts.get(tier, 0):,}",
                    help=f"{100 * share:.1f}% of {table.total:,} {plural(table.unit)}", width="content")
-    st.caption(table.certification.get("why", ""))
-    st.caption(table.calibration.get("sentence", ""))
+    st.caption(inert_text(table.certification.get("why", "")))
+    st.caption(inert_text(table.calibration.get("sentence", "")))
     for note in table.notes:
-        st.caption(note)
+        st.caption(inert_text(note))
     with st.expander("What the tiers mean", expanded=False):
         for tier in TIERS:
             st.markdown(content("records", tier))
     chart(score_histogram(data), f"exposure-hist-{slug}")
     st.caption(score_summary(data))
-    df = _frame(data)
+    df = to_frame(table)  # columns as lists: ~10 ms for 10⁴ rows (hashing them for a cache costs more)
     top = top_frame(df, TOP_K)
     st.markdown(f"**The {len(top)} most exposed {plural(table.unit)}** (click a column to sort, a row for its "
                 "card)")
@@ -71,26 +67,32 @@ def exposure_panel(result, key: str = "") -> None:
 
 def _record_card(record: pd.Series, table: RecordTable, df: pd.DataFrame, epsilon: float, slug: str) -> None:
     with st.container(border=True):
-        st.markdown(f"**Record card — {table.unit} `{record['id']}`**")
+        st.markdown(f"**Record card — {table.unit}** {inert(record['id'])}")
         known = {c: record[c] for c in table.known}
         if known:
             st.markdown("What the attacker knows:")
             st.dataframe(pd.DataFrame([known]), hide_index=True)
         k = record.get("k") if "k" in record.index else None
         cols = st.columns(4)
-        cols[0].metric("Truth", str(record["secret"]))
-        cols[1].metric("Guess", f"{record['guess']} ({'right' if record['correct'] else 'wrong'})")
+        # a metric's value is plain text (only its label renders Markdown): shortened, never interpreted
+        cols[0].metric("Truth", shorten(str(record["secret"])))
+        cols[1].metric("Guess", f"{shorten(str(record['guess']))} ({'right' if record['correct'] else 'wrong'})")
         cols[2].metric("Score", f"{record['score']:.4g}")
         cols[3].metric("Sharing the known attributes (k)", "—" if k is None or pd.isna(k) else f"{int(k):,}")
-        st.markdown(f"Tier: **{record['tier']}** — {record['reason']}")
+        st.markdown(f"Tier: **{record['tier']}** — {inert_text(record['reason'])}")
         eps = st.number_input("ε of a differentially private release to compare with", min_value=0.01,
                               max_value=20.0, value=float(epsilon), step=0.1, key=f"exposure-eps-{slug}",
                               help="Defaults to the run's own ε where it has one")
-        prior = float(np.mean(df["secret"].astype(str) == str(record["guess"]))) if len(df) else 0.5
+        if table.baseline is not None:  # guesses such as names, not values the secrets take
+            prior = float(table.baseline)
+            prior_words = f"a blind guess is right {100 * prior:.2g}% of the time"
+        else:
+            prior = float(np.mean(df["secret"].astype(str) == str(record["guess"]))) if len(df) else 0.5
+            prior_words = (f"a guess of {inert(record['guess'])} is right for {100 * prior:.1f}% of these "
+                           f"{plural(table.unit)} with no release at all")
         bound = counterfactual(eps, 0.0, prior)
         st.markdown(f"Under a DP release at ε = {eps:g} this record's best attack is bounded by "
-                    f"**{100 * bound:.1f}%** chance of being right (a guess of {record['guess']} is right for "
-                    f"{100 * prior:.1f}% of these {plural(table.unit)} with no release at all).")
+                    f"**{100 * bound:.3g}%** chance of being right ({prior_words}).")
 
 
 def tier_changes_panel(pins: list[dict], labels: list[str]) -> None:

@@ -84,8 +84,8 @@ def calibrate(negative_scores: Iterable[float], fpr: float = DEFAULT_FPR,
               negative_kind: str = "negatives") -> Calibration:
     """The lowest threshold ``t`` with at most ``fpr`` of ``negative_scores`` strictly above it.
 
-    ``t`` is the ``(⌊fpr·N⌋+1)``-th largest negative score, so ``#{s > t} ≤ ⌊fpr·N⌋`` (ties only lower it). On
-    fresh negatives from the same distribution the expected rate is at most ``fpr``.
+    ``t`` is the ``(⌊fpr·N⌋+1)``-th largest negative score, so ``#{s > t} ≤ ⌊fpr·N⌋`` (ties only lower it).
+    On fresh negatives from the same distribution the expected rate is at most ``fpr``.
     """
     if not 0 < fpr < 1:
         raise ParameterError("fpr", f"the probable tier's false-positive rate must be in (0, 1), got {fpr}")
@@ -114,6 +114,9 @@ class RecordTable:
     unit: str = "record"
     records_max: int = RECORDS_MAX
     notes: list[str] = field(default_factory=list)
+    # chance of a right guess with no release at all, where the guesses are not values the secrets take (a name
+    # for a person: 1/population); None = the share of records whose secret equals the guessed value
+    baseline: float | None = None
 
     @property
     def truncated(self) -> bool:
@@ -126,14 +129,14 @@ class RecordTable:
         return {"columns": self.columns, "known": self.known, "total": self.total,
                 "tier_counts": self.tier_counts, "accuracy": self.accuracy, "calibration": self.calibration,
                 "certification": self.certification, "unit": self.unit, "records_max": self.records_max,
-                "truncated": self.truncated, "notes": self.notes}
+                "truncated": self.truncated, "notes": self.notes, "baseline": self.baseline}
 
     @classmethod
     def from_dict(cls, data: dict | None) -> "RecordTable | None":
         if not data:
             return None
         keys = ("columns", "known", "total", "tier_counts", "accuracy", "calibration", "certification", "unit",
-                "records_max", "notes")
+                "records_max", "notes", "baseline")
         return cls(**{k: data[k] for k in keys if k in data})
 
     def order(self) -> list[str]:
@@ -158,7 +161,8 @@ def build(ids: Sequence, secret: Sequence, guess: Sequence, score: Sequence, *,
           unit: str = "record",
           records_max: int = RECORDS_MAX,
           probable_ok: Sequence[bool] | None = None,
-          notes: Sequence[str] = ()) -> RecordTable:
+          notes: Sequence[str] = (),
+          baseline: float | None = None) -> RecordTable:
     """Assign tiers and reasons, then cut to ``records_max`` rows (counts and calibration cover every row).
 
     ``negatives``: the scores the probable threshold is calibrated on; default: the scores of the wrong guesses
@@ -216,7 +220,7 @@ def build(ids: Sequence, secret: Sequence, guess: Sequence, score: Sequence, *,
     return RecordTable(columns=columns, known=list((known or {}).keys()), total=n, tier_counts=counts,
                        accuracy=float(correct_a.mean()) if n else None, calibration=cal.to_dict(),
                        certification=dict(certification or {"available": False, "why": ""}),
-                       unit=unit, records_max=int(records_max), notes=all_notes)
+                       unit=unit, records_max=int(records_max), notes=all_notes, baseline=baseline)
 
 
 def _plain(v: Any) -> Any:
@@ -267,8 +271,8 @@ def confidence(score, guess) -> np.ndarray:
 
 def counterfactual(epsilon: float, delta: float, prior: float) -> float:
     """The most an attack can be right about one record's secret under an (ε, δ)-DP release, from a ``prior``
-    chance of being right with no release: ``e^ε·p / (e^ε·p + 1 − p) + δ`` (the posterior bound of ε-DP; δ added
-    as the probability the guarantee fails), capped at 1."""
+    chance of being right with no release: ``e^ε·p / (e^ε·p + 1 − p) + δ`` (the posterior bound of ε-DP; δ
+    added as the probability the guarantee fails), capped at 1."""
     if not (epsilon >= 0 and math.isfinite(epsilon)):
         raise ParameterError("epsilon", f"expected a finite number >= 0, got {epsilon}")
     p = min(1.0, max(0.0, float(prior)))

@@ -333,8 +333,9 @@ def relational_status(k: int, passes: bool, smallest: int, other_passes: bool, o
         status = (("also " if also else "") + f"{k}-anonymous") if ok else f"NOT {k}-anonymous"
         return f"{status} (its smallest group of identical-looking records has {count(n, 'person', 'people')})"
 
+    other = verdict(other_passes, other_smallest, passes and other_passes)
     text = (f"The release (the world where {world}) is {verdict(passes, smallest)}. The release the other world "
-            f"(where {other_world}) would produce is {verdict(other_passes, other_smallest, passes and other_passes)}")
+            f"(where {other_world}) would produce is {other}")
     return text + (": both pass the test." if passes and other_passes else ".")
 
 

@@ -193,7 +193,8 @@ PUBLISHED = {"aggregates": "the published block counts", "location": "the publis
 PER_UNIT = {"aggregates": "cell", "location": "observation"}
 
 # Readable names for the metrics of the technical tables; unknown keys fall back on :func:`readable`.
-NAMES = {"auc": "AUC (0.5 = coin flip)", "auc_ci_low": "AUC, 95% interval, low", "auc_ci_high": "AUC, 95% interval, high",
+NAMES = {"auc": "AUC (0.5 = coin flip)", "auc_ci_low": "AUC, 95% interval, low",
+         "auc_ci_high": "AUC, 95% interval, high",
          "accuracy": "attack accuracy", "accuracy_ci_low": "attack accuracy, 95% interval, low",
          "accuracy_ci_high": "attack accuracy, 95% interval, high", "claimed_epsilon": "ε per person (claimed)",
          "claimed_delta": "δ per person (claimed)", "empirical_epsilon_low": "ε the attack proves (lower bound)",
@@ -205,7 +206,8 @@ NAMES = {"auc": "AUC (0.5 = coin flip)", "auc_ci_low": "AUC, 95% interval, low",
          "cells_wrong_expected": "share of counts not exact (expected)",
          "cells_wrong_measured": "share of counts not exact (measured)", "cells_released": "released cells",
          "targets": "people attacked", "synthetic_data": "synthetic data (1 = yes)",
-         "deterministic_fraction": "share settled with certainty", "deterministic_count": "people settled with certainty",
+         "deterministic_fraction": "share settled with certainty",
+         "deterministic_count": "people settled with certainty",
          "deterministic_errors": "wrong certain answers", "release_epsilon": "ε of the release",
          "release_delta": "δ of the release", "noise_scale": "noise scale", "answer_rmse": "answer error (RMSE)",
          "mre_gt10": "mean relative error (counts > 10)", "tvd3": "3-way total variation distance",
@@ -385,7 +387,8 @@ padding:0 1em;color:#222}.summary p{font-size:17px;line-height:1.45;margin:.4em 
 .verdict{font-size:19px;font-weight:600}
 @page{size:A4;margin:14mm}
 @media print{body{max-width:none;margin:0;padding:0;font-size:12px}.technical{break-before:page}
-.plotly-graph-div,table,pre{break-inside:avoid}h2,h3{break-after:avoid}.modebar{display:none!important}}table{border-collapse:collapse;margin:.5em 0 1.5em;font-size:14px}
+.plotly-graph-div,table,pre{break-inside:avoid}h2,h3{break-after:avoid}.modebar{display:none!important}}
+table{border-collapse:collapse;margin:.5em 0 1.5em;font-size:14px}
 td,th{border:1px solid #ccc;padding:4px 8px;text-align:left;vertical-align:top}th{background:#f3f3f3}
 pre,code{background:#f6f8fa;padding:2px 4px;border-radius:3px}pre{padding:8px;overflow-x:auto}
 .flag{background:#fde8e8;border:2px solid #c0392b;color:#8e1b10;padding:10px;font-weight:600;border-radius:4px}

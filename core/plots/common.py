@@ -87,7 +87,7 @@ def distinguish(fig: go.Figure) -> go.Figure:
     return fig
 
 
-def _text(value) -> str:
+def strip_markup(value) -> str:
     import re
 
     return re.sub(r"<[^>]+>", " ", str(value or "")).replace("  ", " ").strip()
@@ -95,10 +95,10 @@ def _text(value) -> str:
 
 def describe(fig: go.Figure) -> str:
     """The chart in one sentence for a screen reader: its title, axes and series."""
-    title = _text(fig.layout.title.text) or "Chart"
-    x = _text(fig.layout.xaxis.title.text) if fig.layout.xaxis and fig.layout.xaxis.title else ""
-    y = _text(fig.layout.yaxis.title.text) if fig.layout.yaxis and fig.layout.yaxis.title else ""
-    names = [_text(t.name) for t in fig.data if t.name and t.showlegend is not False]
+    title = strip_markup(fig.layout.title.text) or "Chart"
+    x = strip_markup(fig.layout.xaxis.title.text) if fig.layout.xaxis and fig.layout.xaxis.title else ""
+    y = strip_markup(fig.layout.yaxis.title.text) if fig.layout.yaxis and fig.layout.yaxis.title else ""
+    names = [strip_markup(t.name) for t in fig.data if t.name and t.showlegend is not False]
     text = f"Chart: {title}."
     if x or y:
         text += f" Horizontal axis: {x or 'unnamed'}; vertical axis: {y or 'unnamed'}."
@@ -116,7 +116,7 @@ def figure_rows(fig: go.Figure, max_rows: int = 300) -> tuple[list[dict], bool]:
         if xs is None or ys is None or tr.type not in ("scatter", "bar", "scattergl") \
                 or getattr(tr, "fill", None) == "toself":
             continue
-        series.append((_text(tr.name) or tr.type, list(zip(xs, ys))))
+        series.append((strip_markup(tr.name) or tr.type, list(zip(xs, ys))))
     per = max(2, max_rows // max(1, len(series)))
     rows: list[dict] = []
     thinned = False

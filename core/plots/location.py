@@ -67,7 +67,8 @@ def accuracy_vs_observations(theory: dict, series: dict | None = None, metric: s
                                  name=f"{NAMES.get(name, name)} (measured)", line=dict(color=COLORS.get(name))))
     title = ("Membership accuracy vs number of observations" if metric == "accuracy"
              else "AUC vs number of observations")
-    note = " · ".join(x for x in (epsilon_note(theory), _attacker_note(info) or "closed form, informed attacker") if x)
+    parts = (epsilon_note(theory), _attacker_note(info) or "closed form, informed attacker")
+    note = " · ".join(x for x in parts if x)
     legend = dict(orientation="v", x=1.02, xanchor="left", y=1, yanchor="top") if legend_side else \
         dict(orientation="h", y=-0.25)
     fig.update_layout(title=f"{title}<br><sup>{note}</sup>", xaxis_title="observations k "

@@ -41,6 +41,7 @@ class LinkageView:
     shown: dict
     sentence: str
     join: pd.DataFrame
+    exposure: dict | None = None  # who is exposed: the per-record table (core.measure.records)
 
 
 @dataclass(frozen=True)
@@ -69,6 +70,7 @@ class KanonView:
     original_title: str
     generalised: pd.DataFrame
     classes: pd.DataFrame
+    exposure: dict | None = None  # who is exposed: the per-record table (core.measure.records)
 
 
 @dataclass(frozen=True)
@@ -139,7 +141,8 @@ def linkage_view(p: People, levels: dict[str, int], release_fraction: float, vot
     result = linkage.link(p, levels, release_fraction, voter_fraction, seed=seed)
     m = result.metrics()
     join = result.join.sort_values("reidentified", ascending=False).drop(columns="true_person_id")
-    return LinkageView(result=result, metrics=m, shown=_shown(m), sentence=say.linkage(m), join=join)
+    return LinkageView(result=result, metrics=m, shown=_shown(m), sentence=say.linkage(m), join=join,
+                       exposure=linkage_records(result, voter_fraction, p.n))
 
 
 # ----------------------------------------------------------------------------- 2 · k-anonymity
@@ -190,7 +193,8 @@ def kanon_view(p: People, data: str, qis: list[str], k: int, method: str, suppre
                                               r.n_records_homogeneous if sens is not None else None, sens),
                      sensitive=sens, original=table.head(PREVIEW_ROWS),
                      original_title="**Original**" if data != "condition" else "**Published (slide)**",
-                     generalised=generalised, classes=classes)
+                     generalised=generalised, classes=classes,
+                     exposure=kanon_records(g, sens))
 
 
 # ----------------------------------------------------------------------------- 3 · Netflix
@@ -260,3 +264,61 @@ def exact_view(text: str) -> ExactView:
                      solution=sols[0] if len(sols) == 1 else None, candidates=e.candidates_table(),
                      n_equations=len(e.equations))
 
+
+
+# ----------------------------------------------------------------------------- who is exposed
+def linkage_records(result, voter_fraction: float, population: int | None = None) -> dict:
+    """Who is exposed by the linkage: one row per released record (``id`` = the person's row in the record set or
+    the uploaded file), its QIs as released, the name the attacker attaches (or none) and ``k`` = released records
+    sharing its QIs. ``score`` = 1 / max(voters, released records sharing its QIs): the chance a pairing among
+    them is right (0 when no voter shares them).
+
+    Certified: a one-to-one match when the voter list holds *everyone* — the person is then the only one in the
+    population with these QIs, so the name cannot be wrong. With a partial voter list a unique match can name the
+    wrong person (the right one may be missing from the list), so it is at most probable."""
+    from ..measure.records import build
+
+    j = result.join
+    n_vm = j["n_voters_same_qis"].to_numpy()
+    n_rel = j["n_release_same_qis"].to_numpy()
+    score = np.where(n_vm > 0, 1.0 / np.maximum(np.maximum(n_vm, n_rel), 1), 0.0)
+    claimed = j["reidentified"].to_numpy(dtype=bool)
+    whole = float(voter_fraction) >= 1.0
+    why = ("Certified: a one-to-one match with a voter list that holds everyone, so nobody else shares the QIs."
+           if whole else "Nothing is certified: the voter list holds only part of the population, so a unique "
+                         "match can still name the wrong person (set the voter list to 100% to certify).")
+    return build(j["true_person_id"].tolist(), [f"person {i}" for i in j["true_person_id"]],
+                 [name if c else "no claim" for name, c in zip(j["claimed_name"], claimed)], score,
+                 correct=j["correct"].to_numpy(dtype=bool), certified=claimed & whole,
+                 certified_reason="The only person in the whole population with these quasi-identifiers is on the "
+                                  "voter list, so the attached name is right.",
+                 known={q: j[q].tolist() for q in result.qi_columns}, k=j["n_release_same_qis"].tolist(),
+                 certification={"available": whole, "why": why}, unit="released record",
+                 notes=["secret = the record's true person; guess = the name attached (a claim only on a "
+                        "one-to-one match); id = the person's row in the record set."],
+                 baseline=1.0 / population if population else None).to_dict()
+
+
+def kanon_records(g, sensitive: str | None) -> dict | None:
+    """Who is exposed by a k-anonymous release: one row per published record, its generalised QIs, its sensitive
+    value (the secret), the guess = the most common sensitive value of its equivalence class, ``score`` = that
+    value's share in the class and ``k`` = the class size. Certified: a homogeneous class — every record sharing the
+    generalised QIs has the same sensitive value, so class membership alone discloses it."""
+    from ..measure.records import build
+
+    if sensitive is None or sensitive not in g.table.columns or not len(g.table):
+        return None
+    t = g.table
+    groups = t.groupby(g.qis, dropna=False, sort=False)[sensitive]
+    mode = groups.transform(lambda s: s.value_counts().index[0])
+    share = groups.transform(lambda s: s.value_counts(normalize=True).iloc[0]).to_numpy(dtype=float)
+    size = groups.transform("size").to_numpy()
+    return build([str(i) for i in t.index], t[sensitive].astype(str).tolist(), mode.astype(str).tolist(), share,
+                 certified=share >= 1.0,
+                 certified_reason="Every record in its equivalence class has this sensitive value, so being in the "
+                                  "class discloses it.",
+                 known={q: t[q].astype(str).tolist() for q in g.qis}, k=size.tolist(),
+                 certification={"available": True, "why": "Certified: records in homogeneous equivalence classes."},
+                 unit="published record",
+                 notes=["guess = the most common sensitive value of the record's class; id = the record's row in "
+                        "the table before generalisation."]).to_dict()

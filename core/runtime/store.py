@@ -153,6 +153,7 @@ def _agrees(about: dict, value: Any) -> bool:
 
 
 # ------------------------------------------------------------------ the disk layer
+_ADDRESS = re.compile(r"(sweep-)?[0-9a-f]{64}")  # the keys of runs and sweeps: content addresses
 _VALUE_FILE = re.compile(r"[0-9a-f]{2}/[0-9a-f]{2}/[0-9a-f]{28}\.val")
 
 
@@ -277,7 +278,10 @@ class ResultStore:
         _warn(f"cannot {doing} ({_what(exc)})")
 
     def get(self, key: str) -> dict | None:
-        """The stored result for ``key``, or None: absent, unreadable, unsafe, or not what the key addresses."""
+        """The stored value for ``key``, or None: absent, unreadable, unsafe, or not what the key addresses.
+
+        A run's or a sweep's key is a content address: its record is checked against it. Any other key (class
+        mode's ``class/…`` documents) holds a document, served only under the key it was written for."""
         if not self._usable():
             return None
         try:
@@ -292,26 +296,45 @@ class ResultStore:
             return None
         try:
             record = json.loads(text)
+            if not isinstance(record, dict) or record.get("format") != FORMAT:
+                raise ValueError("unknown layout")
+            if "document" in record:
+                if record["document"] != key or _ADDRESS.fullmatch(key):
+                    raise LookupError
+                return record["value"]
             about, prefix, value = record["about"], record["prefix"], record["result"]
-            if record.get("format") != FORMAT or not isinstance(about, dict) or not isinstance(prefix, str):
+            if not isinstance(about, dict) or not isinstance(prefix, str):
                 raise ValueError("unknown layout")
         except (ValueError, TypeError, KeyError):
-            _warn("ignored a stored row that is not a result record of this lab")
+            _warn("ignored a stored row that is not a record of this lab")
+            return None
+        except LookupError:
+            _warn("ignored a stored document kept under another key (forged or damaged)")
             return None
         if address_key(about, prefix) != key or not _agrees(about, value):
             _warn("ignored a stored result that does not match its key (forged or damaged)")
             return None
         return value
 
-    def put(self, key: str, result: dict, about: dict, prefix: str = "") -> bool:
-        """Keep ``result`` under ``key`` = ``address_key(about, prefix)``; False (and a warning) if it cannot."""
-        if address_key(about, prefix) != key:
-            raise ValueError("the key is not the address of the record")
+    def put(self, key: str, result: dict, about: dict | None = None, prefix: str = "") -> bool:
+        """Keep ``result`` under ``key``; False (and a warning) if it cannot.
+
+        For a content address, ``key`` must be ``address_key(about, prefix)``; a run's result may leave ``about``
+        out (it is derived from the result's own scenario, configuration and seed). Any other key stores a
+        document (JSON) for that key alone."""
+        if about is None and _ADDRESS.fullmatch(key):
+            config = dict(result.get("config") or {})
+            about = result_address(str(result.get("scenario")), {k: v for k, v in config.items() if k != "seed"},
+                                   int(config.get("seed", 0)))[1]
+        if about is not None and address_key(about, prefix) != key:  # never stored where a lookup would refuse it
+            _warn("did not keep a result under a key that is not its address")
+            return False
         if not self._usable() or self.cache is None:
             return False
-        text = json.dumps({"format": FORMAT, "about": about, "prefix": prefix, "result": result})
+        record = ({"format": FORMAT, "about": about, "prefix": prefix, "result": result} if about is not None else
+                  {"format": FORMAT, "document": key, "value": result})
         try:
-            self.cache.set(key, text)
+            self.cache.set(key, json.dumps(record))
         except _faults() as exc:
             self._fault("keep a result", exc)
             return False

@@ -176,6 +176,8 @@ class Reconstruction(Scenario):
         * integer program (n ≤ 60): exact answers ≈ 0.02 + 0.001·n s, noisy ≈ 0.05 + 4·(n/60)³ s (n = 40:
           0.9 s; n = 60: 0.8–3.5 s);
         * 0.2 s per run for the solvers' imports in a fresh worker.
+        * the per-person certificates (who is exposed): :func:`certify_seconds`, at most
+          ``certify_budget(n)`` LP/IP solves per trial for the first ``CERTIFY_TRIALS`` trials.
 
         The old model (7e-7·n·m s per LP in every regime) over-estimated m ≥ n by 5–27× and under-estimated
         the degenerate solves by up to 10×. Memory ≈ 40·n·m + 8·n² bytes of the largest game (n = 2000,
@@ -194,8 +196,9 @@ class Reconstruction(Scenario):
             largest = max(largest, n * m)
             exact = defense == "none" or level == 0 or (defense == "subsample" and level >= n)
             seconds += _solve_seconds(c["solver"], c["lp_method"], c["queries"], n, m, exact)
-        return Cost(seconds=0.2 + c["trials"] * seconds, bytes=20e6 + 40 * largest + 8 * n * n,
-                    drivers=("n", "trials", "query_ratio"), basis="trials × Σ solve(n, m, exact answers?)")
+        return Cost(seconds=0.2 + c["trials"] * seconds + certify_seconds(c), bytes=20e6 + 40 * largest + 8 * n * n,
+                    drivers=("n", "trials", "query_ratio"),
+                    basis="trials × Σ solve(n, m, exact answers?) + the per-person certificates' solves")
 
     # ------------------------------------------------------------ games
     def prepare(self, c, rng):
@@ -235,7 +238,8 @@ class Reconstruction(Scenario):
         guess = attack.predict()  # per-bit attribute game: confusion counts for the empirical ε (core.measure.audit)
         extra = {}
         if kind == "main" and (index + 1) * n <= RECORDS_MAX:  # per-person rows, bounded across trials
-            extra = _person_rows(people, secret, guess, attack.x_fractional_, queries, answers, defense, level)
+            extra = _person_rows(people, secret, guess, attack.x_fractional_, queries, answers, defense, level,
+                                 certify=index < CERTIFY_TRIALS)
         return {**extra, "kind": kind, "query_ratio": ratio, "defense": defense, "level": level, "m": m,
                 "fp": int(((guess == 1) & (secret == 0)).sum()), "fn": int(((guess == 0) & (secret == 1)).sum()),
                 "positives": int(secret.sum()),
@@ -303,7 +307,7 @@ def certification_bound(defense: str, level: float) -> tuple[float | None, str]:
                   "certified.")
 
 
-def _person_rows(people, secret, guess, x_hat, queries, answers, defense, level) -> dict:
+def _person_rows(people, secret, guess, x_hat, queries, answers, defense, level, certify: bool = True) -> dict:
     """One row per person of a main trial: public attributes, truth, guess, confidence and the certificate."""
     from ..attacks.reconstruction.generate_then_verify import certify_bits
 
@@ -313,7 +317,9 @@ def _person_rows(people, secret, guess, x_hat, queries, answers, defense, level)
     score = np.abs(np.clip(np.asarray(x_hat, dtype=float), 0.0, 1.0) - 0.5) * 2.0
     bound, _ = certification_bound(defense, level)
     certified, status, solves = np.zeros(n, dtype=bool), "none", 0
-    if bound is not None:
+    if bound is not None and not certify:
+        status = "not checked"
+    elif bound is not None:
         cert = certify_bits(queries, answers, bound, guess=guess, max_solves=certify_budget(n))
         certified = cert.certified & (cert.value == guess)
         status, solves = cert.status, cert.solves
@@ -323,9 +329,33 @@ def _person_rows(people, secret, guess, x_hat, queries, answers, defense, level)
             "cert_status": status, "cert_solves": solves}
 
 
+# Certificates cost LP/IP solves (0.01–0.05 s each, measured with benchmarks/bench_records.py): at most
+# certify_budget(n) per trial, for the first CERTIFY_TRIALS trials of a run; later trials' people get no certificate.
+CERTIFY_TRIALS = 20
+CERTIFY_MAX_SOLVES = 101
+
+
 def certify_budget(n: int) -> int:
-    """LP/IP solves one trial's certificate may spend: one per person and one to find a consistent point."""
-    return n + 1
+    """LP/IP solves one trial's certificate may spend: one per person and one to find a consistent point, at most
+    ``CERTIFY_MAX_SOLVES``."""
+    return min(n + 1, CERTIFY_MAX_SOLVES)
+
+
+def certify_seconds(c: dict) -> float:
+    """Estimated CPU seconds of a run's certificates: trials certified × budget × seconds per solve (integer
+    programs up to n = 60, ≈ 0.05 s; LP relaxations up to n = 300, ≈ 0.035 s; nothing above, nor when the answers
+    carry unbounded noise; exact answers with m ≥ n are settled by one rank computation)."""
+    from ..attacks.reconstruction.generate_then_verify import IP_MAX_N, LP_MAX_N
+
+    n = c["n"]
+    m = max(1, round(c["query_ratio"] * n))
+    bound, _ = certification_bound(c["defense"], Reconstruction.level(c))
+    if bound is None or n > LP_MAX_N:
+        return 0.0
+    if bound == 0 and m >= n:
+        return 0.001 * min(c["trials"], CERTIFY_TRIALS)
+    trials = min(c["trials"], CERTIFY_TRIALS, max(1, RECORDS_MAX // n))
+    return trials * certify_budget(n) * (0.05 if n <= IP_MAX_N else 0.035)
 
 
 def _curve(records, kind, key, n):
@@ -460,6 +490,9 @@ def exposure_table(c: dict, records: list[dict]):
                          "full-rank exact release), so some settled bits may go uncertified.")
         elif "budget" in statuses:
             open_note = " Some bits were left open when a trial's solve budget ran out; they are not certified."
+        if "not checked" in statuses:
+            open_note += (f" Certificates are computed for the first {CERTIFY_TRIALS} trials only; later trials' "
+                          "people are tiered by score alone.")
         certification = {"available": True, "solves": solves, "budget": certify_budget(n) * len(kept),
                          "why": f"Certified bits hold in every 0/1 dataset consistent with the {m} {why}; "
                                 f"{solves:,} LP/IP solves (budget {certify_budget(n):,} per trial).{open_note}"}

@@ -2,8 +2,9 @@
 
 A teacher creates a class and gets two secrets, shown once: a short *class code* students type or follow in a
 link (``/Lessons?class=CODE``) and a separate *teacher key* that opens the class view. Students pick a display name
-(no account, no e-mail). What is stored, under the class in the lab's result store
-(:class:`core.runtime.store.ResultStore`, JSON values only), is exactly:
+(no account, no e-mail). What is stored, under the class in the lab's result store — its folder ``classes/``, a
+:class:`ClassStore` with the result store's text-only disk (:func:`core.runtime.store.json_only_disk`: JSON text,
+never a pickle; the result store itself serves only run records checked against their address) — is exactly:
 
 * the class: its code, creation and expiry times, and a salted SHA-256 of the teacher key (never the key);
 * per student: the display name, and per lesson step the committed prediction and the times the step was opened,
@@ -19,14 +20,19 @@ lab's server is one process whose sessions are threads, so two students joining 
 """
 from __future__ import annotations
 
+import functools
 import hashlib
-import math
 import hmac
+import json
+import math
+import os
 import re
 import secrets
+import sqlite3
 import threading
 import time
 import unicodedata
+from pathlib import Path
 
 from ..errors import LabError, ParameterError
 
@@ -43,14 +49,62 @@ class ClassError(LabError, ValueError):
     """A class cannot be used as asked: unknown or expired code, wrong teacher key, bad display name."""
 
 
-def _store(store=None):
-    from ..runtime.store import default_store
+class ClassStore:
+    """The classes' JSON documents in their own size-bounded :class:`diskcache.Cache` (folder ``classes/`` of the
+    result store), written and read through the result store's text-only disk. A row that is not a JSON object
+    (planted, damaged) reads as absent; a fault of the disk or the database is a :class:`ClassError`."""
 
-    store = store if store is not None else default_store()
-    if store is None:
+    def __init__(self, directory, size_limit: int = 100_000_000):
+        import diskcache
+
+        from ..runtime.store import json_only_disk
+
+        self.directory = Path(directory).expanduser()
+        self.directory.mkdir(parents=True, exist_ok=True, mode=0o700)
+        os.chmod(self.directory, 0o700)
+        self.cache = diskcache.Cache(str(self.directory), size_limit=int(size_limit), timeout=5,
+                                     eviction_policy="least-recently-stored", disk=json_only_disk())
+
+    def get(self, key: str) -> dict | None:
+        from ..runtime.store import UnsafeRow
+
+        try:
+            text = self.cache.get(key)
+        except UnsafeRow:
+            return None
+        except (OSError, sqlite3.Error) as exc:
+            raise ClassError(f"the class store cannot be read ({type(exc).__name__}); try again") from None
+        try:
+            doc = json.loads(text) if isinstance(text, str) else None
+        except ValueError:
+            return None
+        return doc if isinstance(doc, dict) else None
+
+    def put(self, key: str, doc: dict) -> None:
+        try:
+            self.cache.set(key, json.dumps(doc))
+        except (OSError, sqlite3.Error) as exc:
+            raise ClassError(f"the class store cannot be written ({type(exc).__name__}); try again") from None
+
+
+@functools.lru_cache(maxsize=4)
+def _open(directory: str) -> ClassStore:
+    return ClassStore(directory)
+
+
+def _store(store=None) -> ClassStore:
+    if store is not None:
+        return store
+    from ..runtime.settings import settings
+
+    folder = settings().store_dir
+    if folder is None:
         raise ClassError("class mode needs the lab's result store, which is turned off on this server "
                          "([store] path in lab_settings.toml)")
-    return store
+    try:
+        return _open(str(folder / "classes"))
+    except (OSError, sqlite3.Error) as exc:
+        raise ClassError(f"the class store at {folder / 'classes'} cannot be opened ({type(exc).__name__})") from None
 
 
 def _meta_key(code: str) -> str:
@@ -120,7 +174,8 @@ def open_class(code: str, *, store=None, now: float | None = None) -> dict:
     """The class's stored description; ClassError when the code is unknown or the class has expired."""
     code = normalise_code(code)
     meta = _store(store).get(_meta_key(code))
-    if not isinstance(meta, dict) or meta.get("code") != code:
+    if (not isinstance(meta, dict) or meta.get("code") != code or not isinstance(meta.get("students"), list)
+            or not isinstance(meta.get("expires"), (int, float)) or not isinstance(meta.get("salt"), str)):
         raise ClassError(f"there is no class {code} on this server (check the code with your teacher)")
     now = time.time() if now is None else now
     if now >= float(meta.get("expires", 0)):

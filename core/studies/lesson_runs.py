@@ -59,13 +59,13 @@ def play_step(lesson: Lesson, step: Step, values: dict | None = None, *, small: 
     """``(Result, from_store)`` of the step's configuration: through the shared result store, and *single-flight*
     — threads asking for the same configuration at once wait for one run instead of each starting their own."""
     from ..runtime.games import run
-    from ..runtime.store import default_store, lookup, result_key
+    from ..runtime.store import default_store, lookup, result_address
 
     sc = runner(step.runner)
     config = step_config(lesson, step, values, small=small)
     seed = config.pop("seed")
     store = store if store is not None else default_store()
-    key = result_key(sc.name, config, seed)
+    key, about = result_address(sc.name, config, seed)
     with _FLIGHTS_LOCK:
         gate = _FLIGHTS.setdefault(key, threading.Lock())
     with gate:
@@ -76,7 +76,7 @@ def play_step(lesson: Lesson, step: Step, values: dict | None = None, *, small: 
         result = run(sc, config, seed, **kwargs)
         RUNS["engine"] += 1
         if store is not None and result.completed and not result.cancelled:
-            store.put(key, result.to_dict(records=False))
+            store.put(key, result.to_dict(records=False), about)
         return result, False
 
 

@@ -6,7 +6,7 @@ with the published statistics contradicts it. Here the statistics are Dinur–Ni
 slides 7–9) released with a stated error bound — exact answers (E = 0) or answers rounded to a multiple of R
 (|error| ≤ R/2). The consistent datasets are
 
-    F = { x ∈ {0,1}^n :  lo ≤ Mx ≤ hi },   lo = ⌈a − E⌉,  hi = ⌊a + E⌋   (M is 0/1, so Mx is an integer),
+    F = { x ∈ {0,1}^n :  lo ≤ Mx ≤ hi },  lo = ⌈a − E⌉,  hi = ⌊a + E⌋  (M is 0/1, so Mx is an integer),
 
 and bit i is *certified* with value v when min_{x∈F} x_i = max_{x∈F} x_i = v. The truth lies in F, so a certified
 bit is never wrong. Under unbounded noise (Laplace, Gaussian) every x is consistent with some noise draw, F is all

@@ -222,7 +222,8 @@ def exposure_table(config: dict, context: dict, records: list[dict]):
     settled = np.array([bool(row.get("settled")) for _, row in rows])
     cells = context["cells"]
     names = [str(a) for a in context.get("attributes", ())][:-1]
-    known: dict[str, list] = {"block": [rec["block"] for rec, _ in rows], "release": [rec["release"] for rec, _ in rows],
+    known: dict[str, list] = {"block": [rec["block"] for rec, _ in rows],
+                              "release": [rec["release"] for rec, _ in rows],
                               "row": [row.get("target") for _, row in rows]}
     qi = []
     for rec, row in rows:
