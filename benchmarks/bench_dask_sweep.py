@@ -39,7 +39,11 @@ benchmarks), so the wall-clock ratios say little: uniform grid 0.52× wall (102.
 busier during the second run; the workers got 6–19% of the cores) and a work ratio of 1.56× (19.2 CPU s on
 one worker; 12.3 + 12.3 on two, perfectly balanced, but 28% more CPU in all under the heavier contention);
 synthetic paper grid 1.70× wall (528.5 s → 310.2 s) and a work ratio of 1.88× (32.6 → 17.2 + 17.3, balance
-1.00). Both runs gave identical rows with 1 and 2 workers. Rerun on a quiet machine before quoting a wall ratio.
+1.00). A second uniform run (``--grid uniform --repeat 2``, load 10.6–15.2 during both halves): 2.00× wall
+(174.0 s → 87.1 s), work ratio 2.12× (38.7 CPU s on one worker; 17.7 + 18.2 on two, balance 1.01). Every run gave
+identical rows with 1 and 2 workers. An idle Dask worker costs ≈ 1.4% of a core (its statistical profiler makes
+no measurable difference) and a 3 s task costs exactly 3 CPU s on it, so what is left between the runs is the
+machine's other load. Rerun on a quiet machine before quoting a wall ratio.
 """
 from __future__ import annotations
 
