@@ -71,7 +71,7 @@ def test_html_report_is_offline_and_embeds_the_config(tmp_path, capsys):
 def test_bad_config_files_give_clear_errors(tmp_path, capsys):
     bad = tmp_path / "bad.json"
     bad.write_text("{not json")
-    assert cli.main(["run", "--config", str(bad)]) == 1
+    assert cli.main(["run", "--config", str(bad)]) == 2  # a file that cannot be rerun is bad input
     assert "not JSON" in capsys.readouterr().err
     bad.write_text(json.dumps({"scenario": "location", "params": {"nope": 1}, "seed": 0}))
     assert cli.main(["run", "--config", str(bad)]) == 2

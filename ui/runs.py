@@ -447,15 +447,12 @@ def _sweep_cost(scenario: Scenario, base: dict, grid: dict[str, list]):
     """Summed cost of the grid's points (seconds add up; memory is the largest point's)."""
     import itertools
 
-    from core.cost import Cost
+    from core.runtime.sweep import sweep_cost
 
     names = list(grid)
-    seconds, peak = 0.0, 0.0
-    for values in itertools.product(*(grid[n] for n in names)):
-        cost = scenario.estimate_cost(scenario.resolve({**base, **dict(zip(names, values))}))
-        seconds += cost.seconds
-        peak = max(peak, cost.bytes)
-    return Cost(seconds=seconds, bytes=peak, drivers=tuple(names), basis="Σ points")
+    configs = [scenario.resolve({**base, **dict(zip(names, values))})
+               for values in itertools.product(*(grid[n] for n in names))]
+    return sweep_cost(scenario, configs, names)
 
 
 def run_sweep(scenario: Scenario, base: dict, grid: dict[str, list], seed: int, *, label: str,
