@@ -58,7 +58,7 @@ class UsageError(ParameterError):
 class _Parser(argparse.ArgumentParser):
     """argparse, but a usage mistake is one ``error:`` line (the caller prints it) instead of the usage block."""
 
-    def error(self, message: str):  # noqa: D401 - argparse's hook
+    def error(self, message: str):  # argparse calls this for every usage mistake
         raise UsageError("usage", f"{message} (see `{self.prog} --help`)")
 
 

@@ -13,6 +13,7 @@ import datetime as _dt
 import html
 import json
 import math
+import os
 import platform
 import re
 import shlex
@@ -44,6 +45,39 @@ def run_config(result: Any) -> dict:
     return {"format": FORMAT, "scenario": name, "params": config, "seed": seed}
 
 
+# Folders whose files are private to this server (a lab server's uploads): a path inside one never leaves the
+# server in a report, a rerun command or a configuration download — the file's own name does, which is what
+# the user called it (uploads are stored under the user's file name inside a private per-content folder).
+_PRIVATE_DIRS: list[str] = []
+
+
+def register_private_dir(path: str | os.PathLike) -> None:
+    """Treat files under ``path`` as private: :func:`public_config` shows only their file name."""
+    folder = os.path.join(os.path.realpath(path), "")
+    if folder not in _PRIVATE_DIRS:
+        _PRIVATE_DIRS.append(folder)
+
+
+def public_value(value: Any) -> Any:
+    """``value``, or only its file name if it is a path inside a private folder (see :func:`register_private_dir`)."""
+    if isinstance(value, str) and value and _PRIVATE_DIRS:
+        try:
+            real = os.path.realpath(value)
+        except (OSError, ValueError):
+            return value
+        if any(real.startswith(d) or value.startswith(d) for d in _PRIVATE_DIRS):
+            return os.path.basename(value)
+    return value
+
+
+def public_config(result: Any) -> dict:
+    """:func:`run_config` fit to hand on: a private upload appears as the user's file name, never as a path of
+    the server, so ``python -m core run --config FILE`` works wherever that file sits beside it."""
+    cfg = run_config(result)
+    cfg["params"] = {k: public_value(v) for k, v in cfg["params"].items()}
+    return cfg
+
+
 def non_default_params(name: str, params: dict) -> dict:
     """The parameters of a run that differ from the scenario's defaults."""
     from ..scenario import get
@@ -62,8 +96,11 @@ def _cli_value(v: Any) -> str:
 
 
 def command_line(result: Any) -> str:
-    """``python -m core run SCENARIO --set KEY=VALUE … --seed N`` (parameters that differ from the defaults)."""
-    cfg = run_config(result)
+    """``python -m core run SCENARIO --set KEY=VALUE … --seed N`` (parameters that differ from the defaults).
+
+    An uploaded file appears as ``--set data_path=<the user's file name>``: the command reruns the run on any
+    machine, from the folder that holds the file."""
+    cfg = public_config(result)
     parts = ["python", "-m", "core", "run", cfg["scenario"]]
     for k, v in non_default_params(cfg["scenario"], cfg["params"]).items():
         parts += ["--set", f"{k}={_cli_value(v)}"]
@@ -492,7 +529,7 @@ def html_report(results: list[Any], figures: list | None = None, title: str | No
         parts.append("<h3>Headline metrics</h3>" + _table_html(
             [{readable(k) if k != "run" else k: v for k, v in row.items()}
              for row in comparison_table(results, labels)]))
-        diff = config_diff([_parts(r)[1] for r in results])
+        diff = config_diff([{k: public_value(v) for k, v in _parts(r)[1].items()} for r in results])
         parts.append("<h3>Configuration differences</h3>" + _table_html(
             [{"parameter": d["param"], **{lab: v for lab, v in zip(labels, d["values"])}}
              for d in diff if d["differs"]] or [{"parameter": "(identical configurations)"}]))
@@ -512,12 +549,12 @@ def html_report(results: list[Any], figures: list | None = None, title: str | No
                      f"{html.escape(h.utility_label)} = {_fmt(h.utility_error)}.</p>")
         parts.append(f"<h4>Rerun</h4><pre>{html.escape(command_line(r))}</pre>")
         parts.append("<h4>Configuration</h4>" + _table_html(
-            [{"parameter": k, "value": v} for k, v in config.items()]))
+            [{"parameter": k, "value": public_value(v)} for k, v in config.items()]))
         parts.append("<h4>Metrics</h4>" + _table_html([{"metric": readable(k), "value": v}
                                                         for k, v in metrics.items()]))
     parts.append("<h3>Software</h3>" + _table_html([{"package": k, "version": v}
                                                      for k, v in package_versions().items()]))
     parts.append("</section></main>")
-    embedded = html.escape(json.dumps([run_config(r) for r in results]), quote=False)
+    embedded = html.escape(json.dumps([public_config(r) for r in results]), quote=False)
     parts.append(f'<script type="application/json" id="lab-runs">{embedded}</script></body></html>')
     return "".join(parts)
