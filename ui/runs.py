@@ -390,8 +390,15 @@ def _run_live(scenario: Scenario, params: dict, seed: int, key: str, estimate: f
             state["stopped"] = key
             st.rerun()
         status.update(label="Run failed", state="error")
+        live.empty()  # the live plots were a run in progress, not its result: never leave them as if final
+        if preview is not None:
+            with live.container():
+                preview()
+        partial = state.pop("partial", None)
         with area:
             show_error(exc)
+            if partial and partial.get("games_done"):
+                _failed_partial(scenario, Result.from_dict(partial))
         return None
     data = box["value"]
     keep(key, data, about)
@@ -406,6 +413,23 @@ def _run_live(scenario: Scenario, params: dict, seed: int, key: str, estimate: f
     with live.container():
         draw(result, True)
     return result
+
+
+def _failed_partial(scenario: Scenario, result: Result) -> None:
+    """The numbers of the games that finished before a run failed, labelled as partial with their count.
+
+    Only as a table, folded away: the page's own draw would show a headline over the configured number of
+    games, which these numbers are not."""
+    import pandas as pd
+
+    done, total = count(result.games_done, *scenario.unit), count(result.games_total, *scenario.unit)
+    with st.expander(f"Partial numbers: {done} of {total} finished before the failure", expanded=False):
+        st.caption(f"These numbers cover only the {done} played before the run failed. They are not the run's "
+                   "result and were not stored; run it again for the full result.")
+        rows = [{"metric": k, f"value over {done}": v} for k, v in result.metrics.items()
+                if isinstance(v, (int, float)) and not isinstance(v, bool)]
+        if rows:
+            st.dataframe(pd.DataFrame(rows), hide_index=True, width="stretch")
 
 
 def pool_run(scenario: Scenario, params: dict, seed: int, bar, *, label: str = "games") -> Result:
