@@ -34,7 +34,7 @@ from core.scenario import Scenario
 from core.runtime.settings import settings
 from core.runtime.store import address_key, engine_version, result_address
 from core.runtime.workers import Job, RunPool, run_job, sweep_job
-from ui.feedback import show_error, tick
+from ui.feedback import partial_after_failure, show_error, tick
 from ui.stored import keep, store_note, stored
 from ui.visitors import release, wait_turn, watching
 
@@ -398,7 +398,7 @@ def _run_live(scenario: Scenario, params: dict, seed: int, key: str, estimate: f
         with area:
             show_error(exc)
             if partial and partial.get("games_done"):
-                _failed_partial(scenario, Result.from_dict(partial))
+                partial_after_failure(Result.from_dict(partial), scenario.unit)
         return None
     data = box["value"]
     keep(key, data, about)
@@ -413,23 +413,6 @@ def _run_live(scenario: Scenario, params: dict, seed: int, key: str, estimate: f
     with live.container():
         draw(result, True)
     return result
-
-
-def _failed_partial(scenario: Scenario, result: Result) -> None:
-    """The numbers of the games that finished before a run failed, labelled as partial with their count.
-
-    Only as a table, folded away: the page's own draw would show a headline over the configured number of
-    games, which these numbers are not."""
-    import pandas as pd
-
-    done, total = count(result.games_done, *scenario.unit), count(result.games_total, *scenario.unit)
-    with st.expander(f"Partial numbers: {done} of {total} finished before the failure", expanded=False):
-        st.caption(f"These numbers cover only the {done} played before the run failed. They are not the run's "
-                   "result and were not stored; run it again for the full result.")
-        rows = [{"metric": k, f"value over {done}": v} for k, v in result.metrics.items()
-                if isinstance(v, (int, float)) and not isinstance(v, bool)]
-        if rows:
-            st.dataframe(pd.DataFrame(rows), hide_index=True, width="stretch")
 
 
 def pool_run(scenario: Scenario, params: dict, seed: int, bar, *, label: str = "games") -> Result:
