@@ -350,7 +350,8 @@ def test_column_names_with_the_synthetic_census_are_reported_as_having_no_effect
     assert cli.main(["run", "ml-models", "--set", "label=zzz", "--set", "groups=3", "--set", "n_per_group=100",
                      "--set", "model=forest", "--set", "targeting=none", "--no-store"]) == 0
     captured = capsys.readouterr()
-    assert "warning: label='zzz' has no effect: only used when dataset is tv16|csv (it is 'synthetic')" in captured.err
+    assert ("warning: label='zzz' has no effect: only used when dataset is tv16|csv (it is 'synthetic')"
+            in captured.err)
     assert "label" in json.loads(captured.out)["inactive"]
 
 

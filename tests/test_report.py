@@ -141,7 +141,7 @@ def test_presets_fit_the_servers_budget_and_the_interval_preset_is_narrow_enough
     assert (hi - lo) / 2 < 0.04
 
 
-# ------------------------------------------------------------------ uploads: the user's file name, never a server path
+# ------------------------------------------------------------ uploads: the user's file name, never a server path
 def test_an_upload_is_named_as_the_user_named_it_and_never_leaves_the_server_as_a_path():
     from core.data import census
     from core.output.report import public_config
@@ -151,21 +151,21 @@ def test_an_upload_is_named_as_the_user_named_it_and_never_leaves_the_server_as_
     raw = b"age,zip,smoker\n30,02138,yes\n40,02139,no\n"
     path = uploads.save_upload(raw, kind="synthetic", state=state, name="C:\\Users\\me\\My survey [v2].csv")
     server_dir = str(uploads.upload_dir())
-    assert path.startswith(server_dir) and os.path.basename(path) == "My survey _v2_.csv"  # no Markdown link
+    assert path.startswith(server_dir) and os.path.basename(path) == "My survey -v2-.csv"  # no Markdown link
     assert os.stat(path).st_mode & 0o777 == 0o600 and os.stat(os.path.dirname(path)).st_mode & 0o777 == 0o700
     # engine messages name the file by its base name: now the user's
-    with pytest.raises(DataError, match=r"not in My survey _v2_\.csv "):
+    with pytest.raises(DataError, match=r"not in My survey -v2-\.csv "):
         census.load_csv(path, sensitive="nope")
     # the report, the rerun command and the configuration download show the name, not the server's folder
     sc = get("synthetic")
     result = {"scenario": "synthetic", "config": {**sc.defaults(), "dataset": "csv", "data_path": path, "seed": 3},
               "metrics": {"accuracy": 0.5}, "series": {}}
     assert command_line(result) == ("python -m core run synthetic --set dataset=csv "
-                                    "--set 'data_path=My survey _v2_.csv' --seed 3")
-    assert public_config(result)["params"]["data_path"] == "My survey _v2_.csv"
+                                    "--set 'data_path=My survey -v2-.csv' --seed 3")
+    assert public_config(result)["params"]["data_path"] == "My survey -v2-.csv"
     assert run_config(result)["params"]["data_path"] == path  # the server itself still knows where the file is
     page = html_report([result])
-    assert server_dir not in page and "My survey _v2_.csv" in page
+    assert server_dir not in page and "My survey -v2-.csv" in page
     # the same bytes under another name are another file; each goes when its session lets go of it
     other = {}
     path2 = uploads.save_upload(raw, kind="synthetic", state=other, name="copy.csv")

@@ -44,9 +44,9 @@ def safe_file_name(name: str, suffix: str = ".csv") -> str:
 
     A browser sends whatever name the user's file has; it ends up in messages and captions, so anything that
     could be read as Markdown, a path or a Streamlit directive (brackets, asterisks, backticks, colons,
-    slashes, angle brackets) becomes ``_``."""
+    slashes, angle brackets) becomes ``-``."""
     base = str(name).replace("\\", "/").rsplit("/", 1)[-1]
-    base = re.sub(r"[^\w .,()+-]", "_", base).strip(" .")[:100]
+    base = re.sub(r"[^\w .,()+-]", "-", base).strip(" .")[:100]
     return base or f"upload{suffix}"
 
 
