@@ -366,14 +366,19 @@ def main(argv: list[str] | None = None) -> int:
         print(f"stopped by {exc.name} before any result was complete; nothing was written", file=sys.stderr)
         return 128 + exc.signum
     except ParameterError as exc:
-        print(f"error: {exc}", file=sys.stderr)
+        print(f"error: {_one_line(exc)}", file=sys.stderr)
         return 2
     except Cancelled as exc:  # a stop the engine turned into an error (e.g. while connecting to Dask)
         print(f"stopped: {exc}", file=sys.stderr)
         return stop.exit_code
     except LabError as exc:
-        print(f"error: {exc}", file=sys.stderr)
+        print(f"error: {_one_line(exc)}", file=sys.stderr)
         return 1
+
+
+def _one_line(exc: BaseException) -> str:
+    """The message on one line (a reader's or solver's text may carry line breaks): scripts read stderr by line."""
+    return " ".join(str(exc).split())
 
 
 def _sweep(args, stop: _Stop) -> int:
