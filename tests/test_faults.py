@@ -322,12 +322,9 @@ def test_the_app_says_so_in_a_caption_and_runs_anyway(tmp_path, monkeypatch):
 #   (the joblib workers and both resource trackers are gone within seconds, not minutes later);
 # * a killed worker ends the command with one ``error:`` line naming what happened and the retry hint (no
 #   joblib traceback), exit 1, again with nothing left behind.
-#
-# The machine is shared, so timings are measured and printed; the bounds asserted are loose enough for a loaded
-# 2-core machine and still far below what the faults did before (workers computing for minutes, orphaned).
-# Seconds from the signal until every process of the run is gone. Measured: the command itself ends 1.3–2.7 s
-# after the signal with the machine's load average at 14–24 on 2 cores, the last resource tracker up to 8 s;
-# before, the workers went on computing for minutes. The bound leaves room for a loaded machine.
+# STOP_BOUND: seconds from the signal until every process of the run is gone. Measured (timings are printed):
+# the command ends 1.3–2.7 s after the signal at load average 14–24 on 2 cores, the last resource tracker up to
+# 8 s; before, the workers went on computing for minutes. The bound leaves room for a loaded shared machine.
 STOP_BOUND = 15.0
 
 
