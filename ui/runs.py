@@ -34,7 +34,7 @@ from core.scenario import Scenario
 from core.runtime.settings import settings
 from core.runtime.store import address_key, engine_version, result_address
 from core.runtime.workers import Job, RunPool, run_job, sweep_job
-from ui.feedback import partial_after_failure, show_error, tick
+from ui.feedback import run_failed, show_error, tick
 from ui.stored import keep, store_note, stored
 from ui.visitors import release, wait_turn, watching
 
@@ -390,15 +390,7 @@ def _run_live(scenario: Scenario, params: dict, seed: int, key: str, estimate: f
             state["stopped"] = key
             st.rerun()
         status.update(label="Run failed", state="error")
-        live.empty()  # the live plots were a run in progress, not its result: never leave them as if final
-        if preview is not None:
-            with live.container():
-                preview()
-        partial = state.pop("partial", None)
-        with area:
-            show_error(exc)
-            if partial and partial.get("games_done"):
-                partial_after_failure(Result.from_dict(partial), scenario.unit)
+        run_failed(exc, state.pop("partial", None), scenario.unit, live, area, preview)
         return None
     data = box["value"]
     keep(key, data, about)
