@@ -14,23 +14,62 @@ Everything that can be checked is checked before the first game: the ``--json``
 path is writable, every sweep grid point is valid, ``--jobs`` is capped at the
 usable cores. A ``--set`` parameter that has no effect under the other choices
 (``Param.active_when``) gets a one-line warning on stderr.
+
+Every error is one line on stderr (usage mistakes included) and exit status 2 for bad input, 1 for a
+failed run. SIGINT (Ctrl-C) and SIGTERM stop a ``run`` or ``sweep`` cleanly: the worker processes are
+ended within a second or two, the games (``run``) or grid points (``sweep``) finished so far are printed
+and written to ``--json`` marked ``"completed": false``, and the exit status is 130 (SIGINT) or 143
+(SIGTERM), as a shell reports a process ended by that signal. A worker process that dies mid-run
+(``kill -9``, the out-of-memory killer) ends the run with one line and the retry hint, exit 1.
 """
 from __future__ import annotations
 
 import argparse
 import json
 import os
+import signal
 import sys
+import threading
+import time
+from contextlib import contextmanager
+from typing import Iterator
 
-from .errors import Cancelled, LabError, ParameterError
+from .cost import check_memory_guard
+from .errors import Cancelled, Interrupted, LabError, ParameterError
+from .output.plain_language import count
 from .runtime.games import Progress, run
 from .scenario import all_scenarios, get
+from .runtime.settings import settings
 from .runtime.store import run_stored
-from .runtime.sweep import plan, sweep, usable_cores
+from .runtime.sweep import plan, sweep, sweep_cost, usable_cores
+
+PROGRESS_AFTER = 3.0  # seconds: runs and sweeps longer than this report progress on stderr unasked
+PROGRESS_EVERY = 2.0  # seconds between progress lines when stderr is not a terminal (a log file)
+ANNOUNCE_SECONDS = 5.0  # estimated seconds above which the estimate is printed before the run starts
+
+
+class UsageError(ParameterError):
+    """A command line argparse could not parse (unknown option, ``--seed abc``): one line, exit 2."""
+
+    def __str__(self) -> str:
+        return self.message
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse, but a usage mistake is one ``error:`` line (the caller prints it) instead of the usage block."""
+
+    def error(self, message: str):  # argparse calls this for every usage mistake
+        raise UsageError("usage", f"{message} (see `{self.prog} --help`)")
+
+
+def _store_flags(p: argparse.ArgumentParser, what: str) -> None:
+    """The result-store options, the same on ``run`` and ``sweep`` (scripts can pass one set to both)."""
+    p.add_argument("--no-store", action="store_true",
+                   help=f"run afresh: neither read nor write the shared result store (lab_settings.toml){what}")
 
 
 def _parser() -> argparse.ArgumentParser:
-    ap = argparse.ArgumentParser(prog="python -m core", description="Privacy-attack lab engine")
+    ap = _Parser(prog="python -m core", description="Privacy-attack lab engine")
     sub = ap.add_subparsers(dest="command", required=True)
     ls = sub.add_parser("list", help="list scenarios with their parameters")
     ls.add_argument("--json", action="store_true", help="print the list as JSON")
@@ -49,8 +88,7 @@ def _parser() -> argparse.ArgumentParser:
                         "secret, guess, score, correct, tier, reason, k) to that CSV file; without one: include "
                         "the per-game records in the JSON output")
     r.add_argument("--progress", action="store_true", help="print progress to stderr")
-    r.add_argument("--no-store", action="store_true",
-                   help="run afresh: neither read nor write the shared result store (lab_settings.toml)")
+    _store_flags(r, "")
     sw = sub.add_parser("sweep", help="run a scenario over a grid of parameter values")
     sw.add_argument("scenario")
     sw.add_argument("--vary", action="append", default=[], metavar="KEY=V1,V2,...",
@@ -65,6 +103,9 @@ def _parser() -> argparse.ArgumentParser:
     sw.add_argument("--scheduler", metavar="local|ADDRESS",
                     help="run the grid's games on Dask: 'local' starts a LocalCluster, an address such as "
                          "tcp://HOST:8786 joins a running `dask scheduler`")
+    sw.add_argument("--progress", action="store_true",
+                    help="print progress to stderr from the start (it is printed anyway after a few seconds)")
+    _store_flags(sw, "; sweeps are always computed afresh, so this only states it")
     le = sub.add_parser("lessons", help="list the lessons (content/lessons/*.toml) as JSON, check them, or "
                         "write a lesson's printable handout")
     le.add_argument("--check", action="store_true", help="validate every lesson file and play every step at small "
@@ -134,13 +175,17 @@ def _list(as_json: bool) -> None:
         print()
 
 
-def _overrides(scenario, sets: list[str]) -> dict:
-    out = {}
+def _overrides(scenario, sets: list[str], warn: bool = True) -> dict:
+    out, given = {}, {}
     for item in sets:
         if "=" not in item:
             raise ParameterError(item, "expected KEY=VALUE")
         key, value = item.split("=", 1)
         key = key.strip()
+        if warn and key in given and given[key] != value:
+            print(f"warning: --set {key} given twice ({key}={given[key]}, then {key}={value}); the last one, "
+                  f"{key}={value}, is used", file=sys.stderr)
+        given[key] = value
         try:
             param = scenario.param(key)
         except KeyError:
@@ -214,9 +259,98 @@ def _warn_inactive(scenario, config: dict, explicit, where: str = "") -> list[st
     return lines
 
 
+class _Stop:
+    """SIGINT/SIGTERM during a run: remembered (the runner's stop check) and raised once as :class:`Interrupted`.
+
+    Raising is what unblocks the main thread when it waits inside joblib for a batch of games: joblib then
+    ends its worker processes (``abort_everything``), and the runner keeps what had come back. Later signals
+    only confirm the stop, so a second Ctrl-C cannot interrupt the clean-up.
+    """
+
+    def __init__(self):
+        self.signum: int | None = None
+        self.raising = True  # off once the result is in hand: a late signal must not cut the output short
+
+    def __call__(self) -> bool:
+        return self.signum is not None
+
+    def _handle(self, signum, _frame) -> None:
+        first = self.signum is None
+        self.signum = signum
+        if first and self.raising:
+            raise Interrupted(signum)
+
+    @property
+    def name(self) -> str:
+        return signal.Signals(self.signum).name if self.signum else ""
+
+    @property
+    def exit_code(self) -> int:
+        return 128 + int(self.signum or signal.SIGINT)  # what a shell reports for a process ended by the signal
+
+    @contextmanager
+    def installed(self) -> Iterator["_Stop"]:
+        if threading.current_thread() is not threading.main_thread():  # handlers live in the main thread only
+            yield self
+            return
+        old = {s: signal.signal(s, self._handle) for s in (signal.SIGINT, signal.SIGTERM)}
+        try:
+            yield self
+        finally:
+            for s, h in old.items():
+                signal.signal(s, h)
+
+
+class _Ticker:
+    """Progress on stderr: from the start with ``--progress``, otherwise once a run has lasted PROGRESS_AFTER s.
+
+    On a terminal the line is rewritten in place; into a file (a log) a new line at most every PROGRESS_EVERY s.
+    """
+
+    def __init__(self, always: bool):
+        self.always = always
+        self.start = time.perf_counter()
+        self.tty = sys.stderr.isatty()
+        self.last = -1e9
+        self.open_line = False
+
+    def __call__(self, text: str) -> None:
+        now = time.perf_counter()
+        if not self.always and now - self.start < PROGRESS_AFTER:
+            return
+        if self.tty:
+            print(f"\r{text}", end="", file=sys.stderr, flush=True)
+            self.open_line = True
+        elif now - self.last >= PROGRESS_EVERY:
+            print(text, file=sys.stderr, flush=True)
+            self.last = now
+
+    def end(self) -> None:
+        if self.open_line:
+            print(file=sys.stderr)
+            self.open_line = False
+
+
+def _announce(cost, what: str) -> None:
+    """The cost estimate before a long run starts, so a mistyped size is noticed at once, not hours later.
+
+    The memory guard comes first (the runner applies it again): a refused run gets its one error line only.
+    """
+    check_memory_guard(cost, settings().memory_guard_fraction)
+    if cost.seconds > ANNOUNCE_SECONDS:
+        print(f"note: {what} is estimated at {cost.text()} (on one core); Ctrl-C or SIGTERM stops it and keeps "
+              "what has finished", file=sys.stderr)
+
+
+def _stopped_line(stop: _Stop, done: str, path: str | None) -> str:
+    where = f"printed and written to {path}" if path else "printed"
+    return f"stopped by {stop.name} after {done}; the finished part is {where} (marked \"completed\": false)"
+
+
 def main(argv: list[str] | None = None) -> int:
-    args = _parser().parse_args(argv)
+    stop = _Stop()
     try:
+        args = _parser().parse_args(argv)
         if args.command == "list":
             _list(args.json)
             return 0
@@ -226,89 +360,137 @@ def main(argv: list[str] | None = None) -> int:
             from .studies.epsilon_context import epsilon_in_context
             print(json.dumps(epsilon_in_context(args.epsilon, args.delta, args.prior, args.deployments)))
             return 0
-        saved = {}
-        if args.command == "run":
-            from .output.report import resolve_saved_run
-            saved = resolve_saved_run(args)  # --config / --preset: fills args.scenario and args.seed
-        scenario = get(args.scenario)
-        overrides = {**saved, **_overrides(scenario, args.sets)}
-        if args.seed < 0:
-            raise ParameterError("seed", f"expected int >= 0, got {args.seed}")
-        _check_output_path(args.json_path)
-        records_csv = getattr(args, "records", None)
-        records_csv = records_csv if isinstance(records_csv, str) else None
-        _check_output_path(records_csv, "--records")
-        if args.command == "sweep":
-            grid = {}
-            for item in args.vary:
-                key, sep, values = item.partition("=")
-                key = key.strip()
-                if not sep:
-                    raise ParameterError(item, "expected KEY=V1,V2,...")
-                grid[key] = [_overrides(scenario, [f"{key}={v}"])[key] for v in values.split(",") if v.strip()]
-            if args.scheduler is None:
-                jobs = _jobs(1 if args.jobs is None else args.jobs)
-            elif args.scheduler == "local":
-                jobs = _jobs(usable_cores() if args.jobs is None else args.jobs)
-            else:
-                jobs = 1  # a remote cluster's size is its own
-            # Validate every grid point (fixed values + the point's values) before any game runs.
-            _, _, names, points, configs = plan(scenario, overrides, grid)
-            warned = set()
-            for point, config in zip(points, configs):
-                for name, reason in scenario.inactive(config).items():
-                    if (name in overrides or name in point) and (name, reason) not in warned:
-                        warned.add((name, reason))
-                        controller = scenario.param(name).active_when[0]
-                        at = {k: v for k, v in point.items() if k in (name, controller)}
-                        where = f" at {', '.join(f'{k}={v}' for k, v in at.items())}" if at else ""
-                        print(f"warning: {name}={config[name]!r} has no effect{where}: {reason}", file=sys.stderr)
-            text = json.dumps(sweep(scenario, overrides, grid, seed=args.seed, n_jobs=jobs,
-                                    scheduler=args.scheduler))
-            print(text)
-            _write(args.json_path, text)
-            return 0
-
-        jobs = _jobs(args.jobs)
-        config = scenario.resolve(overrides)
-        _warn_inactive(scenario, config, overrides)
-
-        def report(p: Progress) -> None:
-            print(f"\r{scenario.name}: {p.done}/{p.total} {scenario.unit[1]}, {p.seconds:.1f} s", end="",
-                  file=sys.stderr)
-
-        if args.no_store:
-            result = run(scenario, overrides, seed=args.seed, n_jobs=jobs,
-                         progress=report if args.progress else None)
-        else:  # a stored run with the same scenario, configuration, seed and engine code is returned at once
-            result, _hit = run_stored(scenario, overrides, seed=args.seed, n_jobs=jobs,
-                                      progress=report if args.progress else None)
-        if args.progress:
-            print(file=sys.stderr)
-        from .measure.audit import audit_result
-        verdict = audit_result(result)
-        if verdict.broken:
-            print(f"WARNING: {verdict.message}", file=sys.stderr)
-        out = result.to_dict(records=args.records is True)
-        payload = {k: out[k] for k in ("scenario", "config", "metrics", "series", "seconds", "timings")}
-        payload["exposure"] = out.get("exposure")  # who is exposed: the per-record table (None: none for this run)
-        ignored = {k: v for k, v in scenario.inactive(config).items() if k in overrides}
-        if ignored:  # a --set parameter → why it had no effect under the other choices
-            payload["inactive"] = ignored
-        if args.records is True:
-            payload["records"] = out["records"]
-        if records_csv:
-            _write_records(records_csv, result)
-        text = json.dumps(payload)
-        print(text)
-        _write(args.json_path, text)
-        return 0
+        with stop.installed():
+            return _sweep(args, stop) if args.command == "sweep" else _run(args, stop)
+    except Interrupted as exc:  # stopped before anything could be kept (while preparing, or while summarising)
+        print(f"stopped by {exc.name} before any result was complete; nothing was written", file=sys.stderr)
+        return 128 + exc.signum
     except ParameterError as exc:
-        print(f"error: {exc}", file=sys.stderr)
+        print(f"error: {_one_line(exc)}", file=sys.stderr)
         return 2
-    except Cancelled as exc:  # Ctrl-C where the engine turns it into a stop (e.g. connecting to Dask)
+    except Cancelled as exc:  # a stop the engine turned into an error (e.g. while connecting to Dask)
         print(f"stopped: {exc}", file=sys.stderr)
-        return 130
+        return stop.exit_code
     except LabError as exc:
-        print(f"error: {exc}", file=sys.stderr)
+        print(f"error: {_one_line(exc)}", file=sys.stderr)
         return 1
+
+
+def _one_line(exc: BaseException) -> str:
+    """The message on one line (a reader's or solver's text may carry line breaks): scripts read stderr by line."""
+    return " ".join(str(exc).split())
+
+
+def _sweep(args, stop: _Stop) -> int:
+    scenario = get(args.scenario)
+    overrides = _overrides(scenario, args.sets)
+    if args.seed < 0:
+        raise ParameterError("seed", f"expected int >= 0, got {args.seed}")
+    _check_output_path(args.json_path)
+    grid = {}
+    for item in args.vary:
+        key, sep, values = item.partition("=")
+        key = key.strip()
+        if not sep:
+            raise ParameterError(item, "expected KEY=V1,V2,...")
+        if key in grid:
+            raise ParameterError(key, "is varied twice; give all its values in one --vary KEY=V1,V2,...")
+        grid[key] = [_overrides(scenario, [f"{key}={v}"])[key] for v in values.split(",") if v.strip()]
+    if args.scheduler is None:
+        jobs = _jobs(1 if args.jobs is None else args.jobs)
+    elif args.scheduler == "local":
+        jobs = _jobs(usable_cores() if args.jobs is None else args.jobs)
+    else:
+        jobs = 1  # a remote cluster's size is its own
+    # Validate every grid point (fixed values + the point's values) before any game runs.
+    _, _, names, points, configs = plan(scenario, overrides, grid)
+    warned = set()
+    for point, config in zip(points, configs):
+        for name, reason in scenario.inactive(config).items():
+            if (name in overrides or name in point) and (name, reason) not in warned:
+                warned.add((name, reason))
+                controller = scenario.param(name).active_when[0]
+                at = {k: v for k, v in point.items() if k in (name, controller)}
+                where = f" at {', '.join(f'{k}={v}' for k, v in at.items())}" if at else ""
+                print(f"warning: {name}={config[name]!r} has no effect{where}: {reason}", file=sys.stderr)
+    cost = sweep_cost(scenario, configs, names)  # the same estimate the server checks; the memory guard is in sweep()
+    _announce(cost, f"this sweep of {count(len(points), 'point')}")
+    tick = _Ticker(args.progress)
+    out = sweep(scenario, overrides, grid, seed=args.seed, n_jobs=jobs, scheduler=args.scheduler,
+                progress=lambda i, n, _rows: tick(f"{scenario.name} sweep: {i}/{n} points, "
+                                                  f"{time.perf_counter() - tick.start:.1f} s"),
+                cancel=stop)
+    stop.raising = False
+    tick.end()
+    if stop():
+        out["stopped_by"] = stop.name
+    text = json.dumps(out)
+    print(text)
+    _write(args.json_path, text)
+    if stop():
+        print(_stopped_line(stop, f"{len(out['rows'])} of {count(len(points), 'grid point')}", args.json_path),
+              file=sys.stderr)
+        return stop.exit_code
+    return 0
+
+
+def _run(args, stop: _Stop) -> int:
+    from .output.report import resolve_saved_run
+
+    try:
+        saved = resolve_saved_run(args)  # --config / --preset: fills args.scenario and args.seed
+    except LabError as exc:  # a file from elsewhere that cannot be rerun is bad input: one line, exit 2
+        if isinstance(exc, ParameterError):
+            raise
+        raise ParameterError("--config" if args.config else "--preset", str(exc)) from None
+    scenario = get(args.scenario)
+    overrides = {**saved, **_overrides(scenario, args.sets)}
+    if args.seed < 0:
+        raise ParameterError("seed", f"expected int >= 0, got {args.seed}")
+    _check_output_path(args.json_path)
+    records_csv = args.records if isinstance(args.records, str) else None  # --records CSV: the per-record table
+    _check_output_path(records_csv, "--records")
+    jobs = _jobs(args.jobs)
+    config = scenario.resolve(overrides)
+    _warn_inactive(scenario, config, overrides)
+    cost = scenario.estimate_cost(config)
+    _announce(cost, "this run")
+    tick = _Ticker(args.progress)
+
+    def report(p: Progress) -> None:
+        tick(f"{scenario.name}: {p.done}/{p.total} {scenario.unit[1]}, {p.seconds:.1f} s")
+
+    # Progress costs a partial summary per chunk: asked for, or for a run expected to last a few seconds.
+    progress = report if args.progress or cost.seconds >= PROGRESS_AFTER else None
+    if args.no_store:
+        result = run(scenario, overrides, seed=args.seed, n_jobs=jobs, progress=progress, cancel=stop)
+    else:  # a stored run with the same scenario, configuration, seed and engine code is returned at once
+        result, _hit = run_stored(scenario, overrides, seed=args.seed, n_jobs=jobs, progress=progress,
+                                  cancel=stop)
+    stop.raising = False
+    tick.end()
+    from .measure.audit import audit_result
+    verdict = audit_result(result)
+    if verdict.broken and result.completed:
+        print(f"WARNING: {verdict.message}", file=sys.stderr)
+    out = result.to_dict(records=args.records is True)
+    payload = {k: out[k] for k in ("scenario", "config", "metrics", "series", "seconds", "timings")}
+    payload["exposure"] = out.get("exposure")  # who is exposed: the per-record table (None: none for this run)
+    ignored = {k: v for k, v in scenario.inactive(config).items() if k in overrides}
+    if ignored:  # a --set parameter → why it had no effect under the other choices
+        payload["inactive"] = ignored
+    if not result.completed:  # stopped: the numbers cover only the games played
+        payload.update(completed=False, games_done=result.games_done, games_total=result.games_total,
+                       stopped_by=stop.name or "stop")
+    if args.records is True:
+        payload["records"] = out["records"]
+    if records_csv:
+        _write_records(records_csv, result)
+    text = json.dumps(payload)
+    print(text)
+    _write(args.json_path, text)
+    if stop():
+        print(_stopped_line(stop, f"{result.games_done} of {count(result.games_total, *scenario.unit)}",
+                            args.json_path), file=sys.stderr)
+        return stop.exit_code
+    return 0

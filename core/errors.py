@@ -44,6 +44,27 @@ class WorkerCrashed(LabError):
     """The worker process running a job ended without an answer (killed, out of memory, a crash in C code)."""
 
 
+class Interrupted(KeyboardInterrupt):
+    """A stop signal (SIGINT or SIGTERM) reached a command-line run.
+
+    The command line turns both signals into this exception in its main thread, so a blocking wait inside
+    joblib unwinds at once and joblib ends its worker processes on the way out; the runner
+    (:func:`core.runtime.games.run`, :func:`core.runtime.sweep.sweep`) catches it and returns the games or
+    grid points finished so far as a stopped result. It derives from :class:`KeyboardInterrupt`, not from
+    :class:`Exception`, so no ``except Exception`` in engine code can swallow a stop.
+    """
+
+    def __init__(self, signum: int):
+        import signal
+
+        self.signum = int(signum)
+        try:
+            self.name = signal.Signals(self.signum).name
+        except ValueError:
+            self.name = f"signal {self.signum}"
+        super().__init__(self.name)
+
+
 def _rebuild(cls: type, args: tuple, state: dict) -> "LabError":
     """An engine error rebuilt in another process without calling its ``__init__``."""
     exc = cls.__new__(cls, *args)

@@ -23,7 +23,7 @@ config = param_widgets(scenario)
 if upload is not None:
     from ui.uploads import save_upload  # private 0600 file, deleted when no session needs it
 
-    path = save_upload(upload.getvalue(), kind="location")
+    path = save_upload(upload.getvalue(), kind="location", name=upload.name)
     try:
         seed = config.pop("seed")
         config = {**scenario.resolve({**config, "trace_file": str(path)}), "seed": seed}

@@ -41,7 +41,8 @@ if source != "Synthetic census blocks":
     elif source.startswith("PPMF"):
         from ui.uploads import save_upload  # private 0600 file, deleted when no session needs it
 
-        extra = {"data": "ppmf", "data_path": str(save_upload(upload.getvalue(), kind="aggregates"))}
+        extra = {"data": "ppmf",
+                 "data_path": str(save_upload(upload.getvalue(), kind="aggregates", name=upload.name))}
     else:
         from ui.import_step import import_upload, role_select, suggestions
         from ui.uploads import save_upload
@@ -79,7 +80,8 @@ if source != "Synthetic census blocks":
             else:
                 # the engine reads only the chosen columns and the secret, in the file's order
                 extra = {"data": "csv", "sensitive_column": sensitive,
-                         "data_path": str(save_upload(table.normalised_csv(known + [sensitive]), "aggregates"))}
+                         "data_path": str(save_upload(table.normalised_csv(known + [sensitive]), "aggregates",
+                                                           name=upload.name))}
 
 config = param_widgets(scenario, exclude=("data", "sweep"), defaults=PAGE_DEFAULTS)
 tolerance = st.sidebar.number_input(

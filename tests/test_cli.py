@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -81,7 +82,7 @@ def test_bad_grid_point_is_reported_by_its_values_before_any_game(monkeypatch, c
 def test_jobs_is_capped_at_usable_cores_with_one_notice(monkeypatch, capsys):
     seen = {}
 
-    def fake_run(scenario, overrides, seed, n_jobs, progress):
+    def fake_run(scenario, overrides, seed, n_jobs, progress, cancel):
         seen["n_jobs"] = n_jobs
         from core.runtime.games import run
         return run(scenario, overrides, seed=seed)
@@ -121,3 +122,104 @@ def test_trace_file_with_the_informed_attacker_is_warned_about(tmp_path, capsys)
     config = sc.resolve({"trace_file": "x.csv", "attacker": "informed"})
     assert "trace_file" in sc.inactive(config)
     assert "trace_file" not in sc.inactive(sc.resolve({"trace_file": "x.csv", "attacker": "auxiliary"}))
+
+
+# ------------------------------------------------------------------ saved configurations and usage errors
+def _one_line_error(proc) -> str:
+    assert proc.returncode == 2, (proc.returncode, proc.stderr)
+    assert "Traceback" not in proc.stderr and proc.stdout == ""
+    lines = proc.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("error: "), proc.stderr
+    return lines[0]
+
+
+def test_broken_config_files_are_one_line_and_exit_2(tmp_path):
+    from core.output.report import html_report
+    from core.runtime.games import run as play
+
+    good = {"format": "privacy-attack-lab/run", "scenario": "reconstruction",
+            "params": {"n": 20, "trials": 1, "sweeps": False}, "seed": 3}
+    report = html_report([play("reconstruction", good["params"], seed=3)])
+    broken_report = re.sub(r'(<script type="application/json" id="lab-runs">)\[\{', r"\1[{{oops", report)
+    cases = {
+        "embedded.html": (broken_report, "embedded in the report is not valid JSON"),
+        "list-params.json": (json.dumps({**good, "params": [1, 2]}), "'params' must be an object"),
+        "text-params.json": (json.dumps({**good, "params": "x"}), "'params' must be an object"),
+        "text-seed.json": (json.dumps({**good, "seed": "abc"}), "'seed' must be a whole number"),
+        "fraction-seed.json": (json.dumps({**good, "seed": 1.7}), "'seed' must be a whole number >= 0, got 1.7"),
+        "negative-seed.json": (json.dumps({**good, "seed": -1}), "'seed' must be a whole number >= 0"),
+        "null-config.json": (json.dumps({"scenario": "reconstruction", "config": None}), "'config' must be an obj"),
+        "number-scenario.json": (json.dumps({**good, "scenario": 7}), "'scenario' must be a scenario name"),
+        "deep.json": ("[" * 100_000 + "]" * 100_000, "nested too deeply"),
+    }
+    for name, (text, expected) in cases.items():
+        path = tmp_path / name
+        path.write_text(text, encoding="utf-8")
+        line = _one_line_error(_cli("run", "--config", str(path)))
+        assert line.startswith("error: --config: ") and expected in line, (name, line)
+    utf16 = tmp_path / "utf16.json"
+    utf16.write_text(json.dumps(good), encoding="utf-16")  # e.g. PowerShell's `>` redirection
+    assert "UTF-16" in _one_line_error(_cli("run", "--config", str(utf16)))
+    # the well-formed file runs, with its seed; a whole-number float seed is that number
+    ok = tmp_path / "ok.json"
+    ok.write_text(json.dumps({**good, "seed": 3.0}))
+    proc = _cli("run", "--config", str(ok), "--no-store")
+    assert proc.returncode == 0 and json.loads(proc.stdout)["config"]["seed"] == 3
+
+
+def test_every_usage_error_is_one_line(tmp_path):
+    for args, expected in [(("run", "reconstruction", "--seed", "abc"), "invalid int value: 'abc'"),
+                           (("run", "reconstruction", "--seed", "1.5"), "invalid int value: '1.5'"),
+                           (("sweep", "reconstruction", "--bogus"), "unrecognized arguments: --bogus"),
+                           (("frobnicate",), "invalid choice: 'frobnicate'"),
+                           (("sweep",), "required: scenario"),
+                           (("sweep", "reconstruction", "--vary", "n=20,30", "--vary", "n=40", *FAST[:4]),
+                            "n: is varied twice")]:
+        line = _one_line_error(_cli(*args))
+        assert expected in line, line
+    assert "usage:" not in _cli("run", "reconstruction", "--seed", "abc").stderr
+
+
+def test_a_parameter_set_twice_is_warned_about(capsys):
+    assert cli.main(["run", "reconstruction", *FAST, "--set", "n=21", "--no-store"]) == 0
+    captured = capsys.readouterr()
+    assert json.loads(captured.out)["config"]["n"] == 21  # the last one wins, as before
+    assert [line for line in captured.err.splitlines() if line.startswith("warning:")] == [
+        "warning: --set n given twice (n=20, then n=21); the last one, n=21, is used"]
+    assert cli.main(["run", "reconstruction", *FAST, "--set", "n=20", "--no-store"]) == 0  # the same value twice
+    assert "warning" not in capsys.readouterr().err
+
+
+def test_sweep_takes_the_same_store_flag_as_run():
+    proc = _cli("sweep", "reconstruction", "--vary", "n=20,21", *FAST[:4], "--no-store")
+    assert proc.returncode == 0, proc.stderr
+    assert [r["n"] for r in json.loads(proc.stdout)["rows"]] == [20, 21]
+    assert "--no-store" in _cli("sweep", "--help").stdout and "--no-store" in _cli("run", "--help").stdout
+
+
+def test_sweep_has_the_cost_estimate_and_memory_guard_of_run(monkeypatch, capsys):
+    from core.runtime import sweep as sweep_module
+
+    played = []
+    monkeypatch.setattr(sweep_module, "_play_all", lambda *a, **k: played.append(1) or [])
+    # the example: two points of 1000 trials at n=2000 — hours of work — is announced before it starts
+    code = cli.main(["sweep", "reconstruction", "--vary", "n=2000,1999", "--set", "trials=1000"])
+    err = capsys.readouterr().err
+    assert code == 0 and played
+    assert re.search(r"note: this sweep of 2 points is estimated at about \d+ MB and [\d.]+ hours", err), err
+    # a sweep that needs more memory than the guard allows is refused before anything is prepared, like a run
+    monkeypatch.setattr("core.cost.physical_memory", lambda: 100_000_000)
+    played.clear()
+    code = cli.main(["sweep", "reconstruction", "--vary", "n=2000,1999", "--set", "trials=1000"])
+    err = capsys.readouterr().err
+    assert code == 2 and not played
+    assert err.startswith("error: ") and "of memory" in err and err.count("\n") == 1, err
+    assert cli.main(["run", "reconstruction", "--set", "n=2000", "--set", "trials=1000"]) == 2  # the same guard
+    assert "of memory" in capsys.readouterr().err
+
+
+def test_long_sweeps_print_progress_on_stderr(monkeypatch, capsys):
+    monkeypatch.setattr(cli, "PROGRESS_AFTER", 0.0)  # "longer than a few seconds", without waiting for it
+    assert cli.main(["sweep", "reconstruction", "--vary", "n=20,21,22", *FAST[:4]]) == 0
+    err = capsys.readouterr().err
+    assert "reconstruction sweep: 1/3 points" in err  # then at most every PROGRESS_EVERY s into a file

@@ -347,3 +347,89 @@ def test_regressions_found_by_fuzzing():
     with pytest.raises(ParameterError) as info:
         get("aggregates").param("block_size").parse("0\n0")
     assert "\n" not in str(info.value)
+
+
+# ------------------------------------------------------------------ 4. saved configurations (run --config FILE)
+# A config file comes from anywhere: a colleague's report, a hand edit, another tool's encoding. Whatever it
+# holds, `python -m core run --config FILE` either starts the run with a dict of parameters and a whole seed
+# >= 0, or prints one `error:` line and exits 2. The run itself is replaced by a stub (its own fuzzing is above).
+_JSON_LEAF = (st.none() | st.booleans() | st.integers(-2**70, 2**70) | st.floats(allow_nan=False)
+              | st.text(max_size=8))
+_JSON = st.recursive(_JSON_LEAF, lambda inner: st.lists(inner, max_size=3)
+                     | st.dictionaries(st.text(max_size=6), inner, max_size=3), max_leaves=8)
+
+
+@st.composite
+def config_file(draw) -> bytes:
+    names = sorted(SCENARIOS)
+    doc: dict = {}
+    if draw(st.integers(0, 9)):
+        doc["scenario"] = draw(st.sampled_from(names) | _JSON_LEAF)
+    sc = SCENARIOS.get(doc.get("scenario")) if isinstance(doc.get("scenario"), str) else None
+    param_names = [p.name for p in sc.params] if sc else ["n", "trials"]
+    params = draw(st.dictionaries(st.sampled_from(param_names) | st.text(max_size=6), _JSON, max_size=4)
+                  | _JSON)
+    key = draw(st.sampled_from(("params", "config", "neither")))
+    if key != "neither":
+        doc[key] = params
+    seed = draw(st.sampled_from(("absent", "value")))
+    if seed == "value":
+        seed_value = draw(st.integers(-5, 2**40) | st.floats(allow_nan=False) | _JSON_LEAF)
+        if key == "config" and isinstance(doc.get("config"), dict):
+            doc["config"]["seed"] = seed_value
+        else:
+            doc["seed"] = seed_value
+    top = draw(st.sampled_from(("doc", "doc", "list", "other")))
+    data = doc if top == "doc" else [doc] if top == "list" else draw(_JSON)
+    text = json.dumps(data)
+    wrap = draw(st.sampled_from(("json", "json", "html", "truncated")))
+    if wrap == "html":
+        import html as _html
+
+        text = ('<!doctype html><html><body><script type="application/json" id="lab-runs">'
+                f'{_html.escape(json.dumps(data if isinstance(data, list) else [data]), quote=False)}</script>')
+    elif wrap == "truncated":
+        text = text[:draw(st.integers(0, max(0, len(text) - 1)))]
+    encoding = draw(st.sampled_from(("utf-8", "utf-8", "utf-8-sig", "utf-16", "utf-16-le", "raw")))
+    if encoding == "raw":
+        return draw(st.binary(max_size=64))
+    return text.encode(encoding)
+
+
+def test_config_files_start_a_run_or_fail_in_one_line(tmp_path, monkeypatch, capsys):
+    from core import cli
+    from core.runtime.games import Result
+
+    started = []
+
+    def fake_run(scenario, overrides, seed=0, **_kw):
+        assert isinstance(overrides, dict) and isinstance(seed, int) and not isinstance(seed, bool) and seed >= 0
+        started.append(scenario.name)
+        config = {**scenario.resolve(overrides), "seed": seed}
+        return Result(scenario=scenario.name, config=config, metrics={}, series={}, games_done=1, games_total=1)
+
+    monkeypatch.setattr(cli, "run", fake_run)
+    monkeypatch.setattr(cli, "run_stored", lambda *a, **k: (fake_run(*a, **k), False))
+    path = tmp_path / "saved.json"
+
+    @settings(settings.get_profile(PROFILE), max_examples=150 * SCALE)
+    @given(raw=config_file(), suffix=st.sampled_from((".json", ".html", ".txt")))
+    def case(raw, suffix):
+        _count("config")
+        target = path.with_suffix(suffix)
+        target.write_bytes(raw)
+        before = len(started)
+        code = cli.main(["run", "--config", str(target), "--no-store"])
+        out, err = capsys.readouterr()
+        lines = [line for line in err.splitlines() if not line.startswith(("warning:", "note:"))]
+        if code == 0:
+            assert len(started) == before + 1 and json.loads(out)["scenario"] == started[-1] and not lines, err
+        else:
+            assert code == 2 and out == "" and len(started) == before, (code, err)
+            assert len(lines) == 1 and lines[0].startswith("error: ") and "Traceback" not in err, err
+        target.unlink()
+
+    case()
+    with capsys.disabled():
+        print(f"\n[fuzz] --config files: {COUNT.get('config', 0)} cases, {len(started)} started a run")
+    assert started, "no generated file was a valid configuration: the strategy is too narrow"

@@ -337,3 +337,41 @@ def test_converge_training_is_offered_and_costed():
     assert 1 <= r.metrics["epochs_trained"] < 200
     with pytest.raises(ParameterError):
         sc.resolve({"training": "forever"})
+
+
+# ------------------------------------------------------------------------- inputs that do nothing, groups without AD
+def test_column_names_with_the_synthetic_census_are_reported_as_having_no_effect(capsys):
+    from core import cli
+
+    sc = get("ml-models")
+    config = sc.resolve({"label": "anything", "sensitive": "at all", "group": "here"})
+    assert set(sc.inactive(config)) >= {"label", "sensitive", "group"}
+    assert not {"label", "sensitive", "group"} & set(sc.inactive({**config, "dataset": "tv16"}))
+    assert cli.main(["run", "ml-models", "--set", "label=zzz", "--set", "groups=3", "--set", "n_per_group=100",
+                     "--set", "model=forest", "--set", "targeting=none", "--no-store"]) == 0
+    captured = capsys.readouterr()
+    assert ("warning: label='zzz' has no effect: only used when dataset is tv16|csv (it is 'synthetic')"
+            in captured.err)
+    assert "label" in json.loads(captured.out)["inactive"]
+
+
+def test_groups_without_an_angular_difference_do_not_trouble_an_untargeted_run(monkeypatch):
+    """When no group has an AD (answers that never change with s), an untargeted run (targeting = none) still
+    runs, silently: no 'All-NaN slice' warning from the direction vote, and no targeting step at all."""
+    import warnings
+
+    import core.attacks.ml_models.targeted as targeted
+    import core.scenarios.ml_models as scenario_module
+
+    def no_ad(confidence, labels, y, g, k):
+        ad, v = group_ad(confidence, labels, y, g, k)
+        return np.full_like(np.asarray(ad, float), np.nan), v
+
+    monkeypatch.setattr(scenario_module, "group_ad", no_ad)
+    monkeypatch.setattr(targeted, "group_ad", no_ad)
+    base = {"groups": 3, "n_per_group": 100, "model": "forest", "rank_direction": "auto"}
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", RuntimeWarning)
+        r = run("ml-models", {**base, "targeting": "none"}, seed=0)
+    assert 0 <= r.metrics["accuracy"] <= 1 and math.isnan(r.metrics["targeted_accuracy"] or math.nan)
+    assert not r.series["kappa_sweep"] and r.series["best_attribute"] is None

@@ -1,5 +1,6 @@
 """Report and rerun: exported configs round-trip through `python -m core run --config`, reports work offline."""
 import json
+import os
 import re
 import subprocess
 import sys
@@ -10,6 +11,7 @@ import pytest
 from core import cli
 from core.errors import DataError, ParameterError
 from core.runtime.games import run
+from core.scenario import get
 from core.studies.presets import compare_with_paper, get_preset, load_presets
 from core.output.report import command_line, html_report, load_config, run_config
 
@@ -71,7 +73,7 @@ def test_html_report_is_offline_and_embeds_the_config(tmp_path, capsys):
 def test_bad_config_files_give_clear_errors(tmp_path, capsys):
     bad = tmp_path / "bad.json"
     bad.write_text("{not json")
-    assert cli.main(["run", "--config", str(bad)]) == 1
+    assert cli.main(["run", "--config", str(bad)]) == 2  # a file that cannot be rerun is bad input
     assert "not JSON" in capsys.readouterr().err
     bad.write_text(json.dumps({"scenario": "location", "params": {"nope": 1}, "seed": 0}))
     assert cli.main(["run", "--config", str(bad)]) == 2
@@ -137,3 +139,40 @@ def test_presets_fit_the_servers_budget_and_the_interval_preset_is_narrow_enough
     games = load_presets()["synthetic-indhist-chance"]["params"]["games"]
     lo, hi = clopper_pearson(games // 2, games)
     assert (hi - lo) / 2 < 0.04
+
+
+# ------------------------------------------------------------ uploads: the user's file name, never a server path
+def test_an_upload_is_named_as_the_user_named_it_and_never_leaves_the_server_as_a_path():
+    from core.data import census
+    from core.output.report import public_config
+    from ui import uploads
+
+    state = {}
+    raw = b"age,zip,smoker\n30,02138,yes\n40,02139,no\n"
+    path = uploads.save_upload(raw, kind="synthetic", state=state, name="C:\\Users\\me\\My survey [v2].csv")
+    server_dir = str(uploads.upload_dir())
+    assert path.startswith(server_dir) and os.path.basename(path) == "My survey -v2-.csv"  # no Markdown link
+    assert os.stat(path).st_mode & 0o777 == 0o600 and os.stat(os.path.dirname(path)).st_mode & 0o777 == 0o700
+    # engine messages name the file by its base name: now the user's
+    with pytest.raises(DataError, match=r"not in My survey -v2-\.csv "):
+        census.load_csv(path, sensitive="nope")
+    # the report, the rerun command and the configuration download show the name, not the server's folder
+    sc = get("synthetic")
+    result = {"scenario": "synthetic", "config": {**sc.defaults(), "dataset": "csv", "data_path": path, "seed": 3},
+              "metrics": {"accuracy": 0.5}, "series": {}}
+    assert command_line(result) == ("python -m core run synthetic --set dataset=csv "
+                                    "--set 'data_path=My survey -v2-.csv' --seed 3")
+    assert public_config(result)["params"]["data_path"] == "My survey -v2-.csv"
+    assert run_config(result)["params"]["data_path"] == path  # the server itself still knows where the file is
+    page = html_report([result])
+    assert server_dir not in page and "My survey -v2-.csv" in page
+    # the same bytes under another name are another file; each goes when its session lets go of it
+    other = {}
+    path2 = uploads.save_upload(raw, kind="synthetic", state=other, name="copy.csv")
+    assert os.path.basename(path2) == "copy.csv" and os.path.exists(path)
+    uploads.drop_upload("synthetic", state=state)
+    uploads.drop_upload("synthetic", state=other)
+    assert not os.path.exists(path) and not os.path.exists(os.path.dirname(path))
+    # a path the user gave on the command line is theirs: it stays as it is
+    mine = {**result, "config": {**result["config"], "data_path": "/home/me/data.csv"}}
+    assert "--set data_path=/home/me/data.csv" in command_line(mine)

@@ -378,3 +378,51 @@ def test_the_final_draw_replaces_the_preview():
     assert not at.exception, at.exception
     texts = [m.value for m in at.markdown]
     assert "DRAW final=True" in texts and not any(t.startswith("PREVIEW") for t in texts), texts
+
+
+# ------------------------------------------------ a run that fails after some games
+def test_a_failed_run_shows_its_partial_numbers_only_as_partial(monkeypatch):
+    """A worker killed mid-run: the page says so in one line; the games that had finished are shown as partial
+    numbers with their count, never as the page's headline over the configured number of games."""
+    import ui.runs as runs
+    from core.runtime.games import Progress, Result, run
+
+    played = run("reconstruction", {"n": 20, "trials": 10, "sweeps": False}, seed=7)
+    partial = Result(**{**played.__dict__, "games_total": 40, "completed": False,
+                        "config": {**played.config, "trials": 40}})
+
+    def crashed(job, on_update, bar, unit, key, cancel=None):
+        on_update(Progress(done=10, total=40, seconds=1.0, result=partial))  # drawn live, as a run in progress
+        return {"error": WorkerCrashed("The worker process doing this run ended unexpectedly (killed by SIGKILL — "
+                                       "often the machine running out of memory); the server started a new one — "
+                                       "run again, or choose a smaller run if it happens again")}
+
+    monkeypatch.setattr(runs, "_in_worker", crashed)
+    monkeypatch.setattr(runs, "REDRAW_SECONDS", 0.0)
+
+    def app():
+        import streamlit as st
+
+        from core.scenario import get
+        from ui.runs import run_scenario
+
+        def draw(result, final):
+            st.markdown(f"HEADLINE accuracy over {result.config['trials']} trials")
+
+        run_scenario(get("reconstruction"), {"n": 20, "trials": 40, "sweeps": False, "seed": 424245}, draw,
+                     preview=lambda: st.markdown("PREVIEW"))
+
+    at = AppTest.from_function(app, default_timeout=WAIT).run()
+    assert not at.exception, at.exception
+    texts = [m.value for m in at.markdown]
+    assert not any(t.startswith("HEADLINE") for t in texts), texts  # the live draw is gone
+    assert "PREVIEW" in texts  # the page keeps what is true: the preview
+    assert [e.value for e in at.error] == [
+        "The worker process doing this run ended unexpectedly (killed by SIGKILL — often the machine running out "
+        "of memory); the server started a new one — run again, or choose a smaller run if it happens again"]
+    assert [x.label for x in at.expander] == ["Partial numbers: 10 games of 40 games finished before the failure"]
+    table = at.dataframe[0].value
+    assert list(table.columns) == ["metric", "value over 10 games"]
+    assert dict(zip(table["metric"], table["value over 10 games"]))["accuracy"] == pytest.approx(
+        played.metrics["accuracy"])
+    assert any("not the run's result" in c.value for c in at.caption)

@@ -35,3 +35,40 @@ def tick() -> int:
     """Advance this session's draw counter: a live redraw repeats charts, and each needs a key of its own."""
     st.session_state["_draw_tick"] = st.session_state.get("_draw_tick", 0) + 1
     return st.session_state["_draw_tick"]
+
+
+def run_failed(exc: BaseException, partial: dict | None, unit: tuple[str, str], live, area, preview) -> None:
+    """A run that failed (e.g. its worker was killed): the error in one line, and what is true beside it.
+
+    The live plots (``live``) were a run in progress, not its result, so they give way to the page's preview
+    (``preview()``, if any); the games that had finished show only as partial numbers
+    (:func:`partial_after_failure`)."""
+    from core.runtime.games import Result
+
+    live.empty()
+    if preview is not None:
+        with live.container():
+            preview()
+    with area:
+        show_error(exc)
+        if partial and partial.get("games_done"):
+            partial_after_failure(Result.from_dict(partial), unit)
+
+
+def partial_after_failure(result, unit: tuple[str, str]) -> None:
+    """The numbers of the games that finished before a run failed, labelled as partial with their count.
+
+    Only as a table, folded away: a page's own draw would show a headline over the configured number of
+    games, which these numbers are not. ``unit``: the scenario's (singular, plural) name of a game."""
+    import pandas as pd
+
+    from core.output.plain_language import count
+
+    done, total = count(result.games_done, *unit), count(result.games_total, *unit)
+    with st.expander(f"Partial numbers: {done} of {total} finished before the failure", expanded=False):
+        st.caption(f"These numbers cover only the {done} played before the run failed. They are not the run's "
+                   "result and were not stored; run it again for the full result.")
+        rows = [{"metric": k, f"value over {done}": v} for k, v in result.metrics.items()
+                if isinstance(v, (int, float)) and not isinstance(v, bool)]
+        if rows:
+            st.dataframe(pd.DataFrame(rows), hide_index=True, width="stretch")

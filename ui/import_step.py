@@ -51,7 +51,7 @@ def import_upload(upload, kind: str) -> tuple[str, TableImport]:
     chosen = {part: (None if st.session_state.get(k, DETECTED) == DETECTED else st.session_state[k])
               for part, k in keys.items()}
     table = _inspect(digest, upload.name, chosen["encoding"], chosen["delimiter"], chosen["decimal"], raw)
-    path = save_upload(table.normalised_csv(), kind)
+    path = save_upload(table.normalised_csv(), kind, name=upload.name)  # messages name the user's file
     with st.expander(f"Your file: {inert_text(upload.name)} — {table.rows:,} rows × {len(table.columns)} columns",
                      expanded=st.session_state.get(f"_{kind}.import.seen") != digest):
         st.session_state[f"_{kind}.import.seen"] = digest

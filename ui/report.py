@@ -9,7 +9,7 @@ from core.measure.audit import audit_result
 from core.output import plain_language as say
 from core.runtime.games import Result
 from core.plots import fdp as fdp_plots
-from core.output.report import command_line, html_report, register_summary_hook, run_config
+from core.output.report import command_line, html_report, public_config, register_summary_hook
 from core.studies.epsilon_context import report_lines
 from ui.common import chart
 from ui.pins import pin_button, pin_id
@@ -61,13 +61,13 @@ def report_downloads(results: list[Result | dict], name: str, figures: list | No
                             file_name=f"{slug}-report.html", mime="text/html", key=f"dl-report-{slug}{key}")
     if len(results) == 1:
         cols[1].download_button("⬇ Configuration to rerun (JSON)",
-                                data=lambda: json.dumps(run_config(results[0]), indent=1),
+                                data=lambda: json.dumps(public_config(results[0]), indent=1),
                                 file_name=f"{slug}-config.json", mime="application/json",
                                 key=f"dl-config-{slug}{key}",
                                 help="python -m core run --config FILE reruns it with the same seed")
     else:
         cols[1].download_button("⬇ Configurations to rerun (JSON)",
-                                data=lambda: json.dumps([run_config(r) for r in results], indent=1),
+                                data=lambda: json.dumps([public_config(r) for r in results], indent=1),
                                 file_name=f"{slug}-configs.json", mime="application/json",
                                 key=f"dl-config-{slug}{key}")
 

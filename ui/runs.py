@@ -34,7 +34,7 @@ from core.scenario import Scenario
 from core.runtime.settings import settings
 from core.runtime.store import address_key, engine_version, result_address
 from core.runtime.workers import Job, RunPool, run_job, sweep_job
-from ui.feedback import show_error, tick
+from ui.feedback import run_failed, show_error, tick
 from ui.stored import keep, store_note, stored
 from ui.visitors import release, wait_turn, watching
 
@@ -390,8 +390,7 @@ def _run_live(scenario: Scenario, params: dict, seed: int, key: str, estimate: f
             state["stopped"] = key
             st.rerun()
         status.update(label="Run failed", state="error")
-        with area:
-            show_error(exc)
+        run_failed(exc, state.pop("partial", None), scenario.unit, live, area, preview)
         return None
     data = box["value"]
     keep(key, data, about)
@@ -447,15 +446,12 @@ def _sweep_cost(scenario: Scenario, base: dict, grid: dict[str, list]):
     """Summed cost of the grid's points (seconds add up; memory is the largest point's)."""
     import itertools
 
-    from core.cost import Cost
+    from core.runtime.sweep import sweep_cost
 
     names = list(grid)
-    seconds, peak = 0.0, 0.0
-    for values in itertools.product(*(grid[n] for n in names)):
-        cost = scenario.estimate_cost(scenario.resolve({**base, **dict(zip(names, values))}))
-        seconds += cost.seconds
-        peak = max(peak, cost.bytes)
-    return Cost(seconds=seconds, bytes=peak, drivers=tuple(names), basis="Σ points")
+    configs = [scenario.resolve({**base, **dict(zip(names, values))})
+               for values in itertools.product(*(grid[n] for n in names))]
+    return sweep_cost(scenario, configs, names)
 
 
 def run_sweep(scenario: Scenario, base: dict, grid: dict[str, list], seed: int, *, label: str,

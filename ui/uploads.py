@@ -13,6 +13,7 @@ from __future__ import annotations
 import atexit
 import hashlib
 import os
+import re
 import shutil
 import tempfile
 import threading
@@ -32,7 +33,21 @@ def upload_dir() -> Path:
         if _DIR is None or not _DIR.is_dir():
             _DIR = Path(tempfile.mkdtemp(prefix="lab-uploads-"))  # mode 0700
             atexit.register(shutil.rmtree, _DIR, True)
+            from core.output.report import register_private_dir
+
+            register_private_dir(_DIR)  # reports and rerun commands show the file's name, never this path
         return _DIR
+
+
+def safe_file_name(name: str, suffix: str = ".csv") -> str:
+    """The user's file name as stored and shown: its last path part, letters, digits and ``_ .,()+-`` only.
+
+    A browser sends whatever name the user's file has; it ends up in messages and captions, so anything that
+    could be read as Markdown, a path or a Streamlit directive (brackets, asterisks, backticks, colons,
+    slashes, angle brackets) becomes ``-``."""
+    base = str(name).replace("\\", "/").rsplit("/", 1)[-1]
+    base = re.sub(r"[^\w .,()+-]", "-", base).strip(" .")[:100]
+    return base or f"upload{suffix}"
 
 
 class _Hold:
@@ -57,6 +72,12 @@ def _release(path: str) -> None:
             os.unlink(path)
         except FileNotFoundError:
             pass
+        folder = os.path.dirname(path)
+        if _DIR is not None and folder != str(_DIR):  # the file's own folder (a named upload), now empty
+            try:
+                os.rmdir(folder)
+            except OSError:
+                pass
 
 
 def _state() -> MutableMapping:
@@ -65,19 +86,29 @@ def _state() -> MutableMapping:
     return st.session_state
 
 
-def save_upload(data: bytes, kind: str, suffix: str = ".csv", state: MutableMapping | None = None) -> str:
+def save_upload(data: bytes, kind: str, suffix: str = ".csv", state: MutableMapping | None = None,
+                name: str | None = None) -> str:
     """Path of a private file holding ``data``, held for this session under ``kind``.
 
-    ``state`` is the session's state mapping (default: ``st.session_state``).
+    ``state`` is the session's state mapping (default: ``st.session_state``). ``name``: the user's file name
+    (``upload.name``); the file is then stored under that name (made safe) in a private folder of its own, so
+    every message, caption, report and rerun command of the engine shows the name the user knows instead of
+    an internal one.
     """
     state = _state() if state is None else state
     key = f"_upload.{kind}"
-    name = f"{kind}-{hashlib.sha256(data).hexdigest()[:24]}{suffix}"
-    path = str(upload_dir() / name)
+    digest = hashlib.sha256(data).hexdigest()[:24]
+    if name is None:
+        path = str(upload_dir() / f"{kind}-{digest}{suffix}")
+    else:
+        path = str(upload_dir() / f"{kind}-{digest}" / safe_file_name(name, suffix))
     held = state.get(key)
     if isinstance(held, _Hold) and held.path == path and os.path.exists(path):
         return path
     with _LOCK:
+        folder = os.path.dirname(path)
+        if not os.path.isdir(folder):
+            os.mkdir(folder, 0o700)
         if not os.path.exists(path):
             fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0), 0o600)
             with os.fdopen(fd, "wb") as fh:

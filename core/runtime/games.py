@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 import time
 from dataclasses import asdict, dataclass, field
 from typing import Any, Callable
@@ -34,7 +35,7 @@ from threadpoolctl import threadpool_limits
 
 from ..cancel import checkpoint, current_check, stop_check
 from ..cost import check_memory_guard, check_server_limits
-from ..errors import Cancelled
+from ..errors import Cancelled, Interrupted, WorkerCrashed
 from ..output.plain_language import count
 from ..scenario import Scenario, get, prepare_rng
 from .settings import settings
@@ -115,6 +116,26 @@ def split_timings(metrics: dict) -> tuple[dict, dict]:
     return seeded, timings
 
 
+def worker_crash(exc: BaseException) -> WorkerCrashed:
+    """joblib's error for a worker process that died mid-task, as one plain sentence with the retry hint.
+
+    loky reports it as ``TerminatedWorkerError`` with the exit codes in its message (``{SIGKILL(-9)}``);
+    ``kill -9`` and the kernel's out-of-memory killer both look like that.
+    """
+    codes = re.findall(r"(SIG[A-Z0-9]+)\(-?\d+\)|EXIT\((-?\d+)\)", str(exc))
+    how = ", ".join(sig or f"exit code {code}" for sig, code in codes) or "no exit code"
+    if "SIGKILL" in how:
+        how = "killed by SIGKILL — often the machine running out of memory"
+    return WorkerCrashed(f"a worker process ended unexpectedly ({how}); the run was abandoned — run it again, and "
+                         "if it happens again choose a smaller run or fewer worker processes (--jobs)")
+
+
+def _is_crash(exc: BaseException) -> bool:
+    from joblib.externals.loky.process_executor import BrokenProcessPool
+
+    return isinstance(exc, BrokenProcessPool)
+
+
 def _play_chunk(scenario: Scenario, config: dict, context: Any, seed: int,
                 indices: list[int], out: list[dict] | None = None) -> list[dict]:
     """Play ``indices`` in order, appending each record to ``out`` as it finishes (so a stop keeps them)."""
@@ -180,7 +201,7 @@ def run(scenario: str | Scenario,
     try:
         with stop_check(is_cancelled):  # lets core.cancel.checkpoint() stop a long prepare()
             context = sc.prepare(config, prepare_rng(seed))
-    except Cancelled:
+    except (Cancelled, Interrupted):  # Stop pressed, or a stop signal reached the command line
         if raise_on_cancel:
             raise
         return Result(scenario=sc.name, config={**config, "seed": seed}, metrics={}, series={},
@@ -207,30 +228,39 @@ def run(scenario: str | Scenario,
         progress(Progress(done=0, total=total, seconds=time.perf_counter() - start, result=snapshot(False)))
     pool = Parallel(n_jobs=n_jobs) if n_jobs > 1 else None
     index = 0
-    while index < total:
-        if is_cancelled():
-            cancelled = True
-            break
-        batch = list(range(index, min(total, index + chunk * n_jobs)))
-        t0 = time.perf_counter()
-        if pool is None:
-            try:
-                with stop_check(is_cancelled):
-                    _play_chunk(sc, config, context, seed, batch, records)
-            except Cancelled:
+    try:
+        while index < total:
+            if is_cancelled():
                 cancelled = True
                 break
-        else:
-            parts = [batch[k:k + chunk] for k in range(0, len(batch), chunk)]
-            for out in pool(delayed(_play_chunk)(sc, config, context, seed, p) for p in parts):
-                records.extend(out)
-        if adaptive:
-            per_worker = math.ceil(len(batch) / n_jobs)
-            chunk = next_chunk(chunk, per_worker, time.perf_counter() - t0, opts.poll_seconds, limit)
-        index = batch[-1] + 1
-        if progress is not None and index < total:
-            progress(Progress(done=index, total=total, seconds=time.perf_counter() - start,
-                              result=snapshot(False)))
+            batch = list(range(index, min(total, index + chunk * n_jobs)))
+            t0 = time.perf_counter()
+            if pool is None:
+                try:
+                    with stop_check(is_cancelled):
+                        _play_chunk(sc, config, context, seed, batch, records)
+                except Cancelled:
+                    cancelled = True
+                    break
+            else:
+                parts = [batch[k:k + chunk] for k in range(0, len(batch), chunk)]
+                done = []  # a batch counts only once all of it is back (a stop mid-batch drops it whole)
+                for out in pool(delayed(_play_chunk)(sc, config, context, seed, p) for p in parts):
+                    done.extend(out)
+                records.extend(done)
+            if adaptive:
+                per_worker = math.ceil(len(batch) / n_jobs)
+                chunk = next_chunk(chunk, per_worker, time.perf_counter() - t0, opts.poll_seconds, limit)
+            index = batch[-1] + 1
+            if progress is not None and index < total:
+                progress(Progress(done=index, total=total, seconds=time.perf_counter() - start,
+                                  result=snapshot(False)))
+    except Interrupted:  # joblib has already ended its workers; keep the games that came back
+        cancelled = True
+    except Exception as exc:
+        if _is_crash(exc):
+            raise worker_crash(exc) from None
+        raise
     if cancelled and raise_on_cancel:
         raise Cancelled(f"{sc.name}: stopped after {len(records)} of {count(total, *sc.unit)}")
     result = snapshot(not cancelled)

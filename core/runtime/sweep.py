@@ -20,7 +20,9 @@ Order of work:
    joins a running scheduler). Game ``i`` of a point uses
    ``game_rng(seed, i)``, so a point's numbers are identical to
    ``run(scenario, {**base, **point}, seed)`` whatever the backend.
-4. Each point is summarised (``summarize`` + timings split off) in order.
+4. Each point is summarised (``summarize`` + timings split off) as soon as all its games are back; the
+   rows come out in grid order. A stopped sweep (Stop, SIGINT/SIGTERM on the command line) keeps every
+   point that had finished, whichever they were.
 """
 from __future__ import annotations
 
@@ -33,9 +35,9 @@ import time
 from typing import Any, Callable, Iterator
 
 from ..cancel import stop_check
-from ..errors import Cancelled, LabError, ParameterError
+from ..errors import Cancelled, Interrupted, LabError, ParameterError
 from ..scenario import prepare_rng
-from .games import _jsonable, _play_chunk, split_timings
+from .games import _is_crash, _jsonable, _play_chunk, split_timings, worker_crash
 from ..scenario import Scenario, get
 
 MAX_POINTS = 400
@@ -120,6 +122,22 @@ def _connect(client_class, scheduler: str, timeout: float):
     return box["client"]
 
 
+def sweep_cost(scenario: Scenario, configs: list[dict], names: list[str]):
+    """The cost of a whole sweep from its validated point configurations (:func:`plan`).
+
+    Seconds add up over the points; memory is the largest point's (points are played one chunk at a time).
+    The command line prints it and applies the memory guard; a server checks it against its per-run limits.
+    """
+    from ..cost import Cost
+
+    seconds, peak = 0.0, 0.0
+    for config in configs:
+        cost = scenario.estimate_cost(config)
+        seconds += cost.seconds
+        peak = max(peak, cost.bytes)
+    return Cost(seconds=seconds, bytes=peak, drivers=tuple(names), basis="Σ points")
+
+
 @contextlib.contextmanager
 def dask_backend(scheduler: str, n_workers: int | None = None, timeout: float = 10.0) -> Iterator[Any]:
     """Route joblib work to Dask while the block runs.
@@ -163,14 +181,18 @@ def sweep(scenario: str | Scenario, base: dict[str, Any] | None, grid: dict[str,
 
     ``n_jobs``: local worker processes; with ``scheduler="local"`` the number of
     ``LocalCluster`` workers; ignored for a remote scheduler (its workers do the work).
-    ``progress(points_done, points_total, rows)`` is called after each finished point;
+    ``progress(points_done, points_total, rows)`` is called after each finished point (rows in grid order);
     ``cancel()`` is polled between chunks — a stopped sweep returns the finished points
-    with ``completed=False``.
+    with ``completed=False``. Every sweep passes the memory guard first, like :func:`core.runtime.games.run`.
     """
     seed = int(seed)
     if seed < 0:
         raise ParameterError("seed", f"expected int >= 0, got {seed}")
     sc, base, names, points, configs = plan(scenario, base, grid)
+    from ..cost import check_memory_guard
+    from .settings import settings
+
+    check_memory_guard(sweep_cost(sc, configs, names), settings().memory_guard_fraction)  # as run() does
     is_cancelled = cancel or (lambda: False)
     start = time.perf_counter()
     fixed = {k: v for k, v in configs[0].items() if k not in names}
@@ -184,7 +206,7 @@ def sweep(scenario: str | Scenario, base: dict[str, Any] | None, grid: dict[str,
                 totals.append(int(sc.n_games(config)))
                 if is_cancelled():
                     raise Cancelled("sweep stopped")
-    except Cancelled:
+    except (Cancelled, Interrupted):  # Stop pressed, or a stop signal reached the command line
         out["seconds"] = time.perf_counter() - start
         return _jsonable(out)
 
@@ -254,13 +276,18 @@ def _play_all(sc, configs, contexts, seed, tasks, totals, points, workers, *, pa
     from joblib import Parallel, delayed
 
     records: list[dict[int, list[dict]]] = [{} for _ in points]  # point → first game of a chunk → its records
-    rows: list[dict] = []
-    next_point = 0
+    done: dict[int, dict] = {}  # point → its row, filled as points complete (in any order)
 
-    def finish_ready():
-        nonlocal next_point
-        while next_point < len(points) and sum(map(len, records[next_point].values())) == totals[next_point]:
-            p = next_point
+    def rows_in_order() -> list[dict]:
+        return [done[p] for p in sorted(done)]
+
+    def finish_ready(points_touched=None):
+        # A point is summarised as soon as all its games are back, whatever its place in the grid: the
+        # schedule plays the longest tasks first, so waiting for grid order would hold every row (and the
+        # progress count) back until the end, and a stopped sweep would keep none of the finished points.
+        for p in range(len(points)) if points_touched is None else points_touched:
+            if p in done or sum(map(len, records[p].values())) != totals[p]:
+                continue
             recs = [r for first in sorted(records[p]) for r in records[p][first]]  # game order
             metrics, series = sc.summarize(configs[p], contexts[p], recs) if recs else ({}, {})
             metrics, _timings = split_timings(_jsonable(metrics))
@@ -268,24 +295,34 @@ def _play_all(sc, configs, contexts, seed, tasks, totals, points, workers, *, pa
             kept = {k: series[k] for k in sc.sweep_series if k in series}
             if kept:  # the scenario's small series (e.g. its ROC) travel with the row
                 row["series"] = _jsonable(kept)
-            rows.append(row)
+            done[p] = row
             records[p] = {}  # free the point's records once summarised
-            next_point += 1
             if progress is not None:
-                progress(len(rows), len(points), rows)
+                progress(len(done), len(points), rows_in_order())
 
     finish_ready()  # points without games
     if client is not None:
-        _play_on_dask(client, sc, configs, contexts, seed, tasks, records, finish_ready, cancel)
+        try:
+            _play_on_dask(client, sc, configs, contexts, seed, tasks, records, finish_ready, cancel)
+        except Interrupted:  # a stop signal: the finished points stand, the rest is cancelled on the cluster
+            pass
     elif parallel:
         pool = Parallel(n_jobs=workers if workers > 1 else -1, return_as="generator")
         results = pool(delayed(_play_chunk)(sc, configs[p], contexts[p], seed, idx) for p, idx in tasks)
-        for (p, idx), recs in zip(tasks, results):
-            records[p][idx[0]] = recs
-            finish_ready()
-            if cancel():
-                results.close()  # joblib stops dispatching the remaining chunks
-                break
+        try:
+            for (p, idx), recs in zip(tasks, results):
+                records[p][idx[0]] = recs
+                finish_ready([p])
+                if cancel():
+                    break
+        except Interrupted:  # a stop signal: the finished points stand, the rest is dropped
+            pass
+        except Exception as exc:
+            if _is_crash(exc):
+                raise worker_crash(exc) from None
+            raise
+        finally:
+            results.close()  # joblib stops dispatching the remaining chunks and ends busy workers
     else:
         for p, idx in tasks:
             if cancel():
@@ -293,10 +330,10 @@ def _play_all(sc, configs, contexts, seed, tasks, totals, points, workers, *, pa
             try:
                 with stop_check(cancel):
                     records[p][idx[0]] = _play_chunk(sc, configs[p], contexts[p], seed, idx)
-            except Cancelled:
+                finish_ready([p])
+            except (Cancelled, Interrupted):
                 break
-            finish_ready()
-    return rows
+    return rows_in_order()
 
 
 def _import_engine() -> bool:
@@ -332,7 +369,7 @@ def _play_on_dask(client, sc, configs, contexts, seed, tasks, records, finish_re
         for fut, recs in done:
             p, idx = futures.pop(fut)
             records[p][idx[0]] = recs
-            finish_ready()
+            finish_ready([p])
             if cancel():
                 break
     finally:

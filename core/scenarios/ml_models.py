@@ -137,12 +137,14 @@ class MLModels(Scenario):
               label="Dataset", choices=("synthetic", "tv16", "csv"),
               choice_labels={"synthetic": "Synthetic census (ρ per state known)",
                              "tv16": "CCES 2016 survey (TV16, real)", "csv": "Your CSV"}),
+        # The synthetic census has fixed columns (INCOME, MAR, ST): naming columns only means something for
+        # real or uploaded data, so with dataset=synthetic they are reported as having no effect.
         Param("label", "str", "", "Binary column the model predicts (empty = dataset default: INCOME / "
-              "votetrump).", label="Label (model output)"),
+              "votetrump).", label="Label (model output)", active_when=("dataset", ("tv16", "csv"))),
         Param("sensitive", "str", "", "Binary column the attacker infers (empty = dataset default: MAR / "
-              "bornagain).", label="Sensitive attribute"),
+              "bornagain).", label="Sensitive attribute", active_when=("dataset", ("tv16", "csv"))),
         Param("group", "str", "", "Public categorical column whose values define the groups (empty = dataset "
-              "default: ST / state).", label="Group attribute"),
+              "default: ST / state).", label="Group attribute", active_when=("dataset", ("tv16", "csv"))),
         Param("model", "str", "mlp", "Target model: the paper's MLP (32, 16, 8), or a random forest as a what-if "
               "the paper did not test.", label="Target model", choices=("mlp", "forest"),
               choice_labels={"mlp": "MLP (32, 16, 8) — paper", "forest": "Random forest — not in the paper"}),
