@@ -165,3 +165,41 @@ def test_a_scenario_added_by_the_documented_steps_plays():
         source = (path / "scenario.py") if path.is_dir() else path
         names = re.findall(r'^\s+name = "([\w-]+)"', source.read_text(encoding="utf-8"), re.M)
         assert names and set(names) <= set(registry.all_scenarios()), path.name
+
+
+def test_a_lesson_written_by_the_documented_steps_loads(tmp_path):
+    """Steps 1–3 of "How to add a lesson", on a five-step lesson written from scratch; a field the steps name
+    wrongly is reported by file, step and field."""
+    from core.studies.lessons import LessonError, load_lesson
+
+    step = """
+[[step]]
+title = "Exact answers, m/n = {ratio}"
+context = "n = 40 people, each with a secret bit; the attacker asks {ratio} × n exact subset counts."
+scenario = "reconstruction"
+metric = "accuracy"
+plot = "accuracy_vs_ratio"
+reveal = "The attack recovered {{measured:.0%}} of the bits."
+[step.params]
+n = 40
+query_ratio = {ratio}
+trials = 2
+[step.predict]
+kind = "slider"
+prompt = "What share of the bits does the attack recover?"
+low = 0.5
+high = 1.0
+step = 0.05
+tolerance = 0.1
+"""
+    head = ('title = "Toy reconstruction"\npaper = "Dinur & Nissim (2003)"\nsection = "Theorem 2"\n'
+            'summary = "Exact answers and the number of questions."\nseed = 1\norder = 50\n')
+    path = tmp_path / "toy-reconstruction.toml"
+    path.write_text(head + "".join(step.format(ratio=r) for r in (0.5, 1.0, 1.5, 2.0, 3.0)), encoding="utf-8")
+    lesson = load_lesson(path)
+    assert lesson.id == "toy-reconstruction" and len(lesson.steps) == 5 and lesson.seed == 1
+    assert lesson.steps[2].params["query_ratio"] == 1.5
+    path.write_text(path.read_text().replace('kind = "slider"', 'kind = "guess"', 1), encoding="utf-8")
+    with pytest.raises(LessonError) as err:
+        load_lesson(path)
+    assert "step 1: predict.kind" in str(err.value)
