@@ -429,6 +429,10 @@ class RunPool:
         return code
 
     def _run_on(self, slot: _Slot, job: Job) -> None:
+        """Hand ``job`` to the worker process in ``slot`` and wait for its answer: forward progress updates,
+        raise the stop flag when the job is cancelled (and replace the process if it does not reach a stop
+        check within ``stop_timeout``), and turn a process that ended without an answer into
+        :class:`WorkerCrashed`, with a new process started in its place. The outcome lands in ``job.box``."""
         try:
             slot.ensure()
         except OSError as exc:

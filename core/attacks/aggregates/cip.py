@@ -248,6 +248,12 @@ class CIP:
         return dict(s=s, slack=slack, agg=agg, keep=keep, ub=ub[keep], a=a, rhs=rhs, m=m)
 
     def _solve_one(self, model, seed: int, start_records: np.ndarray | None):
+        """One CIP reconstruction: the integer program over group counts x_g ∈ {0..ub_g} with Σ_g x_g = s and
+        the released answers as equalities (exact mode: any feasible point), or with slack variables e⁺, e⁻
+        minimising ‖a x − q̃‖₁ (noisy mode). Rows and columns are shuffled and the objective gets a small seeded
+        perturbation, so repeated solves sample different reconstructions; a warm start from ``start_records``
+        (CIP-init) is passed to HiGHS. Returns the disaggregated records and the solve's statistics; raises
+        :class:`SolverError` on an infeasible program or no point within the time limit."""
         rng = np.random.default_rng(seed)
         a, rhs, ub, s = model["a"], model["rhs"], model["ub"], model["s"]
         n_q, n_g = a.shape
