@@ -194,10 +194,11 @@ def l1_box_ipm(M, a, tol: float = 1e-8, max_iter: int = 60,
 def _iterate(M, a, tol, max_iter, time_limit, started, ctl, heavy) -> FrischNewtonResult:
     """The predictor–corrector loop. Start at the box's centre with the residual split into u, v plus a margin
     and y = 0; each iteration forms the primal, box and dual residuals, solves the reduced n×n system for the
-    affine (predictor) direction, picks the centring parameter σ = (μ_aff/μ)³ (Mehrotra), solves again with the
-    corrector's right-hand side on the same Cholesky factor, and steps to 0.9995 of the way to the boundary.
-    It stops with a certificate once the relative duality gap and both residuals are below ``tol``; otherwise it
-    returns the best iterate so far with the reason (iterations, time limit, a stalled gap)."""
+    affine (predictor) direction, aims the corrector at σμ with σ = (μ_aff/μ)³ (Mehrotra) on the same Cholesky
+    factor, adds Gondzio's centrality correctors when they lengthen the step, and moves ``_STEP`` of the way to
+    the boundary. It stops with a certificate once the relative duality gap and both residuals are below ``tol``;
+    otherwise it returns the best iterate so far with the reason (iterations, time limit, divergence, a lost
+    factorisation)."""
     m, n = M.shape
     M32 = M.astype(np.float32, order="F")
     exact32 = bool(np.array_equal(M32, M))  # 0/1 queries: float32 matrix–vector products are safe
