@@ -76,8 +76,8 @@ class MetaClassifierMLP:
     def _fit(self, torch, X, y, X_val, y_val, progress, cancel) -> "MetaClassifierMLP":
         """Train the one-hidden-layer MLP as scikit-learn's MLPClassifier would (Glorot-uniform initial weights,
         logistic hidden units, Adam, L2 penalty α/2·‖W‖² divided by the batch size), on standardised features,
-        keeping the weights of the epoch with the best validation accuracy and stopping after ``patience`` epochs without
-        improvement. Records the per-epoch training loss and validation accuracy in ``history_``."""
+        keeping the weights of the epoch with the best validation accuracy and stopping after ``patience`` epochs
+        without improvement. Records the per-epoch training loss and validation accuracy in ``history_``."""
         X = np.asarray(X, dtype=np.float32)
         y = np.asarray(y, dtype=np.float32).ravel()
         X_val = np.asarray(X_val, dtype=np.float32)
