@@ -1,8 +1,8 @@
 """Time the DeSIA reconstruction baselines (CIP-rand/-init, RAP-rand/-init) on a census-like release.
 
-Setting (spec §3.2, §12): attributes sex (2), age (116), race (63 CENRACE codes), hispanic (2, sensitive,
-uniformly randomised); s = 454 records; m ≈ s/4 = 113 random cells of 1- to 3-way marginals (SF1-style
-age groups, race alone / alone-or-in-combination, Hispanic origin). The data here are synthetic.
+Setting (docs/specs/seed000_desia.md §3.2, §12): attributes sex (2), age (116), race (63 CENRACE codes), hispanic
+(2, sensitive, uniformly randomised); s = 454 records; m ≈ s/4 = 113 random cells of 1- to 3-way marginals
+(SF1-style age groups, race alone / alone-or-in-combination, Hispanic origin). The data here are synthetic.
 
 Prints seconds per reconstruction for every attack plus the fit quality (CIP: exact / L1 error; RAP: mean
 absolute error of the normalised answers) and, for reference, the AIA/MIA vote timings.

@@ -1,4 +1,4 @@
-"""Does each scenario's ``estimate_cost`` predict what a run really costs? (issue 12). Prints ratios.
+"""Does each scenario's ``estimate_cost`` predict what a run really costs? Prints ratios.
 
 The server refuses runs above ``lab_settings.toml``'s limits and sends runs estimated at most
 ``express_max_seconds`` to the express lane, both from :meth:`Scenario.estimate_cost`. This benchmark plays,

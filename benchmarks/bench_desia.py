@@ -1,4 +1,4 @@
-"""DeSIA speed at paper scale (issue #4): ≤ 2 s per target amortised over a block on 2 cores.
+"""DeSIA speed at paper scale: ≤ 2 s per target amortised over a block on 2 cores.
 
 Paper scale: s = 454, m/s = 0.25 (m = 114 Table-1 cells), 20,000 shadows per target,
 every user unique on (sex, age, race) attacked. Also times the page default's first

@@ -1,4 +1,4 @@
-"""Load test of one lab server (issue 12): a class of concurrent sessions through every page's default run.
+"""Load test of one lab server: a class of concurrent sessions through every page's default run.
 
 Starts one Streamlit server (fresh result store unless ``--warm``); ``--sessions`` sessions arrive over
 ``--arrival`` seconds (a class opening the app at the start of a lesson, not all in the same millisecond):
@@ -33,7 +33,7 @@ pages whose default run goes through the pool (their first plot can wait for a f
 hold both; a stored result is drawn at once), and give the light pages' p95 first plot for each kind. Also
 printed: errors (exceptions, "Unexpected error", timeouts, disconnects), refusals by the cost limits, the
 server's memory (the server process *and* its worker processes: RSS sum, an upper bound, and PSS) and the load
-average before and after. Goal (issue 12): zero errors; light pages' p95 first plot ≤ 5 s while heavy runs
+average before and after. Goal: zero errors; light pages' p95 first plot ≤ 5 s while heavy runs
 queue; memory ≤ 4 GB. Not part of CI (minutes of wall time), and only meaningful on a quiet machine:
 
     .venv/bin/python benchmarks/bench_load.py --sessions 30 --heavy 4 --arrival 60 --browsers 4

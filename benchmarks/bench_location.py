@@ -1,11 +1,13 @@
 """Speed of the location membership game (seed 001) against the issue's goals. Prints ratios.
 
-Goals (issue #3):
+Goals:
 * informed-attacker games, threshold attacks: >= 1e6 games/s (noise + fit on shadows + score + decide);
 * MLP meta-classifier trained on 200k shadow aggregates (k = 60): <= 180 s on 2 cores;
 * the page's default: first plot (closed-form bound and optimum) within 10 s, the default run itself.
 
     .venv/bin/python benchmarks/bench_location.py [--games 1000000] [--k 60] [--mlp-shadows 200000] [--skip-mlp]
+
+Spec sections (§) refer to docs/specs/seed001_location_mia.md.
 """
 from __future__ import annotations
 

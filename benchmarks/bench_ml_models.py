@@ -15,6 +15,8 @@
     python benchmarks/bench_ml_models.py adult ../shared/data/adult [--epochs 200]
 
 Timings on a shared machine are noisy; compare ratios, not absolute seconds.
+
+Spec sections (§) refer to docs/specs/seed003_004_disparate_and_cs208.md.
 """
 from __future__ import annotations
 

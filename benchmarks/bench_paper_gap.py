@@ -1,5 +1,4 @@
-"""DeSIA / CIP / RAP on the embedded synthetic census blocks, side by side with the paper's PPMF numbers
-(issue 8, item 10).
+"""DeSIA / CIP / RAP on the embedded synthetic census blocks, side by side with the paper's PPMF numbers.
 
 The paper (Fig. 1, PPMF, s = 454, m/s = 0.25, 20,000 shadows, K = 100, 10 blocks) reports AUC 0.75 for DeSIA
 and 0.59–0.64 for the reconstruction baselines. This prints ours beside them, with the 95% CI of each AUC,

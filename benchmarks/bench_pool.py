@@ -4,7 +4,7 @@ The page (``--page``, default the ε explorer: closed-form plots, no run) is exe
 — the same script thread a server session uses — ``--repeat`` times in three conditions:
 
 1. **alone**;
-2. **heavy runs in threads** of this process — how the lab's run pool worked before issue 12's change: the
+2. **heavy runs in threads** of this process — how the lab's run pool worked before it used worker processes: the
    runs hold Python's interpreter lock and the page waits for it;
 3. **heavy runs in the run pool's worker processes** (``core.runtime.workers.RunPool``, ``[server] slots`` workers at
    ``worker_nice``) — how it works now.

@@ -1,11 +1,11 @@
 """Time every registered synthetic-data generator: fit at n = 1000 and sample(10⁶).
 
-Setting (seed-002 paper §5; the FIRE-like width d = 10): a fixed 10-attribute categorical table built with
-numpy (cardinalities 2–10, a chain of noisy copies so there is structure to learn), so the script runs
-without any scenario or dataset file. Each generator is fitted with its default parameters (RAP and
-RAP^softmax at the paper's T = 2000 steps, CTGAN/TVAE at the page default of 30 epochs, DP ones at ε = 1)
-unless changed on the command line. Prints a table of seconds plus the mean absolute error of all 3-way
-marginal cells of 10⁵ sampled records against the data (a utility check: lower is better).
+Setting (the linear-reconstruction paper §5; the FIRE-like width d = 10): a fixed 10-attribute categorical table
+built with numpy (cardinalities 2–10, a chain of noisy copies so there is structure to learn), so the script runs
+without any scenario or dataset file. Each generator is fitted with its default parameters (RAP and RAP^softmax at
+the paper's T = 2000 steps, CTGAN/TVAE at the page default of 30 epochs, DP ones at ε = 1) unless changed on the
+command line. Prints a table of seconds plus the mean absolute error of all 3-way marginal cells of 10⁵ sampled
+records against the data (a utility check: lower is better).
 
 Timings depend on machine load (2 shared cores): treat them as orders of magnitude. "fit cpu s" is the
 process CPU time of the fit (all threads), less sensitive to other processes than the wall-clock "fit s".

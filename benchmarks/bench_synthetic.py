@@ -18,6 +18,8 @@ Measured 2026-11-23 in a quiet minute of the shared 2-core box: every cell 11.8�
 (slowest ratio: m = 10⁶, q = 10, 0.24 s of which 0.24 s is counting 10⁶ rows); 10⁶ × 10⁴ in 0.49 s (goal
 ≤ 11.3 s), 10⁶ × 10⁵ in 1.10 s (goal ≤ 113 s) with a 0.48 GB peak (paper 3.26 GB); page default first plot
 after 1.8 s. Under a load average of ~20 the same cells took 3–25× longer.
+
+Spec sections (§) refer to docs/specs/seed002_linear_recon_sdg.md.
 """
 from __future__ import annotations
 

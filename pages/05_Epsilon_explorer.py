@@ -77,7 +77,7 @@ with right:
                 f"{rec['verdict']}. Try it in the Reconstruction lab with defence = gaussian.")
 
 from ui.epsilon_context import accuracy_first, plain_words  # noqa: E402  (self-contained sections)
-from ui.ladder import epsilon_ladder  # noqa: E402  (issue 11: a self-contained section)
+from ui.ladder import epsilon_ladder  # noqa: E402  (a self-contained section at the foot of the page)
 
 plain_words(float(epsilon), float(delta))
 accuracy_first(float(delta))

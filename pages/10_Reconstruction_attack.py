@@ -23,7 +23,7 @@ def _theory(items: tuple) -> dict:
     return theory_curves(dict(items))
 
 
-try:  # closed form first (issue 8): no games needed; a bad setting is reported by the run below
+try:  # closed form first (something true at once), no games needed; a bad setting is reported by the run below
     theory = _theory(tuple(sorted(scenario.resolve({k: v for k, v in config.items() if k != "seed"}).items())))
 except LabError:
     theory = None
@@ -89,7 +89,7 @@ def draw(result, final):
             st.dataframe(table, width="stretch", height=240)
             download_table(table, f"reconstruction-games-seed{result.config['seed']}")
         download_result(result)
-        run_tools(result)  # issue 11: audit banner, pin, report
+        run_tools(result)  # audit banner (claimed vs measured ε), Pin this run, HTML report
 
 
 run_scenario(scenario, config, draw, preview=preview if theory is not None else None)

@@ -261,6 +261,6 @@ def exact_demo():
     download_table(S, "reid-solutions-vs-queries")
 
 
-# Lazy tabs (issue 8: the first view): only the open demo runs and is sent to the browser.
+# Lazy tabs, for a fast first view: only the open demo runs and is sent to the browser.
 lazy_tabs({"1 · Linkage": linkage_demo, "2 · k-anonymity": k_anonymity_demo, "3 · Netflix (no QIs)": netflix_demo,
            "4 · Differencing": differencing_demo, "5 · Exact reconstruction (n = 5)": exact_demo}, key="reid.tab")

@@ -158,6 +158,6 @@ def composition_demo():
                    "much smaller than k. Synthetic data: our percentages are not the paper's edX numbers.")
 
 
-# Lazy tabs (issue 8: the first view): only the open demo runs and is sent to the browser.
+# Lazy tabs, for a fast first view: only the open demo runs and is sent to the browser.
 lazy_tabs({"1 · Privacy is relational": relational_demo, "2 · Downcoding": downcoding_demo,
            "3 · Composition": composition_demo}, key="rm.tab")

@@ -105,7 +105,7 @@ def draw(result, final):
             st.dataframe(table, width="stretch", height=240)
             download_table(table, f"location-points-seed{result.config['seed']}", label="measured points")
         download_result(result)
-        run_tools(result)  # issue 11: audit banner, f-DP panel, pin, report
+        run_tools(result)  # audit banner (claimed vs measured ε), f-DP panel, Pin this run, HTML report
 
 
 is_mlp = config["attack"] == "mlp"

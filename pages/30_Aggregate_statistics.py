@@ -170,7 +170,7 @@ def draw(result, final):
             st.dataframe(df, width="stretch", height=240)
             download_table(df, f"aggregates-targets-seed{result.config['seed']}")
         download_result(result)
-        run_tools(result)  # issue 11: audit banner, f-DP panel, pin, report
+        run_tools(result)  # audit banner (claimed vs measured ε), f-DP panel, Pin this run, HTML report
 
 
 def accuracy_side(m, s):
@@ -200,7 +200,7 @@ def _block_preview(items: tuple, seed: int) -> dict:
     return block_preview(dict(items), seed)
 
 
-try:  # the data under attack first (issue 8): the run's own blocks and cells, no attack needed
+try:  # the data under attack first (something true at once): the run's own blocks and cells, no attack needed
     before = _block_preview(tuple(sorted((k, v) for k, v in config.items() if k != "seed")), config["seed"])
 except LabError:
     before = None  # the run reports the same problem

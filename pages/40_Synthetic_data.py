@@ -164,7 +164,7 @@ def draw(result, final):
             st.caption(f"Per game: fit {t.get('fit_seconds', 0):.2f} s · sample {t.get('sample_seconds', 0):.2f} s · "
                        f"attacks {t.get('attack_seconds', 0):.2f} s (the fitted generator and its sample are cached).")
         download_result(result)
-        run_tools(result)  # issue 11: audit banner, f-DP panel, pin, report
+        run_tools(result)  # audit banner (claimed vs measured ε), f-DP panel, Pin this run, HTML report
 
 
 st.radio("Utility error on the trade-off plot's x axis", list(UTILITY_METRICS), horizontal=True,
@@ -176,7 +176,7 @@ def _data_preview(items: tuple, seed: int) -> dict:
     return data_preview(dict(items), seed)
 
 
-try:  # the data under attack first (issue 8): game 1's own sample, no generator fitted
+try:  # the data under attack first (something true at once): game 1's own sample, no generator fitted
     before = _data_preview(tuple(sorted((k, v) for k, v in config.items() if k != "seed")), seed)
 except LabError:
     before = None  # the run reports the same problem

@@ -194,7 +194,7 @@ def draw(result, final):
         st.dataframe(table, width="stretch", height=280)
         download_table(table, f"ml-models-groups-seed{result.config['seed']}")
     download_result(result)
-    run_tools(result)  # issue 11: audit banner, f-DP panel, pin, report
+    run_tools(result)  # audit banner (claimed vs measured ε), f-DP panel, Pin this run, HTML report
 
 
 run_scenario(scenario, config, draw)

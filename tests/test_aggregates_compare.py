@@ -1,4 +1,4 @@
-"""DeSIA vs the reconstruction baselines on the page's default setting, fixed seed (issue #4)."""
+"""DeSIA vs the reconstruction baselines on the page's default setting, fixed seed."""
 from core.runtime.games import run
 
 # the page default (pages/30_Aggregate_statistics.py), synthetic census blocks

@@ -26,7 +26,7 @@ def test_page_rejects_bad_combination_with_a_message():
     assert any("ablation" in e.value for e in at.error)
 
 
-# ----------------------------------------------------------------- issue 8, item 1: the generic-CSV path
+# ----------------------------------------------------------------- the generic-CSV path
 def _csv(n=400, seed=0):
     import numpy as np
     import pandas as pd

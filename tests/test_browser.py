@@ -195,7 +195,7 @@ def test_changed_control_lands_in_the_link(server, browser):
 
 
 def test_reid_lecture_runs_a_demo_when_its_tab_opens(server, browser):
-    # lazy tabs (issue 8, first view): the differencing demo is not on the page until its tab is chosen; the
+    # lazy tabs (a fast first view): the differencing demo is not on the page until its tab is chosen; the
     # choice travels in the link, and a control of a closed tab keeps its value
     ctx, page = _open(browser, f"{server}/Reidentification_lecture?reid.vot=0.9")
     assert page.get_by_text("Queries asked").count() == 0
@@ -237,7 +237,7 @@ def test_more_reid_table_edits_survive_a_closed_tab(server, browser):
 
 
 def test_synthetic_lab_link_restores_data_and_generator(server, browser):
-    # issue 8 item 6 / issue 11: the synthetic lab's own sidebar choices (data, generator) travel in the link
+    # the synthetic lab's own sidebar choices (data, generator) travel in the link
     # Streamlit writes a bound select box's *shown label* into the link
     from urllib.parse import quote
 
@@ -256,7 +256,7 @@ def test_synthetic_lab_link_restores_data_and_generator(server, browser):
 
 
 def test_stop_ends_a_running_run(server, browser):
-    # Issue 8 item 2 in a real browser: Stop clicked while a run is going (queued, preparing or playing games)
+    # In a real browser: Stop clicked while a run is going (queued, preparing or playing games)
     # ends it and the page says so (the page's wait now sends a progress line at most once a second). A seed
     # no other run uses: no stored result can answer at once.
     seed = int(time.time()) % 1_000_000 + 1000

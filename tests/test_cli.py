@@ -1,4 +1,4 @@
-"""CLI hardening (issue 8 item 8, issue 12): checks happen before the run, grids are validated per point,
+"""CLI hardening: checks happen before the run, grids are validated per point,
 --jobs is capped, parameters without effect are warned about."""
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Cost estimates (issue 12): invariants of every scenario's ``estimate_cost``, no timing.
+"""Cost estimates: invariants of every scenario's ``estimate_cost``, no timing.
 
 How well the estimates predict real runs is measured by ``benchmarks/bench_cost.py`` (estimate / measured CPU
 seconds per configuration); here: more work is never estimated cheaper, each page's default run is short enough

@@ -1,4 +1,4 @@
-"""Sweeps on Dask (issue 12): a LocalCluster of 2 worker processes gives the same numbers as the local run."""
+"""Sweeps on Dask: a LocalCluster of 2 worker processes gives the same numbers as the local run."""
 from __future__ import annotations
 
 import pytest

@@ -52,7 +52,7 @@ def test_dataset_rejects_values_outside_domain():
         Dataset(pd.DataFrame({"a": [1, 2]}), {"a": (1,)})
 
 
-# ---------------------------------------------------------------- the one CSV reader (issue 12)
+# ---------------------------------------------------------------- the one CSV reader
 import io  # noqa: E402
 import os  # noqa: E402
 import time  # noqa: E402

@@ -15,7 +15,7 @@ ROOT = Path(__file__).resolve().parent.parent
 
 def test_known_values():
     d = explain_epsilon(0.5, 0.0, 60)
-    assert d["numbers"]["accuracy_bound_k"] == pytest.approx(0.9725, abs=5e-4)  # spec seed001 §5.2
+    assert d["numbers"]["accuracy_bound_k"] == pytest.approx(0.9725, abs=5e-4)  # docs/specs/seed001_location_mia.md §5.2
     assert d["numbers"]["accuracy_bound_1"] == pytest.approx(math.exp(0.5) / (1 + math.exp(0.5)), abs=1e-9)
     assert posterior_bound(0.5, math.log(3)) == pytest.approx(0.75)
     assert d["numbers"]["laplace_scale_count"] == 2.0

@@ -1,4 +1,4 @@
-"""Bad input, nothing lost (issue 12): property-based fuzzing of every scenario's parameters and the CSV loaders.
+"""Bad input, nothing lost: property-based fuzzing of every scenario's parameters and the CSV loaders.
 
 Every case must end in a valid result or a typed engine error (:class:`core.errors.LabError`) with a one-line
 message — never another exception type and never a hang. Three layers:

@@ -1,5 +1,8 @@
 """Location-aggregate membership inference (seed 001): known values from the spec's analytic
-section, Monte-Carlo games with fixed seeds, data invariants, and rejected input."""
+section, Monte-Carlo games with fixed seeds, data invariants, and rejected input.
+
+Spec sections (§) refer to docs/specs/seed001_location_mia.md.
+"""
 import io
 import math
 

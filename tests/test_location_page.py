@@ -1,4 +1,7 @@
-"""AppTest: the location membership page runs its default, shows the bound, and rejects bad input."""
+"""AppTest: the location membership page runs its default, shows the bound, and rejects bad input.
+
+Spec sections (§) refer to docs/specs/seed001_location_mia.md.
+"""
 import json
 
 from apptest_helpers import chart_titles, open_page

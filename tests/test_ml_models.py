@@ -1,5 +1,7 @@
 """The ml-models scenario (Kabir, Craig & Mehnaz, arXiv 2504.04033): known answers for the building blocks and,
 with fixed seeds, the paper's trends on the synthetic population (spec §A14/Part C.15: trends, not exact values).
+
+Spec sections (§) refer to docs/specs/seed003_004_disparate_and_cs208.md.
 """
 import json
 import math

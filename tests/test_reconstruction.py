@@ -1,4 +1,7 @@
-"""Known answers for the Dinur–Nissim reconstruction scenario (CS208 lecture 2; spec §B3)."""
+"""Known answers for the Dinur–Nissim reconstruction scenario (CS208 lecture 2; spec §B3).
+
+Spec sections (§) refer to docs/specs/seed003_004_disparate_and_cs208.md.
+"""
 import json
 import math
 import subprocess

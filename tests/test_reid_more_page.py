@@ -17,7 +17,7 @@ def open_tab(app, label):
 
 
 def test_only_the_open_demo_runs(app):
-    # issue 8 (first view): a new visitor's browser gets the first demo's chart, not all four
+    # a fast first view: a new visitor's browser gets the first demo's chart, not all four
     assert not app.exception and not app.error
     assert len(chart_titles(app)) == 1
     assert any("Salil has TB** — correct" in w.value for w in app.warning)

@@ -18,7 +18,7 @@ def open_tab(app, label):
 
 
 def test_only_the_open_demo_runs(app):
-    # issue 8 (first view): a new visitor gets the linkage demo's three charts (and its who-is-exposed panel's
+    # a fast first view: a new visitor gets the linkage demo's three charts (and its who-is-exposed panel's
     # score chart), not all nine
     assert not app.exception and not app.error
     assert chart_titles(app) == ["% unique per QI combination", "Equivalence-class sizes", "Release ⋈ voter list",

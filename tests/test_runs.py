@@ -1,6 +1,6 @@
 """The app's run machinery (ui/runs.py, core/runtime/workers.py): one bounded pool of worker processes per server,
 queue positions, Stop while queued and while running, typed errors, crashed workers, abandoned sessions, and a
-Stop pressed before any game finished that stays a stop (issue 8 item 2, issue 12)."""
+Stop pressed before any game finished that stays a stop ."""
 import os
 import pickle
 import time
@@ -229,7 +229,7 @@ def test_stop_before_any_game_stays_stopped():
     assert float({m.label: m.value for m in at.metric}["Bits recovered"]) == 1.0
 
 
-# ------------------------------------------------ one job for every session asking the same (issue 12)
+# ------------------------------------------------ one job for every session asking the same
 class _Bar:
     def __init__(self):
         self.texts = []
@@ -339,7 +339,7 @@ def test_the_express_lane_takes_short_runs_past_long_ones(tmp_path):
         p.close()
 
 
-# ------------------------------------------------ the preview gives way to the run's draws (issue 8)
+# ------------------------------------------------ the preview gives way to the run's draws
 def _preview_app(n: int, trials: int, seed: int) -> AppTest:
     """A page that previews, then runs the reconstruction scenario; its draw stops the page at the first live
     (partial) draw, so the test sees the page exactly as that draw left it."""

@@ -1,4 +1,4 @@
-"""Security (issue 12): safe CSV downloads, private uploads, localhost by default, no pickle/eval of user input."""
+"""Security: safe CSV downloads, private uploads, localhost by default, no pickle/eval of user input."""
 from __future__ import annotations
 
 import gc

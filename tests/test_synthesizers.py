@@ -1,4 +1,4 @@
-"""Synthetic-data generators (issue 9, seed-002 paper §5.2 / App. A): contract, known answers, statistics.
+"""Synthetic-data generators (the linear-reconstruction paper §5.2 / App. A): contract, known answers, statistics.
 
 Fixed seeds throughout; tolerances are several standard errors wide. The sdv models share one tiny fitted
 model each (module fixture, 2 epochs) because CTGAN's first fit pays a ~4 s torch warm-up.

@@ -263,7 +263,7 @@ def test_cli_prints_json():
 
 
 def test_generator_comparison_keeps_one_roc_per_generator():
-    # issue 9: "ROC per generator at the chosen size" comes from the comparison sweep's rows
+    # "ROC per generator at the chosen size" comes from the comparison sweep's rows
     from core.plots.synthetic import roc_per_generator
     from core.runtime.sweep import sweep
 

@@ -73,7 +73,7 @@ def report_downloads(results: list[Result | dict], name: str, figures: list | No
 
 
 def run_tools(result: Result | None) -> None:
-    """Everything issue 11 adds under a finished run, in one call: audit banner, f-DP panel, pin, report."""
+    """Everything drawn under a finished run, in one call: audit banner, f-DP panel, Pin this run, HTML report."""
     if result is None:
         return
     from ui.records import exposure_panel

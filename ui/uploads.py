@@ -1,4 +1,4 @@
-"""Uploaded files on disk: private, shared by content, deleted when no session needs them (issue 12).
+"""Uploaded files on disk: private, shared by content, deleted when no session needs them.
 
 Some engine parameters are file paths (``trace_file``, ``data_path``), so an upload has to live on
 disk while a session uses it. :func:`save_upload` writes it into one private folder of this server

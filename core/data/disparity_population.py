@@ -19,6 +19,8 @@ paper's Census19 setting). Three sources, all offline:
 
 Every source returns a :class:`DisparityData`: training records (the attacker's targets), a held-out test set
 (model accuracy, EOD, DPD) and an auxiliary pool (imputation and the disparity baseline).
+
+Spec sections (§) refer to docs/specs/seed003_004_disparate_and_cs208.md.
 """
 from __future__ import annotations
 

@@ -1,6 +1,6 @@
 """Schema surrogates of the ACS and FIRE data sets of the linear-reconstruction paper (labelled surrogates).
 
-Source: Annamalai, Gadotti & Rocher (USENIX Security 2024), §5.1; spec ``seed002_linear_recon_sdg.md`` §6.
+Source: Annamalai, Gadotti & Rocher (USENIX Security 2024), §5.1; ``docs/specs/seed002_linear_recon_sdg.md`` §6.
 The real data cannot be fetched offline (folktables downloads from census.gov; DataSF is unreachable), so
 these tables copy the **schemas**: the same columns, in the same order, with the spec's domain sizes (a
 possible missing-value code included) and the same secret (ACS: ``SEX``; FIRE: ``ALS Unit``). The values are

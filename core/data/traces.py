@@ -18,6 +18,8 @@ Traces are stored sparsely (one row per positive cell). This module provides
   site id) → gridded, hourly, clipped traces, validated (spec §1.1–1.2).
 * :func:`load_social_pulse_geojson` — the paper's ``social-pulse-milano.geojson``.
 * :func:`clip_per_epoch` — the clipping rule itself.
+
+Spec sections (§) refer to docs/specs/seed001_location_mia.md.
 """
 from __future__ import annotations
 

@@ -14,6 +14,8 @@ correlated. BCorr removes it at the source, before training:
 Evaluation (paper Table 5): the attack-success-rate disparity ``ASRD = max_g ASR − min_g ASR`` on the new
 training set, and on the original held-out test set the model accuracy (MA), the equalized-odds difference (EOD)
 and the demographic-parity difference (DPD) across groups (``fairlearn.metrics``).
+
+Spec sections (§) refer to docs/specs/seed003_004_disparate_and_cs208.md.
 """
 from __future__ import annotations
 

@@ -1,7 +1,7 @@
 """Utility of synthetic data: MRE>10 and 3-TVD on random 3-way marginals.
 
 Source: Annamalai, Gadotti & Rocher (USENIX Security 2024), §5.3 (Def. 5.1/5.2); spec
-``seed002_linear_recon_sdg.md`` §7 and §11 A17.
+``docs/specs/seed002_linear_recon_sdg.md`` §7 and §11 A17.
 
 Per game, :class:`UtilityQueries` draws ``p = 100`` random attribute triples over all d columns (the secret
 included; distinct attributes within a triple, draws with replacement, duplicate draws merged) and, for each

@@ -13,6 +13,8 @@ disparity is a property of the data (correlation inside a group) rather than of 
 
 Fitted models are cached in-process by (dataset key, model configuration, seed): the page re-runs with another
 attack, targeting or κ reuse the trained network.
+
+Spec sections (§) refer to docs/specs/seed003_004_disparate_and_cs208.md.
 """
 from __future__ import annotations
 

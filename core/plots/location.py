@@ -1,4 +1,7 @@
-"""Plotly figures of the location-aggregate membership scenario (Liu et al.; spec seed001 §6)."""
+"""Plotly figures of the location-aggregate membership scenario (Liu et al.; spec seed001 §6).
+
+Spec sections (§) refer to docs/specs/seed001_location_mia.md.
+"""
 from __future__ import annotations
 
 import numpy as np

@@ -14,6 +14,8 @@ Israeli Central Bureau of Statistics). The answers (spec §B2.7, [D]):
 A minimum query size therefore does not protect anyone: both answers are large aggregates, yet
 their difference is one person's bit. :class:`SubsetSumOracle` answers exactly and refuses sets
 below its floor (so the naive ``q({i})`` is refused), logging every query it answers.
+
+Spec sections (§) refer to docs/specs/seed003_004_disparate_and_cs208.md.
 """
 from __future__ import annotations
 

@@ -32,6 +32,8 @@ The left side is a dynamic programme over the 2^n subsets (vectorised over all c
 dropping the ``≤ h(Y)`` constraint gives the optimal (minimum-total-height) k-anonymisation, which
 is how :func:`minimal_anonymise` produces ``Y`` — an optimal one is minimal, since a strict
 refinement has strictly smaller total height.
+
+Spec sections (§) refer to docs/specs/seed003_004_disparate_and_cs208.md.
 """
 from __future__ import annotations
 

@@ -18,6 +18,8 @@ The claim on the slide — for ``m = n`` uniformly random sets the dataset is re
 probability ``1 − o(1)`` — holds because a random 0/1 matrix is nonsingular whp
 [Kahn–Komlós–Szemerédi, external]. :func:`solutions_vs_queries` illustrates it on a random
 system: the number of ``{0,1}`` vectors consistent with the first ``m`` answers, for m = 1..m_max.
+
+Spec sections (§) refer to docs/specs/seed003_004_disparate_and_cs208.md.
 """
 from __future__ import annotations
 

@@ -22,6 +22,8 @@ released?") is allowed up to the size of the pool.
 (spec §3.1). For generic CSVs :func:`marginal_pool` gives all k-way marginal cells.
 
 Noise (§5.6): ``q̃ = round(q(D) + Lap(1/ε))`` independently per released cell.
+
+Spec sections (§) refer to docs/specs/seed000_desia.md.
 """
 from __future__ import annotations
 

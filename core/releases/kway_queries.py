@@ -2,7 +2,7 @@
 
 Source: Annamalai, Gadotti & Rocher, "A Linear Reconstruction Approach for Attribute Inference Attacks
 against Synthetic Data" (USENIX Security 2024), §4.2 (Def. 3.1), App. B/C; spec
-``seed002_linear_recon_sdg.md`` §3.1–3.3, §3.5, §11 A9/A10/A13/A14.
+``docs/specs/seed002_linear_recon_sdg.md`` §3.1–3.3, §3.5, §11 A9/A10/A13/A14.
 
 A *simple k-way query* is a conjunction of ``k − 1`` quasi-identifier (QI) predicates and the secret
 predicate: ``x_{a1}=v1 ∧ … ∧ x_{a(k−1)}=v(k−1) ∧ y = 1``. Its QI part is a *cell* of the attribute tuple

@@ -273,6 +273,9 @@ def _tasks(sc, configs, totals, workers) -> list[tuple[int, list[int]]]:
 
 def _play_all(sc, configs, contexts, seed, tasks, totals, points, workers, *, parallel, cancel, progress,
               client=None):
+    """Play every chunk of every grid point (on Dask, in joblib workers, or here) and summarise each point as
+    soon as all its games are back; returns the rows of the finished points in grid order. A stop (signal or
+    ``cancel()``) keeps the finished points; a crashed worker becomes one typed error."""
     from joblib import Parallel, delayed
 
     records: list[dict[int, list[dict]]] = [{} for _ in points]  # point → first game of a chunk → its records

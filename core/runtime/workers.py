@@ -1,4 +1,4 @@
-"""Engine work in worker processes: a shared server's bounded run pool (issue 12).
+"""Engine work in worker processes: a shared server's bounded run pool.
 
 A Streamlit server runs every session's page script as a thread of one Python process. Engine runs used to
 execute in threads of that process too, and while they computed they held the interpreter lock: every

@@ -2,7 +2,7 @@
 
 Liu, Shilov, Guepin & de Montjoye, *Sub-optimal Learning in Meta-Classifier Attacks:
 A Study of Membership Inference on Differentially Private Location Aggregates*
-(spec ``seed001_location_mia.md``).
+(``docs/specs/seed001_location_mia.md``).
 
 Game (Definition 3): a group of G traces (sites × hourly epochs, one site per hour) is
 aggregated into counts per site and hour; with probability ½ the target's trace is
@@ -28,7 +28,6 @@ import os
 
 import numpy as np
 
-from ..measure import metrics as M
 from ..attacks.location.likelihood_ratio import LikelihoodRatioAttack
 from ..attacks.location.location_common import CellPool, balanced_labels, noise, sample_counts
 from ..attacks.location.one_threshold import OneThresholdAttack
@@ -36,6 +35,8 @@ from ..attacks.location.two_threshold import TwoThresholdAttack
 from ..cancel import checkpoint
 from ..data.traces import generate_traces, load_trace_csv
 from ..errors import DataError, ParameterError
+from ..measure import metrics as M
+from ..measure.curves import score_histogram, thin, thin_roc, tpr_at
 from ..params import Param
 from ..releases.gaussian import Gaussian
 from ..releases.laplace import Laplace
@@ -73,7 +74,7 @@ def _theory(mechanism: str, epsilon: float, delta: float, scale: float, k_max: i
            "optimal_auc": [T.optimal_informed_auc(k, mechanism, scale, CLIP) for k in ks]}
     roc_opt = (T.laplace_lrt_roc(k_max, CLIP / scale, CLIP) if mechanism == "laplace"
                else T.gdp_roc(k_max, scale, CLIP))
-    out["roc_optimal"] = {"fpr": _thin(roc_opt["fpr"]), "tpr": _thin(roc_opt["tpr"])}
+    out["roc_optimal"] = {"fpr": thin(roc_opt["fpr"]), "tpr": thin(roc_opt["tpr"])}
     roc_dp = T.dp_roc_bound(k_max, epsilon, delta)
     out["roc_dp"] = {"fpr": list(roc_dp["fpr"]), "tpr": list(roc_dp["tpr"])}
     return out
@@ -87,42 +88,6 @@ def theory_curves(config: dict) -> dict:
     eps, delta = float(config["epsilon"]), bound_delta(config)
     curves = _theory(config["mechanism"], eps, delta, float(noise_scale(config)), int(config["observations"]))
     return {**curves, "epsilon": eps, "delta": delta, "mechanism": config["mechanism"]}
-
-
-def _thin(values, n: int = 400) -> list:
-    values = np.asarray(values)
-    if values.size <= n:
-        return values.tolist()
-    idx = np.unique(np.linspace(0, values.size - 1, n).astype(int))
-    return values[idx].tolist()
-
-
-def _thin_roc(fpr, tpr, n: int = 300) -> dict:
-    fpr, tpr = np.asarray(fpr), np.asarray(tpr)
-    if fpr.size > n:
-        grid = np.concatenate([[0.0], np.geomspace(max(fpr[fpr > 0].min(), 1e-7), 1, n)])
-        idx = np.unique(np.clip(np.searchsorted(fpr, grid, side="right") - 1, 0, fpr.size - 1))
-        fpr, tpr = fpr[idx], tpr[idx]
-    return {"fpr": fpr.tolist(), "tpr": tpr.tolist()}
-
-
-def _tpr_at(roc: dict, fpr: float) -> float:
-    """Highest empirical TPR with FPR ≤ fpr (the rule of :func:`core.measure.metrics.tpr_at_fpr`)."""
-    f, t = np.asarray(roc["fpr"]), np.asarray(roc["tpr"])
-    ok = f <= fpr + 1e-12
-    return float(t[ok].max()) if ok.any() else 0.0
-
-
-def _histogram(scores, y, integer_k: int | None) -> dict:
-    if integer_k is not None:
-        edges = np.arange(-0.5, integer_k + 1.0)
-    else:
-        lo, hi = np.quantile(scores, [0.001, 0.999])
-        edges = np.linspace(lo, hi if hi > lo else lo + 1, 61)
-    y = np.asarray(y).astype(bool)
-    return {"edges": edges.tolist(),
-            "members": np.histogram(scores[y], edges)[0].tolist(),
-            "non_members": np.histogram(scores[~y], edges)[0].tolist()}
 
 
 @register
@@ -325,16 +290,21 @@ class LocationMembership(Scenario):
         return ctx
 
     # --------------------------------------------------------------- play
-    def _aggregates(self, config, ctx, pool: str, k: int, n: int, rng) -> tuple[np.ndarray, np.ndarray]:
+    def _aggregates(self, config, context, pool: str, k: int, n: int, rng) -> tuple[np.ndarray, np.ndarray]:
         """Ã^r at the first k target cells for n balanced aggregates, and their bits."""
         y = balanced_labels(n)
-        X = noise(config["mechanism"], ctx["scale"], (n, k), rng)
+        X = noise(config["mechanism"], context["scale"], (n, k), rng)
         X += y[:, None]
-        if not ctx["informed"]:
-            X += sample_counts(ctx["pools"][pool].restrict(k), config["group_size"], n, rng)
+        if not context["informed"]:
+            X += sample_counts(context["pools"][pool].restrict(k), config["group_size"], n, rng)
         return X, y
 
     def play(self, config: dict, context: dict, index: int, rng: np.random.Generator) -> dict:
+        """One sweep point (k observations, m shadow games): shadow aggregates to fit the threshold attacks,
+        the likelihood-ratio test (informed, or from the auxiliary pool) and optionally the MLP meta-classifier,
+        then the test games scored by each attack (accuracy, AUC, TPR at low FPR). The main point (index 0) also
+        keeps the ROCs, score histograms, per-record exposure, the learnt thresholds or MLP weights and the
+        split-half empirical-ε lower bound."""
         kind, k, m = context["tasks"][index]
         main = index == 0
         Xs, ys = self._aggregates(config, context, "aux", k, m, rng)
@@ -377,13 +347,13 @@ class LocationMembership(Scenario):
             scored += [scores] if main else []
             roc = M.roc(yt, scores)
             entry = {"correct": int((pred == yt).sum()), "accuracy": float((pred == yt).mean()),
-                     "auc": roc["auc"], "tpr_at_fpr_0.01": _tpr_at(roc, 0.01),
-                     "tpr_at_fpr_0.001": _tpr_at(roc, 0.001)}
+                     "auc": roc["auc"], "tpr_at_fpr_0.01": tpr_at(roc, 0.01),
+                     "tpr_at_fpr_0.001": tpr_at(roc, 0.001)}
             if main and name == (config["attack"] if config["attack"] in attacks else "two-threshold"):
                 record["exposure"] = _exposure(config, context, name, yt, pred, scores)
             if main:
-                entry["roc"] = _thin_roc(roc["fpr"], roc["tpr"])
-                entry["hist"] = _histogram(scores, yt, k if name == "two-threshold" else None)
+                entry["roc"] = thin_roc(roc["fpr"], roc["tpr"])
+                entry["hist"] = score_histogram(scores, yt, k if name == "two-threshold" else None)
             record["attacks"][name] = entry
         if main:
             # Measured privacy (core.measure.audit): attack and threshold chosen on half the test games, the 95%

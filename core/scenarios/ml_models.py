@@ -1,7 +1,7 @@
 """Who is most exposed when a model is published? Disparate attribute inference, targeted attacks and BCorr.
 
 Kabir, Craig & Mehnaz, *Disparate Privacy Vulnerability: Targeted Attribute Inference Attacks and Defenses*
-(arXiv 2504.04033; spec ``seed003_004_disparate_and_cs208.md`` Part A).
+(arXiv 2504.04033; ``docs/specs/seed003_004_disparate_and_cs208.md`` Part A).
 
 A model ``f`` is trained on records ``(x_ns, s, y)``; the attacker queries it as a black box and infers each
 record's binary sensitive attribute ``s`` (CSMIA, LOMIA) or, as a baseline, imputes it from auxiliary data.
@@ -294,22 +294,28 @@ class MLModels(Scenario):
         return self._play_bcorr(config, context, rng)
 
 
-    def _play_main(self, config: dict, ctx: dict, rng: np.random.Generator, index: int = 0) -> dict:
-        d, X = ctx["data"], ctx["X"]
+    def _play_main(self, config: dict, context: dict, rng: np.random.Generator, index: int = 0) -> dict:
+        """One target model (seed ``index``) and every attack on it: train or reuse the model, score fairness on
+        the test split, run the chosen attack on all training records, then per group its accuracy, the angular
+        difference (AD) of the confidence matrix and the risk ranking against the true accuracies (Kendall τ),
+        the auxiliary-data baseline ranking, the targeting step (attributes ranked by AD range, κ sweep, nested
+        selection), a confidence-scatter sample per group and the empirical-ε bound. Seconds go beside the
+        numbers, never into them."""
+        d, X = context["data"], context["X"]
         times = {}
         t = time.perf_counter()
-        model, hit = cached_target((ctx["key"], config["model"], config["epochs"] if config["model"] == "mlp"
+        model, hit = cached_target((context["key"], config["model"], config["epochs"] if config["model"] == "mlp"
                                     else 0), with_s(X, d.s), d.y, config["model"], config["epochs"],
-                                   model_seed(ctx["model_seed"], index), config["training"] == "converge")
+                                   model_seed(context["model_seed"], index), config["training"] == "converge")
         times["train_seconds"] = time.perf_counter() - t
         checkpoint("after training")
-        fair = fairness(d.y_test, model.predict(ctx["X_test"], d.s_test), d.g_test)
+        fair = fairness(d.y_test, model.predict(context["X_test"], d.s_test), d.g_test)
         train_acc = float(np.mean(model.predict(X, d.s) == d.y))
 
         t = time.perf_counter()
         ideal = self._ideal_aux(len(d.y), rng)
         pred, score, cs, info = self._attack(config, model, X, d.s, d.y, X[ideal], (d.s[ideal], d.y[ideal]),
-                                             ctx["X_aux"], (d.s_aux, d.y_aux), rng)
+                                             context["X_aux"], (d.s_aux, d.y_aux), rng)
         correct = pred == d.s
         times["attack_seconds"] = time.perf_counter() - t
         checkpoint("after the attack")
@@ -326,15 +332,15 @@ class MLModels(Scenario):
         risk = risk_score(ad, direction)
         agree = rank_agreement(risk, acc_g)
         # baseline: CSMIA accuracy per group on an auxiliary set with known s (a different distribution)
-        aux_cs = csmia(model, ctx["X_aux"], d.y_aux, rng)
+        aux_cs = csmia(model, context["X_aux"], d.y_aux, rng)
         base_acc, base_n = group_accuracy(aux_cs.prediction == d.s_aux, d.g_aux, G)
         base_acc = np.where(base_n >= 5, base_acc, np.nan)
         base = rank_agreement(base_acc, acc_g)
         times["disparity_seconds"] = time.perf_counter() - t
 
         t = time.perf_counter()
-        ranges, best, sweep, nested, skipped = targeting(config["targeting"], config["kappa"], ctx["attributes"],
-                                                         ctx["attribute_values"], cs, d.y, direction, correct)
+        ranges, best, sweep, nested, skipped = targeting(config["targeting"], config["kappa"], context["attributes"],
+                                                         context["attribute_values"], cs, d.y, direction, correct)
         times["targeting_seconds"] = time.perf_counter() - t
 
         # confidence scatter sample per group (v = 1 rows), with each class's regression line
@@ -366,17 +372,17 @@ class MLModels(Scenario):
                 "targeting_skipped": skipped,
                 "empirical_epsilon_low": eps, **times}
 
-    def _play_bcorr(self, config: dict, ctx: dict, rng: np.random.Generator) -> dict:
-        d, X = ctx["data"], ctx["X"]
+    def _play_bcorr(self, config: dict, context: dict, rng: np.random.Generator) -> dict:
+        d, X = context["data"], context["X"]
         t = time.perf_counter()
         keep, info = bcorr_indices(d.s, d.y, d.g, d.n_groups, rng)
         checkpoint("BCorr resampling")
         Xb, sb, yb, gb = X[keep], d.s[keep], d.y[keep], d.g[keep]
-        model = train_target(with_s(Xb, sb), yb, config["model"], config["epochs"], ctx["model_seed"],
+        model = train_target(with_s(Xb, sb), yb, config["model"], config["epochs"], context["model_seed"],
                              config["training"] == "converge" and config["model"] == "mlp")
-        fair = fairness(d.y_test, model.predict(ctx["X_test"], d.s_test), d.g_test)
+        fair = fairness(d.y_test, model.predict(context["X_test"], d.s_test), d.g_test)
         ideal = self._ideal_aux(len(yb), rng)
-        pred, _, _, _ = self._attack(config, model, Xb, sb, yb, Xb[ideal], (sb[ideal], yb[ideal]), ctx["X_aux"],
+        pred, _, _, _ = self._attack(config, model, Xb, sb, yb, Xb[ideal], (sb[ideal], yb[ideal]), context["X_aux"],
                                      (d.s_aux, d.y_aux), rng)
         correct = pred == sb
         acc_g, n_g = group_accuracy(correct, gb, d.n_groups)
@@ -393,6 +399,10 @@ class MLModels(Scenario):
 
     # -------------------------------------------------------------------------------------- summarize
     def summarize(self, config: dict, context: dict, records: list[dict]):
+        """Metrics and series from the target models (the run's own seed gives the detailed views; several
+        seeds add mean ± s.d.) and, with BCorr, from the model retrained on the rebalanced data: untargeted and
+        targeted accuracy with Clopper–Pearson intervals, the ranking's agreement, ASRD and its noise floor,
+        fairness (EOD, DPD), and the group table, κ sweep, scatter and notes the page draws."""
         mains = sorted((r for r in records if r["kind"] == "main"), key=lambda r: r.get("model_index", 0))
         main = mains[0] if mains else None  # the run's own seed: the detailed views
         bc = next((r for r in records if r["kind"] == "bcorr"), None)
@@ -481,5 +491,6 @@ def _exposure(config: dict, d, pred, score) -> dict:
     table = build(list(range(len(pred))), np.asarray(d.s).astype(int).tolist(), pred.tolist(),
                   confidence(score, pred), known={"subgroup": groups, "label": np.asarray(d.y).astype(int).tolist()},
                   certification={"available": False, "why": why}, unit="training record",
-                  notes=["id = the record's position in the shuffled training split (not yet the uploaded file's row)."])
+                  notes=["id = the record's position in the shuffled training split "
+                         "(not yet the uploaded file's row)."])
     return table.to_dict()

@@ -2,7 +2,7 @@
 
 Source: CS208 lecture 2 "Reidentification & Reconstruction Attacks" (Vadhan et
 al., 2025), slides 7–9, and its problem set 2; spec Part B of
-``seed003_004_disparate_and_cs208.md``.
+``docs/specs/seed003_004_disparate_and_cs208.md``.
 
 One game: draw a population with a secret bit per person, release
 ``m = round(query_ratio · n)`` subset-sum answers through the defence, run the
@@ -132,27 +132,27 @@ class Reconstruction(Scenario):
     )
 
     @staticmethod
-    def level(c) -> float:
+    def level(config) -> float:
         """The defence level in absolute units (σ, R or t)."""
-        if c["noise_unit"] == "sqrt_n" and c["defense"] in ("gaussian", "rounding"):
-            return c["defense_level"] * math.sqrt(c["n"])
-        return c["defense_level"]
+        if config["noise_unit"] == "sqrt_n" and config["defense"] in ("gaussian", "rounding"):
+            return config["defense_level"] * math.sqrt(config["n"])
+        return config["defense_level"]
 
-    def check(self, c):
-        if c["solver"] == "ilp" and c["n"] > ILP_MAX_N:
+    def check(self, config):
+        if config["solver"] == "ilp" and config["n"] > ILP_MAX_N:
             raise ParameterError("n", f"solver ilp needs n <= {ILP_MAX_N} (integer programs are exponential "
-                                      f"in the worst case); got n={c['n']}")
-        if c["defense"] == "subsample":
-            t = c["defense_level"]
-            if t != int(t) or not 1 <= t <= c["n"]:
-                raise ParameterError("defense_level", f"subsample size t must be an int in [1, n={c['n']}], "
+                                      f"in the worst case); got n={config['n']}")
+        if config["defense"] == "subsample":
+            t = config["defense_level"]
+            if t != int(t) or not 1 <= t <= config["n"]:
+                raise ParameterError("defense_level", f"subsample size t must be an int in [1, n={config['n']}], "
                                                       f"got {t:g}")
-        if c["defense"] == "rounding" and 0 < self.level(c) < 1:
-            raise ParameterError("defense_level", f"rounding base R must be >= 1, got {self.level(c):g}")
-        if max(1, round(c["query_ratio"] * c["n"])) > 20000:
+        if config["defense"] == "rounding" and 0 < self.level(config) < 1:
+            raise ParameterError("defense_level", f"rounding base R must be >= 1, got {self.level(config):g}")
+        if max(1, round(config["query_ratio"] * config["n"])) > 20000:
             raise ParameterError("query_ratio", "at most 20000 queries (m = query_ratio · n)")
 
-    def estimate_cost(self, c):
+    def estimate_cost(self, config):
         """Σ over the run's games of one decoder solve, in CPU seconds on one core of the 2-core AMD EPYC lab machine
         (measured 2026-11-23 with benchmarks/bench_cost.py; a game's data and queries add a few milliseconds):
 
@@ -180,56 +180,56 @@ class Reconstruction(Scenario):
         m = 4000, noisy: 342 MB measured)."""
         from ..cost import Cost
 
-        n = c["n"]
-        units = [(c["query_ratio"], c["defense"], self.level(c))]
-        if c["sweeps"]:
-            sweep_defense, levels = sweep_levels(c["defense"], n)
-            units += [(r, c["defense"], self.level(c)) for r in RATIO_GRID]
-            units += [(c["query_ratio"], sweep_defense, lv) for lv in levels]
+        n = config["n"]
+        units = [(config["query_ratio"], config["defense"], self.level(config))]
+        if config["sweeps"]:
+            sweep_defense, levels = sweep_levels(config["defense"], n)
+            units += [(r, config["defense"], self.level(config)) for r in RATIO_GRID]
+            units += [(config["query_ratio"], sweep_defense, lv) for lv in levels]
         seconds, largest = 0.0, 0
         for ratio, defense, level in units:
             m = max(1, round(ratio * n))
             largest = max(largest, n * m)
             exact = defense == "none" or level == 0 or (defense == "subsample" and level >= n)
-            seconds += _solve_seconds(c["solver"], c["lp_method"], c["queries"], n, m, exact)
-        return Cost(seconds=0.2 + c["trials"] * seconds + certify_seconds(c, self.level(c)),
+            seconds += _solve_seconds(config["solver"], config["lp_method"], config["queries"], n, m, exact)
+        return Cost(seconds=0.2 + config["trials"] * seconds + certify_seconds(config, self.level(config)),
                     bytes=20e6 + 40 * largest + 8 * n * n,
                     drivers=("n", "trials", "query_ratio"),
                     basis="trials × Σ solve(n, m, exact answers?) + the per-person certificates' solves")
 
     # ------------------------------------------------------------ games
-    def prepare(self, c, rng):
-        units = [("main", c["query_ratio"], c["defense"], self.level(c))]
-        if c["sweeps"]:
-            sweep_defense, levels = sweep_levels(c["defense"], c["n"])
-            units += [("ratio", r, c["defense"], self.level(c)) for r in RATIO_GRID]
-            units += [("level", c["query_ratio"], sweep_defense, lv) for lv in levels]
-        return {"units": units, "sweep_defense": sweep_levels(c["defense"], c["n"])[0]}
+    def prepare(self, config, rng):
+        units = [("main", config["query_ratio"], config["defense"], self.level(config))]
+        if config["sweeps"]:
+            sweep_defense, levels = sweep_levels(config["defense"], config["n"])
+            units += [("ratio", r, config["defense"], self.level(config)) for r in RATIO_GRID]
+            units += [("level", config["query_ratio"], sweep_defense, lv) for lv in levels]
+        return {"units": units, "sweep_defense": sweep_levels(config["defense"], config["n"])[0]}
 
-    def n_games(self, c):
-        sweep = len(RATIO_GRID) + len(sweep_levels(c["defense"], c["n"])[1]) if c["sweeps"] else 0
-        return c["trials"] * (1 + sweep)
+    def n_games(self, config):
+        sweep = len(RATIO_GRID) + len(sweep_levels(config["defense"], config["n"])[1]) if config["sweeps"] else 0
+        return config["trials"] * (1 + sweep)
 
-    def play(self, c, context, index, rng):
+    def play(self, config, context, index, rng):
         units = context["units"]
         # Trials of the main setting first, then the sweep points interleaved, so live plots fill evenly.
-        trials = c["trials"]
+        trials = config["trials"]
         if index < trials:
             kind, ratio, defense, level = units[0]
         else:
             kind, ratio, defense, level = units[1 + (index - trials) % (len(units) - 1)]
-        n = c["n"]
+        n = config["n"]
         m = max(1, int(round(ratio * n)))
-        people = healthcare_population(n, rng, c["secret_rate"])
+        people = healthcare_population(n, rng, config["secret_rate"])
         secret = people["result"].to_numpy()
         public = people[list(PUBLIC)].to_numpy()
-        queries = make_queries(c["queries"], n, m, rng, public)
+        queries = make_queries(config["queries"], n, m, rng, public)
         exact = queries @ secret
         mech = defense_mechanism(defense, level, n)
         answers = mech.answer(queries, secret, rng)
         checkpoint("reconstruction: before the solve")
         start = time.perf_counter()
-        attack = DinurNissimAttack(c["solver"], lp_method=c["lp_method"]).fit(queries, answers)
+        attack = DinurNissimAttack(config["solver"], lp_method=config["lp_method"]).fit(queries, answers)
         seconds = time.perf_counter() - start
         majority = max(secret.mean(), 1 - secret.mean())
         guess = attack.predict()  # per-bit attribute game: confusion counts for the empirical ε (core.measure.audit)
@@ -243,8 +243,8 @@ class Reconstruction(Scenario):
                 "accuracy": attack.score(secret), "majority": float(majority),
                 "rmse": float(np.sqrt(np.mean((answers - exact) ** 2))), "solver_seconds": seconds}
 
-    def summarize(self, c, context, records):
-        n = c["n"]
+    def summarize(self, config, context, records):
+        n = config["n"]
         main = [r for r in records if r["kind"] == "main"]
         metrics: dict = {}
         if main:
@@ -259,9 +259,10 @@ class Reconstruction(Scenario):
                 "solver_seconds": float(np.mean([r["solver_seconds"] for r in main])),
                 "sqrt_n": math.sqrt(n), "queries": main[0]["m"], "trials_done": len(main),
             }
-            level = self.level(c)
-            eps, delta = release_privacy(c["defense"], level, n, main[0]["m"], c["queries"], c.get("bug", "none"))
-            if c["defense"] == "gaussian" and level > 0:
+            level = self.level(config)
+            eps, delta = release_privacy(config["defense"], level, n, main[0]["m"], config["queries"],
+                                         config.get("bug", "none"))
+            if config["defense"] == "gaussian" and level > 0:
                 metrics["noise_over_sqrt_n"] = level / math.sqrt(n)
             metrics["release_epsilon"] = eps
             metrics["release_delta"] = delta if not math.isinf(eps) else 0.0
@@ -287,8 +288,8 @@ class Reconstruction(Scenario):
         }
         return metrics, series
 
-    def exposure(self, c, context, records):
-        return exposure_table(c, records, self.level(c))
+    def exposure(self, config, context, records):
+        return exposure_table(config, records, self.level(config))
 
 
 def _curve(records, kind, key, n):
@@ -322,7 +323,7 @@ def _noise_std(defense: str, level) -> np.ndarray | None:
     return None
 
 
-def theory_curves(c: dict, points: int = 121) -> dict:
+def theory_curves(config: dict, points: int = 121) -> dict:
     """The closed-form picture the run tests (:mod:`core.theory.dinur_nissim`), for the page's first plots.
 
     * ``majority``: the expected majority-guess baseline for n and the secret rate;
@@ -335,10 +336,10 @@ def theory_curves(c: dict, points: int = 121) -> dict:
     """
     from ..theory.dinur_nissim import dp_bit_bound, expected_majority, ls_accuracy
 
-    n, p = int(c["n"]), float(c["secret_rate"])
-    m = max(1, int(round(c["query_ratio"] * n)))
-    level = Reconstruction.level(c)
-    defense, queries = c["defense"], c["queries"]
+    n, p = int(config["n"]), float(config["secret_rate"])
+    m = max(1, int(round(config["query_ratio"] * n)))
+    level = Reconstruction.level(config)
+    defense, queries = config["defense"], config["queries"]
     random_sets = queries == "random-subsets"
     sweep_defense, levels = sweep_levels(defense, n)
 
@@ -360,7 +361,7 @@ def theory_curves(c: dict, points: int = 121) -> dict:
     if level_curves["dp_bound"] is not None:
         level_curves["dp_bound"][0] = None  # σ = 0: no guarantee at all
     # the m/n sweep at the chosen defence
-    ratios = np.round(np.linspace(0.05, max(max(RATIO_GRID), c["query_ratio"]) * 1.02, (points + 1) // 2), 4)
+    ratios = np.round(np.linspace(0.05, max(max(RATIO_GRID), config["query_ratio"]) * 1.02, (points + 1) // 2), 4)
     ms = np.maximum(1, np.round(ratios * n).astype(int))
     chosen_std = _noise_std(defense, level)
     ls_ratio = None
@@ -376,6 +377,7 @@ def theory_curves(c: dict, points: int = 121) -> dict:
               "level": float(level), "noise_over_sqrt_n": float(chosen_std) / math.sqrt(n)
               if chosen_std is not None else None}
     return {"n": n, "m": m, "sqrt_n": math.sqrt(n), "secret_rate": p, "defense": defense, "queries": queries,
-            "solver": c["solver"], "query_ratio": float(c["query_ratio"]), "majority": expected_majority(n, p),
+            "solver": config["solver"], "query_ratio": float(config["query_ratio"]),
+            "majority": expected_majority(n, p),
             "level": level_curves, "ratio": {"x": ratios.tolist(), "ls": ls_ratio, "dp_bound": bound_ratio},
             "chosen": chosen}

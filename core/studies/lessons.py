@@ -210,6 +210,8 @@ def _number(doc: dict, key: str, problems: _Problems, where: str, default=None, 
 
 
 def _predict(doc: Any, problems: _Problems, where: str) -> Predict | None:
+    """The step's ``[step.predict]`` table: kind (number, slider or choice), prompt, range and tolerance, or the
+    choice's non-overlapping options; every problem is added to ``problems`` by field."""
     if not isinstance(doc, dict):
         problems.add(f"{where}predict", "missing: a [step.predict] table (kind, prompt, …)")
         return None
@@ -340,6 +342,9 @@ def _placeholders(text: str, problems: _Problems, where: str) -> None:
 
 
 def _step(doc: Any, number: int, problems: _Problems, glossary: set[str]) -> Step | None:
+    """One ``[[step]]`` table: its texts, scenario or demo with parameters the engine accepts (also at small
+    size), metric, plot, glossary anchors, prediction and open controls; None when it cannot be built, with
+    every problem added to ``problems`` by step and field."""
     where = f"step {number}: "
     if not isinstance(doc, dict):
         problems.add(f"step {number}", "expected a [[step]] table")

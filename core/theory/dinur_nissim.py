@@ -1,6 +1,6 @@
 """Closed forms for the Dinur–Nissim reconstruction game: what to expect before any game is played.
 
-CS208 lecture 2 (Vadhan et al. 2025), slides 7–9, and spec Part B of ``seed003_004_disparate_and_cs208.md``
+CS208 lecture 2 (Vadhan et al. 2025), slides 7–9, and spec Part B of ``docs/specs/seed003_004_disparate_and_cs208.md``
 (B2 item 9 "On the level of accuracy", B3 reference numbers). The game: n secret bits ``x_i ~ Bernoulli(p)``,
 m random subsets ``S_j`` (each person in each set with probability ½), answers ``a_j = q_{S_j}(x) + z_j``.
 

@@ -1,7 +1,7 @@
 """What differential privacy allows a membership attacker to reach on k observations.
 
 Liu, Shilov, Guepin & de Montjoye, *Sub-optimal learning in meta-classifier attacks:
-membership inference on DP location aggregates* — Fig. 1 and Sec. 2.3 (spec seed001 §3).
+membership inference on DP location aggregates* — Fig. 1 and Sec. 2.3 (docs/specs/seed001_location_mia.md §3).
 
 A target with ``k`` positive observations (cells ``A_le`` with ``z_le = 1``) is
 protected by ``k`` applications of an (ε, δ)-DP mechanism (ε "per observation").

@@ -5,7 +5,7 @@ Everything here is closed form, so a stakeholder can move ε and see at once:
 * **Membership inference bound.** Against a k-fold (ε, δ)-DP release, no test
   separates "in" from "out" with balanced accuracy above
   ``ACC_DP(k) = 1 − (1−δ)^k (1 − ACC_RR(k))`` (optimal composition, Kairouz et
-  al. 2015; stable form in :mod:`core.theory.dp_accuracy`, spec seed001 §3.2).
+  al. 2015; stable form in :mod:`core.theory.dp_accuracy`, docs/specs/seed001_location_mia.md §3.2).
   The whole trade-off curve (max TPR at each FPR) is :func:`dp_roc_bound`.
 * **Posterior belief.** An ε-DP release moves an attacker's odds on any fact
   about one person by at most a factor ``e^ε`` (δ aside): a prior ``p`` becomes

@@ -1,7 +1,7 @@
 """Attacks of the aggregate-statistics game: inference from limited fixed aggregate statistics (census blocks).
 
 Source: Mao, Stevanoski & de Montjoye, *DeSIA: Attribute Inference Attacks Against Limited Fixed Aggregate
-Statistics* (spec ``seed000_desia.md``): DeSIA §5 (Algorithms 1–2) and its membership variant §6.2, against
+Statistics* (``docs/specs/seed000_desia.md``): DeSIA §5 (Algorithms 1–2) and its membership variant §6.2, against
 the reconstruction baselines of §2.4–2.5. Scenario :mod:`core.scenarios.aggregates`.
 
 * :mod:`.desia` — DeSIA attribute inference: deterministic module (integer program) + shadow classifier;

@@ -35,6 +35,8 @@ Failure: an infeasible exact model (inconsistent answers) or a run that hits ``t
 feasible point raises :class:`~core.errors.SolverError`; a noisy run that hits the limit keeps its
 incumbent. Per-run statistics (HiGHS status, seconds, L1 error of the group solution, whether the
 noisy model was proven optimal) are kept in ``stats_``.
+
+Spec sections (§) refer to docs/specs/seed000_desia.md.
 """
 from __future__ import annotations
 

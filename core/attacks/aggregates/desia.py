@@ -41,6 +41,8 @@ is right with probability ≥ 1 − α — but with b ≥ 1 on every cell the so
 
 Scores: a settled target scores 1.0 / 0.0; others get ``P(positive)`` clipped to
 ``[1e-9, 1 − 1e-9]`` so settled targets always rank first/last (spec §2.4).
+
+Spec sections (§) refer to docs/specs/seed000_desia.md.
 """
 from __future__ import annotations
 

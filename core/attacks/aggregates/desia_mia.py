@@ -16,6 +16,8 @@ features ``Q(D_i)``; the same L2 logistic regression with cross-validated ``C``
 scores ``P(b = 1 | Q(D))``. Backgrounds, fillers and labels are drawn once per
 query set and shared by all targets, so ``X_i = B_i + b_i·Mem[r*] + (1−b_i)·E_i``
 and targets with the same membership vector ``Mem[r*]`` share one fitted model.
+
+Spec sections (§) refer to docs/specs/seed000_desia.md.
 """
 from __future__ import annotations
 

@@ -12,6 +12,8 @@ positive value in ``N_L``.
 
 MIA — the fraction of the K reconstructions whose 0-neighbourhood of the **full** target record is
 non-empty (i.e. that contain the exact record); the paper predicts "member" when that count is > K/2.
+
+Spec sections (§) refer to docs/specs/seed000_desia.md.
 """
 from __future__ import annotations
 

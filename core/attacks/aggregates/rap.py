@@ -30,6 +30,8 @@ batch size beyond float rounding. Per attribute, the queries' masks are deduplic
 backward pass sums over queries sharing a mask with a one-hot matmul. Leave-one-out products use
 prefix/suffix products. Batches run on ``n_jobs`` threads (numpy
 releases the GIL in its kernels).
+
+Spec sections (§) refer to docs/specs/seed000_desia.md.
 """
 from __future__ import annotations
 

@@ -2,7 +2,7 @@
 
 Source: Liu, Shilov, Guepin & de Montjoye, *Sub-optimal Learning in Meta-Classifier Attacks: A Study of
 Membership Inference on Differentially Private Location Aggregates*, Sec. 3–5 and App. G (spec
-``seed001_location_mia.md`` §4). Scenario :mod:`core.scenarios.location`.
+``docs/specs/seed001_location_mia.md`` §4). Scenario :mod:`core.scenarios.location`.
 
 * :mod:`.one_threshold` — Score1 and its threshold (Sec. 3.2, Alg. 2–3, 6);
 * :mod:`.two_threshold` — per-cell thresholds and Score2 (Sec. 3.3, Alg. 4–5, 7);

@@ -14,6 +14,8 @@ random), treating the cells as independent.
 * **Auxiliary** attacker (θ = 0): ``h_c`` is estimated from the attacker's own traces:
   a group of G traces drawn from a pool of N of which K_c have a one at cell c gives
   ``N_c ~ Hypergeometric(N, K_c, G)``.
+
+Spec sections (§) refer to docs/specs/seed001_location_mia.md.
 """
 from __future__ import annotations
 

@@ -10,6 +10,8 @@ ignored by every attack of the paper.
   of ``G`` traces drawn *without replacement* from a pool (exact, O(U·B) where U is
   the number of pool users with at least one of the k cells).
 * :class:`CellPool` — a pool of traces restricted to the k cells.
+
+Spec sections (§) refer to docs/specs/seed001_location_mia.md.
 """
 from __future__ import annotations
 

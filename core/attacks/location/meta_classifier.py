@@ -21,6 +21,8 @@ Theorems 4–5 (typos fixed): with hidden weights ``a·1``, bias ``−aT`` and o
 see :func:`theorem5_weights`. The learned ``W1`` tells which rule was learned:
 roughly equal entries (one-threshold, 2k shadows) or a diagonal (two-threshold, 200k),
 see :func:`weight_summary`.
+
+Spec sections (§) refer to docs/specs/seed001_location_mia.md.
 """
 from __future__ import annotations
 

@@ -12,6 +12,8 @@ the decision is ``b̂ = 0 if s ≤ T else 1`` (Alg. 1).
 
 Theorem 2 (variances add — the paper's σ is a typo): ``s ~ N(Σ(μ_c + b), Σ(σ_c² + σ_X²))``;
 informed Laplace at ε = 0.5 gives ``ACC ≈ Φ(√k / (2√8))`` (0.9145 at k = 60).
+
+Spec sections (§) refer to docs/specs/seed001_location_mia.md.
 """
 from __future__ import annotations
 

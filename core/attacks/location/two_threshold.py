@@ -14,6 +14,8 @@ per-cell rates differ). Informed Laplace: ``α' = ½e^{−ε/2}`` (0.3894 at ε 
 exact accuracy at k = 60 is 0.9580. Thresholding each cell bounds the influence of a
 heavy-tailed Laplace outlier, which is why this beats Score1 under Laplace noise but
 not under (light-tailed) Gaussian noise, where the plain sum is the NP test.
+
+Spec sections (§) refer to docs/specs/seed001_location_mia.md.
 """
 from __future__ import annotations
 

@@ -14,6 +14,8 @@ confidence (max class probability) and ``ŷ[i, j]`` the label. The prediction-co
 Intuition (paper §4.2, Fig. 3): each class forms a comet-shaped cloud; when ``s`` and ``y`` are correlated in a
 group the model leans on ``s`` for that group, the two clouds tilt apart and the angle grows with ``|ρ|``.
 The attacker computes AD from black-box answers only — no sensitive value is needed.
+
+Spec sections (§) refer to docs/specs/seed003_004_disparate_and_cs208.md.
 """
 from __future__ import annotations
 

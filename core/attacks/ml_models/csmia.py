@@ -11,6 +11,8 @@ With ``k = #{j : ŷ_j = y}``:
 
 Ties in ``c`` are broken by adding 1e-6 to a random column ([C]). ``|S|`` queries per record (2 here).
 The attack needs no prior of ``s`` and no auxiliary data.
+
+Spec sections (§) refer to docs/specs/seed003_004_disparate_and_cs208.md.
 """
 from __future__ import annotations
 

@@ -14,6 +14,8 @@ Spearman's ρ (``scipy.stats.kendalltau`` / ``spearmanr``), computed between the
 higher value means "predicted more exposed") and the accuracy: values near +1 mean the attacker found the most
 exposed groups. The **baseline** ranks the groups by CSMIA accuracy on an auxiliary set with known ``s`` drawn
 from a different distribution (paper: same size as training, sampled from the full data).
+
+Spec sections (§) refer to docs/specs/seed003_004_disparate_and_cs208.md.
 """
 from __future__ import annotations
 

@@ -10,6 +10,8 @@ applies it to the targets.
   correlation-controlled, or for natural data a held-out sample with a skewed sensitive prior).
 
 Its accuracy measures what the *data* reveal about ``s``; the gap to CSMIA/LOMIA is what the *model* adds.
+
+Spec sections (§) refer to docs/specs/seed003_004_disparate_and_cs208.md.
 """
 from __future__ import annotations
 

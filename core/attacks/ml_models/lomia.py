@@ -9,6 +9,8 @@
    spec Part C.9). Without case-1 records of both values the attack guesses at random.
 
 Only predicted labels are used — no confidences — which is why it still works against label-only APIs.
+
+Spec sections (§) refer to docs/specs/seed003_004_disparate_and_cs208.md.
 """
 from __future__ import annotations
 

@@ -16,6 +16,8 @@ direction of the disparity ranking) and let ``D_T`` be the union of the top-``j`
 values intersected with the depth ``i−1`` selection and keep the **largest prefix with fraction ≤ κ_i** (if even
 the first value exceeds it, keep that value alone); each attribute's ranking is computed on all of D ([C]).
 We intersect with the within-budget selection (spec Part C.7).
+
+Spec sections (§) refer to docs/specs/seed003_004_disparate_and_cs208.md.
 """
 from __future__ import annotations
 

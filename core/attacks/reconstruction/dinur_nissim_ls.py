@@ -4,6 +4,8 @@
 solution when ``M_S`` is rank-deficient), then the caller rounds at ½. "Also
 works for random S_j's, and is much faster than LP" — but it ignores the box
 ``0 ≤ x ≤ 1``, so at ``m = n`` it is ill-conditioned under noise (spec B3).
+
+Spec sections (§) refer to docs/specs/seed003_004_disparate_and_cs208.md.
 """
 from __future__ import annotations
 

@@ -1,7 +1,7 @@
 """Adv_dcr: guess the secret of the synthetic record closest to the target (distance to closest record).
 
 Source: Annamalai, Gadotti & Rocher (USENIX Security 2024), §4.3, after Chen et al.'s GAN-Leaks; spec
-``seed002_linear_recon_sdg.md`` §4 and §11 A8 (paper semantics by default).
+``docs/specs/seed002_linear_recon_sdg.md`` §4 and §11 A8 (paper semantics by default).
 
 Paper version (default):
 

@@ -1,7 +1,7 @@
 """Adv_infer: a classifier trained on the synthetic data predicts the target's secret from its QIs.
 
 Source: Annamalai, Gadotti & Rocher (USENIX Security 2024), §4.3, after Stadler et al. (2022); spec
-``seed002_linear_recon_sdg.md`` §4 and §11 A19.
+``docs/specs/seed002_linear_recon_sdg.md`` §4 and §11 A19.
 
 Train ``C_θ : ∏ X_i → {0,1}`` on all m synthetic rows (features: the integer QI codes used as ordinal
 values; label: the secret) and output ``C_θ(x_u)``. ``C_θ`` is scikit-learn's

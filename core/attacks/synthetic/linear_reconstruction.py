@@ -1,7 +1,7 @@
 """Adv_recon: linear reconstruction of every secret bit from k-way queries answered on synthetic data.
 
 Source: Annamalai, Gadotti & Rocher (USENIX Security 2024), §4.2 and App. B/C; spec
-``seed002_linear_recon_sdg.md`` §3.
+``docs/specs/seed002_linear_recon_sdg.md`` §3.
 
 The adversary knows the QI matrix X of the n records (not their secrets) and the synthetic data S. It
 picks q simple k-way queries (:mod:`core.releases.kway_queries`), estimates their answers r̂ from S

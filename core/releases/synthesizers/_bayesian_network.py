@@ -2,7 +2,7 @@
 
 Source: Zhang, Cormode, Procopiuc, Srivastava & Xiao, "PrivBayes" (TODS 2017), Alg. 2–4, as implemented by
 DataSynthesizer's correlated attribute mode (Ping et al. 2017), which the paper runs (Annamalai et al.,
-USENIX Security 2024, §5.2, App. A); spec ``seed002_linear_recon_sdg.md`` §5.
+USENIX Security 2024, §5.2, App. A); ``docs/specs/seed002_linear_recon_sdg.md`` §5.
 
 Structure (``greedy_bayes``). The first attribute is drawn uniformly at random. With ``V`` the attributes
 placed so far, every pair ``(X, Π)`` with ``X ∉ V`` and ``Π ⊆ V``, ``|Π| = min(k, |V|)``, is a candidate; the

@@ -3,7 +3,7 @@ RAP^softmax (numpy, no autograd).
 
 Source: Aydore et al., "Differentially private query release through adaptive projection" (ICML 2021) and
 Liu, Vietri & Wu, "Iterative methods for private synthetic data" (NeurIPS 2021), as configured by Annamalai,
-Gadotti & Rocher (USENIX Security 2024), App. A; spec ``seed002_linear_recon_sdg.md`` §5.
+Gadotti & Rocher (USENIX Security 2024), App. A; ``docs/specs/seed002_linear_recon_sdg.md`` §5.
 
 Relaxation ("FixedGenerator", one softmax block per attribute). Parameters ``Z ∈ ℝ^{K×D}`` (stored
 transposed),

@@ -2,7 +2,7 @@
 
 Source: Canonne, Kamath & Steinke, "The Discrete Gaussian for Differential Privacy" (NeurIPS 2020),
 Prop. 12 / Cor. 13 (the optimal conversion), as used by Liu et al. (2021) to turn the paper's (ε, δ) into a
-ρ-zCDP budget (Annamalai et al. 2024, App. A; spec ``seed002_linear_recon_sdg.md`` §5).
+ρ-zCDP budget (Annamalai et al. 2024, App. A; ``docs/specs/seed002_linear_recon_sdg.md`` §5).
 """
 from __future__ import annotations
 

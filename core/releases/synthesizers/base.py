@@ -1,7 +1,7 @@
 """Base class and registry of synthetic-data generators.
 
 Source: Annamalai, Gadotti & Rocher, "A Linear Reconstruction Approach for Attribute Inference Attacks
-against Synthetic Data" (USENIX Security 2024), §5.2 and App. A; spec ``seed002_linear_recon_sdg.md`` §5.
+against Synthetic Data" (USENIX Security 2024), §5.2 and App. A; ``docs/specs/seed002_linear_recon_sdg.md`` §5.
 
 Contract (scikit-learn style, numpy arrays for speed):
 

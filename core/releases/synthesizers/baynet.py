@@ -2,7 +2,7 @@
 
 Source: Annamalai, Gadotti & Rocher (USENIX Security 2024), §5.2 and App. A — DataSynthesizer's correlated
 attribute mode with ``epsilon = 0`` (no DP) and degree ``k = 3`` "so 3-way marginals are well preserved";
-spec ``seed002_linear_recon_sdg.md`` §5. The algorithm (PrivBayes' GreedyBayes without noise) is in
+``docs/specs/seed002_linear_recon_sdg.md`` §5. The algorithm (PrivBayes' GreedyBayes without noise) is in
 :mod:`._bayesian_network`:
 
 * structure: root uniformly at random, then repeatedly the pair ``(X, Π)``, ``X`` not yet placed,

@@ -17,13 +17,13 @@ Math. For a table of ``n`` records and ``d`` attributes, column ``j`` with domai
 * a synthetic record is ``(v_1, …, v_d)`` with ``v_j ~ p̃_j`` independently, so every association
   between attributes is lost: ``P_S(v_a, v_b) = p̃_a(v_a) p̃_b(v_b)``.
 
-Decision (spec §11-A4, brief of issue 9): IndHist is exposed as an **ε-DP generator** whose ``epsilon``
-defaults to **0.1**, the value the paper actually ran (its text presents IndHist as a plain baseline, but the
-noise was there: "de facto ε = 0.1"). The guarantee is ε-DP for replace-one neighbours with ``n`` public, by
-sequential composition over the ``d`` histograms. A large ``epsilon`` (e.g. 10⁴) makes the noise negligible
-and gives the noiseless histogram the paper's text describes. The noise scale at ε = 0.1 is large (0.2 per
-probability for ``d = 10``, ``n = 1000``), which is why IndHist's 1-way marginals are far from the data's in
-the paper's utility tables.
+Decision (docs/specs/seed002_linear_recon_sdg.md §11-A4): IndHist is exposed as an **ε-DP generator** whose
+``epsilon`` defaults to **0.1**, the value the paper actually ran (its text presents IndHist as a plain baseline,
+but the noise was there: "de facto ε = 0.1"). The guarantee is ε-DP for replace-one neighbours with ``n`` public, by
+sequential composition over the ``d`` histograms. A large ``epsilon`` (e.g. 10⁴) makes the noise negligible and
+gives the noiseless histogram the paper's text describes. The noise scale at ε = 0.1 is large (0.2 per probability
+for ``d = 10``, ``n = 1000``), which is why IndHist's 1-way marginals are far from the data's in the paper's utility
+tables.
 """
 from __future__ import annotations
 

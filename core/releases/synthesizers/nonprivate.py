@@ -1,7 +1,7 @@
 """NonPrivate: synthetic data = the real records resampled with replacement.
 
 Source: Annamalai et al. (USENIX Security 2024), §5.2 and Table 1 ("NonPrivate": ``df.sample(m,
-replace=True)``); spec ``seed002_linear_recon_sdg.md`` §5. It is the upper bound on leakage: every
+replace=True)``); ``docs/specs/seed002_linear_recon_sdg.md`` §5. It is the upper bound on leakage: every
 synthetic record is a real one, so S's k-way marginals are unbiased estimates of D's with sampling error
 O(1/√m), and the reconstruction attack approaches exact answers as m grows.
 """

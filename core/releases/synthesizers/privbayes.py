@@ -2,7 +2,7 @@
 
 Source: Zhang et al., "PrivBayes" (TODS 2017); Annamalai, Gadotti & Rocher (USENIX Security 2024), §6.4
 and App. A (DataSynthesizer's implementation, degree ``k = 3``, ``ε ∈ {1, 10, 100}``); spec
-``seed002_linear_recon_sdg.md`` §5 and §11-A20. Shares all code with :class:`~.baynet.BayNet`
+``docs/specs/seed002_linear_recon_sdg.md`` §5 and §11-A20. Shares all code with :class:`~.baynet.BayNet`
 (:mod:`._bayesian_network`); only the budgets differ:
 
 * structure, ``ε/2``: each of the ``d − 1`` greedy choices is drawn by the exponential mechanism,

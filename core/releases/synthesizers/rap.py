@@ -3,7 +3,7 @@
 Source: Aydore et al. (ICML 2021); the configuration of Annamalai, Gadotti & Rocher (USENIX Security 2024),
 §5.2 and App. A ("we set the number of iterations to 2000 and Q to be the continuous relaxation of all 3-way
 marginal queries"), run through Liu et al.'s ``dp-query-release`` non-DP algorithm; spec
-``seed002_linear_recon_sdg.md`` §5. Engine: :mod:`._relaxed_marginals`.
+``docs/specs/seed002_linear_recon_sdg.md`` §5. Engine: :mod:`._relaxed_marginals`.
 
 Math. With ``a = Q(D) ∈ [0, 1]^q`` the answers of all 3-way marginal queries on the data and ``X =
 softmax_blocks(Z)`` a relaxed table of ``K = 1000`` rows (``Z ~ N(0, 1)`` at start), RAP solves

@@ -2,7 +2,7 @@
 
 Source: Liu et al., "Iterative methods for private synthetic data: unifying framework and new methods"
 (NeurIPS 2021); Annamalai, Gadotti & Rocher (USENIX Security 2024), §6.4 and App. A (2000 iterations, all
-3-way marginals, ``δ = 1/n²``, ``ε ∈ {1, 10, 100}``); spec ``seed002_linear_recon_sdg.md`` §5 and §11-A7.
+3-way marginals, ``δ = 1/n²``, ``ε ∈ {1, 10, 100}``); ``docs/specs/seed002_linear_recon_sdg.md`` §5 and §11-A7.
 Engine shared with :class:`~.rap.RAP` (:mod:`._relaxed_marginals`), conversion in :mod:`._zcdp`.
 
 Math. Workloads ``w`` = the ``C(d, 3)`` attribute triples, each the vector of its marginal cells; ``sens =

@@ -3,7 +3,7 @@
 Source: Annamalai, Gadotti & Rocher (USENIX Security 2024), §5.2 and App. A: CTGAN (Xu et al., NeurIPS 2019),
 ``sdv.tabular.CTGAN()`` of sdv 0.16 with all defaults (300 epochs, batch 500, embedding 128, G/D (256, 256),
 lr 2e-4, pac 10). TVAE and GaussianCopula (same sdv family) were available in the paper's code but not
-evaluated, so they are marked ``in_paper = False``. Spec ``seed002_linear_recon_sdg.md`` §5, §11-A5, §12.
+evaluated, so they are marked ``in_paper = False``. Spec ``docs/specs/seed002_linear_recon_sdg.md`` §5, §11-A5, §12.
 
 Math (what the libraries fit, for orientation):
 

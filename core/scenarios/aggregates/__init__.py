@@ -24,5 +24,7 @@ per process, so numbers never depend on the number of workers.
 The package: ``data`` (grids, constants, caches), ``scenario`` (the registered scenario: parameters, cost, units),
 ``games`` (one unit of work per attack), ``summary`` (from unit records to metrics and plot series) and ``preview``
 (the blocks under attack, before any game).
+
+Spec sections (§) refer to docs/specs/seed000_desia.md.
 """
 from . import scenario  # noqa: F401  (registers the scenario)

@@ -140,6 +140,7 @@ def _desia_mia_fitted(config, context, cell, key):
                 np.random.default_rng(cell["seed"]), epsilon=cell["epsilon"],
                 grid=QueryGrid(rel.masks, rel.cardinalities))
         return att
-    return _cached(("desia_mia", config["shadows"], config["classifier"], config["time_limit"]) + (cell["digest"], cell["seed"]), build)
+    return _cached(("desia_mia", config["shadows"], config["classifier"], config["time_limit"])
+                   + (cell["digest"], cell["seed"]), build)
 
 

@@ -2,7 +2,10 @@
 (CIP or RAP) on every target of a block, or the RAP rows of the ablation table.
 
 Every player takes ``(config, context, cell, key, kind, j, n_batches, rng)`` — the unit's cell of the release
-grid, its cache key, its kind (the attack), its target batch j of n_batches — and returns one row per target."""
+grid, its cache key, its kind (the attack), its target batch j of n_batches — and returns one row per target.
+
+Spec sections (§) refer to docs/specs/seed000_desia.md.
+"""
 from __future__ import annotations
 
 import numpy as np

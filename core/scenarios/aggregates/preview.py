@@ -1,4 +1,7 @@
-"""Before any game: the blocks under attack (how many targets each holds, how many cells are released)."""
+"""Before any game: the blocks under attack (how many targets each holds, how many cells are released).
+
+Spec sections (§) refer to docs/specs/seed000_desia.md.
+"""
 from __future__ import annotations
 
 import numpy as np

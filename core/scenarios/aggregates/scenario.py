@@ -1,4 +1,7 @@
-"""The ``aggregates`` scenario class: parameters, checks, cost estimate, the units of work and their dispatch."""
+"""The ``aggregates`` scenario class: parameters, checks, cost estimate, the units of work and their dispatch.
+
+Spec sections (§) refer to docs/specs/seed000_desia.md.
+"""
 from __future__ import annotations
 
 import hashlib
@@ -220,6 +223,11 @@ class AggregatesScenario(Scenario):
 
     # --------------------------------------------------------------- prepare
     def prepare(self, config, rng):
+        """The blocks and releases every unit attacks, drawn once in the parent: per block a D (10%) / D_aux
+        split of synthetic, PPMF or CSV people; per (sweep value, block, release) the sensitive attribute
+        re-drawn uniformly, m = round(ratio·s) released cells sampled from the query pool, the targets (people
+        unique on the non-sensitive columns, ordered so that targets sharing a shadow model share a batch), and
+        for membership inference each target game's bit. Raises :class:`DataError` when nobody can be attacked."""
         s = config["block_size"]
         source = config["data"]
         base_pop = None
@@ -297,7 +305,8 @@ class AggregatesScenario(Scenario):
                 "attributes": (base_pop.attributes if base_pop is not None else
                                ("sex", "age", "race", "hispanic")),
                 "synthetic": base_pop is None, "cells": cells,
-                "sensitive": "Hispanic" if source != "csv" else config["sensitive_column"], "units": self._units(config),
+                "sensitive": "Hispanic" if source != "csv" else config["sensitive_column"],
+                "units": self._units(config),
                 "n_settings": len(settings)}
 
     # ------------------------------------------------------------------ play

@@ -1,7 +1,7 @@
 """Scenario ``synthetic``: attribute inference against synthetic data (linear reconstruction and baselines).
 
 Source: Annamalai, Gadotti & Rocher, "A Linear Reconstruction Approach for Attribute Inference Attacks
-against Synthetic Data" (USENIX Security 2024); spec ``seed002_linear_recon_sdg.md`` (§2 game, §3–4 attacks,
+against Synthetic Data" (USENIX Security 2024); ``docs/specs/seed002_linear_recon_sdg.md`` (§2 game, §3–4 attacks,
 §7 utility). Naming (spec §1): ``synth_size`` is the paper's m, ``q`` the number of queries and
 ``query_ratio`` = q/n.
 

@@ -109,11 +109,12 @@ def _prepared(dataset: str, data_path: str, secret: str, mtime: float) -> tuple[
     return codes, domain, label, secret
 
 
-def load_game_data(c: dict) -> tuple[np.ndarray, dict, str, str]:
+def load_game_data(config: dict) -> tuple[np.ndarray, dict, str, str]:
     """(codes with the secret last, domain, label, secret name) for a config."""
-    mtime = os.path.getmtime(c["data_path"]) if c["dataset"] == "csv" and c["data_path"] and \
-        os.path.exists(c["data_path"]) else 0.0
-    return _prepared(c["dataset"], c["data_path"] if c["dataset"] == "csv" else "", c["secret"], mtime)
+    mtime = os.path.getmtime(config["data_path"]) if config["dataset"] == "csv" and config["data_path"] and \
+        os.path.exists(config["data_path"]) else 0.0
+    path = config["data_path"] if config["dataset"] == "csv" else ""
+    return _prepared(config["dataset"], path, config["secret"], mtime)
 
 
 # ----------------------------------------------------------------------------- caches
@@ -130,17 +131,17 @@ def _rng(entropy: int, game: int, component: int) -> np.random.Generator:
     return np.random.default_rng(np.random.SeedSequence(entropy, spawn_key=(game, component)))
 
 
-def _data_key(c: dict) -> tuple:
-    return (c["dataset"], c["data_path"], c["secret"], c["n"])
+def _data_key(config: dict) -> tuple:
+    return (config["dataset"], config["data_path"], config["secret"], config["n"])
 
 
-def _game(ctx: dict, c: dict, g: int) -> dict:
+def _game(context: dict, config: dict, g: int) -> dict:
     """D', target u and the utility queries of game g (cached)."""
 
     def make():
-        codes = ctx["codes"]
-        rng = _rng(ctx["entropy"], g, 0)
-        n = c["n"]
+        codes = context["codes"]
+        rng = _rng(context["entropy"], g, 0)
+        n = config["n"]
         for _ in range(100):
             rows = rng.choice(codes.shape[0], size=n, replace=False)
             D = codes[rows].copy()
@@ -154,29 +155,30 @@ def _game(ctx: dict, c: dict, g: int) -> dict:
         u = int(rng.choice(unique))
         original = int(D[u, -1])
         D[u, -1] = int(rng.integers(0, 2))
-        util = UtilityQueries(D, ctx["cards"], _rng(ctx["entropy"], g, 1))
+        util = UtilityQueries(D, context["cards"], _rng(context["entropy"], g, 1))
         return {"D": D, "u": u, "original": original, "truth": int(D[u, -1]), "utility": util,
                 "unique_targets": int(unique.size)}
 
-    return _GAMES.get_or((_data_key(c), ctx["entropy"], g), make)
+    return _GAMES.get_or((_data_key(config), context["entropy"], g), make)
 
 
-def _synthetic(ctx: dict, c: dict, g: int) -> dict:
+def _synthetic(context: dict, config: dict, g: int) -> dict:
     """The generator fitted on game g's D' and its largest sample, permuted (cached)."""
-    key = (_data_key(c), c["generator"], c["epsilon"], c["epochs"] if c["generator"] in EPOCH_GENERATORS else None,
-           c["synth_size"], ctx["entropy"], g, c.get("bug", "none"))
+    epochs = config["epochs"] if config["generator"] in EPOCH_GENERATORS else None
+    key = (_data_key(config), config["generator"], config["epsilon"], epochs,
+           config["synth_size"], context["entropy"], g, config.get("bug", "none"))
 
     def make():
-        game = _game(ctx, c, g)
-        synth = make_generator(c)
-        data = Dataset.from_codes(game["D"], ctx["domain"], name="D'")
+        game = _game(context, config, g)
+        synth = make_generator(config)
+        data = Dataset.from_codes(game["D"], context["domain"], name="D'")
         start = time.perf_counter()
-        synth.fit(data, _rng(ctx["entropy"], g, 2))
+        synth.fit(data, _rng(context["entropy"], g, 2))
         fit_seconds = time.perf_counter() - start
         checkpoint("synthetic: generator fitted")
         start = time.perf_counter()
-        srng = _rng(ctx["entropy"], g, 3)
-        big = synth.sample(c["synth_size"], srng)
+        srng = _rng(context["entropy"], g, 3)
+        big = synth.sample(config["synth_size"], srng)
         big = big[srng.permutation(big.shape[0])]  # prefixes are uniform subsamples without replacement
         sample_seconds = time.perf_counter() - start
         eps, delta = synth.privacy
@@ -186,29 +188,29 @@ def _synthetic(ctx: dict, c: dict, g: int) -> dict:
     return _SAMPLES.get_or(key, make)
 
 
-def make_generator(c: dict):
-    cls = SYNTHESIZERS[c["generator"]]
+def make_generator(config: dict):
+    cls = SYNTHESIZERS[config["generator"]]
     kwargs = {}
     accepted = inspect.signature(cls.__init__).parameters
     if cls.dp:
-        kwargs["epsilon"] = c["epsilon"]
+        kwargs["epsilon"] = config["epsilon"]
         if "delta" in accepted:
-            kwargs["delta"] = 1.0 / c["n"] ** 2  # the paper's δ = 1/n² (RAP^softmax)
+            kwargs["delta"] = 1.0 / config["n"] ** 2  # the paper's δ = 1/n² (RAP^softmax)
     if "epochs" in accepted:
-        kwargs["epochs"] = c["epochs"]
-    if c.get("bug") == "privbayes-probability-sensitivity":  # known-bug gallery only (DataSynthesizer issue 34)
+        kwargs["epochs"] = config["epochs"]
+    if config.get("bug") == "privbayes-probability-sensitivity":  # known-bug gallery only (DataSynthesizer issue 34)
         kwargs["count_sensitivity"] = "probability"
-    return get_synthesizer(c["generator"], **kwargs)
+    return get_synthesizer(config["generator"], **kwargs)
 
 
-def _queries(ctx: dict, c: dict, g: int, D: np.ndarray) -> tuple[KWayQueries, int]:
+def _queries(context: dict, config: dict, g: int, D: np.ndarray) -> tuple[KWayQueries, int]:
     """Game g's query family (q of the available queries, the same for every generator and size)."""
-    rng = _rng(ctx["entropy"], g, 4)
-    q = max(1, int(round(c["query_ratio"] * c["n"]))) if c["query_ratio"] > 0 else None
+    rng = _rng(context["entropy"], g, 4)
+    q = max(1, int(round(config["query_ratio"] * config["n"]))) if config["query_ratio"] > 0 else None
     # k = 4 alone: draw the q cells directly (the same uniform sample as drawing 100k and keeping q)
-    cap = min(MAX_4WAY, q) if (q is not None and c["query_k"] == "4") else MAX_4WAY
-    fam = KWayQueries.build(D[:, :-1], ctx["cards"][:-1], c["query_k"], rng, max_4way=cap)
-    available = fam.n_queries if cap == MAX_4WAY else available_count(ctx["cards"][:-1], "4")
+    cap = min(MAX_4WAY, q) if (q is not None and config["query_k"] == "4") else MAX_4WAY
+    fam = KWayQueries.build(D[:, :-1], context["cards"][:-1], config["query_k"], rng, max_4way=cap)
+    available = fam.n_queries if cap == MAX_4WAY else available_count(context["cards"][:-1], "4")
     if q is not None:
         fam = fam.subset(q, rng)
     return fam, available

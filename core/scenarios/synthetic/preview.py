@@ -1,4 +1,7 @@
-"""Before any game: the data under attack (how unique its records are, how many targets a game can pick)."""
+"""Before any game: the data under attack (how unique its records are, how many targets a game can pick).
+
+Spec sections (§) refer to docs/specs/seed002_linear_recon_sdg.md.
+"""
 from __future__ import annotations
 
 import math
@@ -35,7 +38,7 @@ def greedy_uniqueness(X: np.ndarray, names) -> tuple[list[str], list[float]]:
     return [names[j] for j in order], shares
 
 
-def data_preview(c: dict, seed: int) -> dict:
+def data_preview(config: dict, seed: int) -> dict:
     """The data under attack, for the page's first plot (no generator fitted): spec §2 game, step 1–3.
 
     * the data set, its size, the secret column and its share of 1s (the population the n records come from);
@@ -49,19 +52,19 @@ def data_preview(c: dict, seed: int) -> dict:
     """
     from ...theory.fdp import accuracy_bound
 
-    codes, domain, label, secret = load_game_data(c)
+    codes, domain, label, secret = load_game_data(config)
     cards = tuple(len(v) for v in domain.values())
     ctx = {"codes": codes, "cards": cards, "entropy": int(prepare_rng(seed).integers(0, 2**62))}  # = prepare's
-    game = _game(ctx, c, 0)
+    game = _game(ctx, config, 0)
     names = list(domain)[:-1]
     order, shares = greedy_uniqueness(game["D"][:, :-1], names)
-    gen = SYNTHESIZERS[c["generator"]]
-    eps, delta = make_generator(c).privacy
+    gen = SYNTHESIZERS[config["generator"]]
+    eps, delta = make_generator(config).privacy
     dp = bool(gen.dp) and math.isfinite(eps)
     values = list(domain[secret])
-    return {"label": label, "records": int(codes.shape[0]), "n": int(c["n"]), "secret": secret,
+    return {"label": label, "records": int(codes.shape[0]), "n": int(config["n"]), "secret": secret,
             "secret_values": [str(v) for v in values], "secret_share": float(np.mean(codes[:, -1] == 1)),
             "qis": {k: len(domain[k]) for k in names}, "order": order, "unique_share": shares,
-            "targets": int(game["unique_targets"]), "sizes": size_ladder(c["synth_size"]),
+            "targets": int(game["unique_targets"]), "sizes": size_ladder(config["synth_size"]),
             "generator": gen.title or gen.name, "dp": dp, "epsilon": float(eps) if dp else None,
             "delta": float(delta) if dp else None, "bound": accuracy_bound(eps, delta) if dp else None}

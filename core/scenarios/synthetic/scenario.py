@@ -1,4 +1,7 @@
-"""The ``synthetic`` scenario class: parameters, checks, cost estimate, and one game (fit, release, attack)."""
+"""The ``synthetic`` scenario class: parameters, checks, cost estimate, and one game (fit, release, attack).
+
+Spec sections (§) refer to docs/specs/seed002_linear_recon_sdg.md.
+"""
 from __future__ import annotations
 
 import time
@@ -111,38 +114,38 @@ class Synthetic(Scenario):
     )
 
     # ------------------------------------------------------------ config
-    def check(self, c):
-        gen = SYNTHESIZERS[c["generator"]]
-        if not gen.dp and c["epsilon"] > 0:
-            raise ParameterError("epsilon", f"generator {c['generator']!r} is not differentially private and "
+    def check(self, config):
+        gen = SYNTHESIZERS[config["generator"]]
+        if not gen.dp and config["epsilon"] > 0:
+            raise ParameterError("epsilon", f"generator {config['generator']!r} is not differentially private and "
                                             "claims no ε; set ε only for "
                                             f"{', '.join(DP_GENERATORS) or 'a DP generator'} (leave it at 0)")
-        if gen.dp and c["epsilon"] <= 0:
-            raise ParameterError("epsilon", f"generator {c['generator']!r} is differentially private: set its "
+        if gen.dp and config["epsilon"] <= 0:
+            raise ParameterError("epsilon", f"generator {config['generator']!r} is differentially private: set its "
                                             "budget ε > 0 (the paper uses 1, 10 and 100)")
-        if c["dataset"] == "csv" and not c["data_path"]:
+        if config["dataset"] == "csv" and not config["data_path"]:
             raise ParameterError("data_path", "dataset=csv needs data_path (the CSV file to attack)")
-        if c.get("bug", "none") != "none" and c["generator"] != "privbayes":
+        if config.get("bug", "none") != "none" and config["generator"] != "privbayes":
             raise ParameterError("bug", "privbayes-probability-sensitivity applies to generator=privbayes only")
-        codes, domain, _, _ = load_game_data(c)
-        if c["n"] > codes.shape[0]:
+        codes, domain, _, _ = load_game_data(config)
+        if config["n"] > codes.shape[0]:
             raise ParameterError("n", f"the data have {codes.shape[0]:,} records; choose n ≤ {codes.shape[0]:,}")
         cards = [len(v) for v in domain.values()]
-        if c["query_ratio"] > 0 and c["attack"] in ("recon", "all"):
-            bound = available_count(cards[:-1], c["query_k"])
-            q = int(round(c["query_ratio"] * c["n"]))
+        if config["query_ratio"] > 0 and config["attack"] in ("recon", "all"):
+            bound = available_count(cards[:-1], config["query_k"])
+            q = int(round(config["query_ratio"] * config["n"]))
             if q > bound:
-                raise ParameterError("query_ratio", f"{c['query_k']}-way queries on this schema number at most "
-                                                    f"{bound:,} (q/n ≤ {bound / c['n']:.3g} at n = {c['n']}); "
-                                                    f"asked for q = {q:,}. Use 0 for all, or k = 4 / 234 for "
-                                                    "more queries")
+                n = config["n"]
+                raise ParameterError("query_ratio", f"{config['query_k']}-way queries on this schema number at most "
+                                                    f"{bound:,} (q/n ≤ {bound / n:.3g} at n = {n}); asked for "
+                                                    f"q = {q:,}. Use 0 for all, or k = 4 / 234 for more queries")
 
-    def attacks(self, c) -> list[str]:
-        return list(ATTACK_NAMES) if c["attack"] == "all" else [c["attack"]]
+    def attacks(self, config) -> list[str]:
+        return list(ATTACK_NAMES) if config["attack"] == "all" else [config["attack"]]
 
-    def _q_grid(self, c, cards) -> list[int]:
-        bound = available_count(cards[:-1], c["query_k"])
-        top = int(round(c["query_ratio"] * c["n"])) if c["query_ratio"] > 0 else bound
+    def _q_grid(self, config, cards) -> list[int]:
+        bound = available_count(cards[:-1], config["query_k"])
+        top = int(round(config["query_ratio"] * config["n"])) if config["query_ratio"] > 0 else bound
         return [q for q in Q_GRID if q < min(top, bound)]
 
     # Per-game CPU seconds on one core of the 2-core AMD EPYC lab machine (benchmarks/bench_synthesizers.py and
@@ -158,15 +161,15 @@ class Synthetic(Scenario):
     _LP_GENERATOR = {"nonprivate": 1.0, "baynet": 1.0, "privbayes": 1.8}
     _LP_OTHER_GENERATOR = 2.2
 
-    def _lp_seconds(self, c, q_sparse: float, q_dense: float) -> float:
+    def _lp_seconds(self, config, q_sparse: float, q_dense: float) -> float:
         """One reconstruction LP with ``q_sparse`` 3-/4-way and ``q_dense`` 2-way queries (see estimate_cost)."""
-        scale = self._LP_DATASET.get(c["dataset"], 2.7) * self._LP_GENERATOR.get(c["generator"],
+        scale = self._LP_DATASET.get(config["dataset"], 2.7) * self._LP_GENERATOR.get(config["generator"],
                                                                                   self._LP_OTHER_GENERATOR)
-        n = c["n"] / 1000
+        n = config["n"] / 1000
         seconds = 0.03 + scale * (0.18 * n ** 1.3 * (q_sparse / 3800) ** 0.6 + 0.6 * n ** 2.5 * min(1.0, q_dense / 100))
-        return seconds * (5.5 if c["lp_method"] == "ipm" else 1.0)
+        return seconds * (5.5 if config["lp_method"] == "ipm" else 1.0)
 
-    def estimate_cost(self, c):
+    def estimate_cost(self, config):
         """Games × (fit + sample + attacks on every size of the ladder + the query sweep), in CPU seconds on one core
         of the 2-core AMD EPYC lab machine (measured 2026-11-23 with benchmarks/bench_cost.py; q = the queries the
         chosen family offers, computed from the data's schema):
@@ -185,86 +188,86 @@ class Synthetic(Scenario):
         plus the query matrix (8·q·n bytes dense)."""
         from ...cost import Cost
 
-        g = c["generator"]
+        g = config["generator"]
         fit = self._FIT_SECONDS.get(g)
         if fit is None:  # neural generators: per-epoch cost plus torch warm-up
-            fit = 4.0 + (0.08 if g == "ctgan" else 0.03) * c["epochs"]
-        sample = self._SAMPLE_SECONDS_PER_MILLION.get(g, 20.0) * c["synth_size"] / 1e6
-        sizes = size_ladder(c["synth_size"])
+            fit = 4.0 + (0.08 if g == "ctgan" else 0.03) * config["epochs"]
+        sample = self._SAMPLE_SECONDS_PER_MILLION.get(g, 20.0) * config["synth_size"] / 1e6
+        sizes = size_ladder(config["synth_size"])
         rows = float(sum(sizes))
-        attacks = self.attacks(c)
+        attacks = self.attacks(config)
         per_game = 0.1 + fit + sample + 5e-7 * rows  # D', the target, the utility queries
         queries = 20_000
         if "recon" in attacks:
-            _codes, domain, _, _ = load_game_data(c)
+            _codes, domain, _, _ = load_game_data(config)
             cards = [len(v) for v in domain.values()][:-1]
-            k = c["query_k"]
+            k = config["query_k"]
             available = available_count(cards, k)
             dense = available_count(cards, "2") if k in ("2", "234") else 0
-            share = min(1.0, c["query_ratio"] * c["n"] / available) if c["query_ratio"] > 0 else 1.0
+            share = min(1.0, config["query_ratio"] * config["n"] / available) if config["query_ratio"] > 0 else 1.0
             q_dense, q_sparse = share * dense, share * (available - dense)
             queries = max(queries, share * available)
-            per_game += len(sizes) * self._lp_seconds(c, q_sparse, q_dense) + 2e-6 * rows
-            if self._sweeps_queries(c):
-                for q in self._q_grid(c, cards + [2]):
+            per_game += len(sizes) * self._lp_seconds(config, q_sparse, q_dense) + 2e-6 * rows
+            if self._sweeps_queries(config):
+                for q in self._q_grid(config, cards + [2]):
                     part = q / max(1.0, share * available)
-                    per_game += self._lp_seconds(c, part * q_sparse, part * q_dense)
+                    per_game += self._lp_seconds(config, part * q_sparse, part * q_dense)
         if "infer" in attacks:
             per_game += len(sizes) * 0.05 + 1.2e-4 * rows
         if "dcr" in attacks:
             per_game += 1e-6 * rows
-        seconds = 1.0 + c["games"] * per_game
-        mem = 200e6 + 24 * c["synth_size"] * 16 + 8 * queries * c["n"]
+        seconds = 1.0 + config["games"] * per_game
+        mem = 200e6 + 24 * config["synth_size"] * 16 + 8 * queries * config["n"]
         return Cost(seconds=seconds, bytes=mem, drivers=("games", "synth_size", "n", "generator"),
                     basis="games × (fit + sample + LPs per size)")
 
-    def prepare(self, c, rng):
-        codes, domain, label, secret = load_game_data(c)
+    def prepare(self, config, rng):
+        codes, domain, label, secret = load_game_data(config)
         cards = tuple(len(v) for v in domain.values())
-        gen = SYNTHESIZERS[c["generator"]]
+        gen = SYNTHESIZERS[config["generator"]]
         return {"codes": codes, "domain": domain, "cards": cards, "label": label, "secret": secret,
-                "entropy": int(rng.integers(0, 2**62)), "sizes": size_ladder(c["synth_size"]),
-                "q_grid": self._q_grid(c, cards) if self._sweeps_queries(c) else [],
+                "entropy": int(rng.integers(0, 2**62)), "sizes": size_ladder(config["synth_size"]),
+                "q_grid": self._q_grid(config, cards) if self._sweeps_queries(config) else [],
                 "generator": {"name": gen.name, "title": gen.title or gen.name, "dp": gen.dp,
                               "in_paper": gen.in_paper}}
 
-    def _sweeps_queries(self, c) -> bool:
-        return c["query_sweep"] and "recon" in self.attacks(c)
+    def _sweeps_queries(self, config) -> bool:
+        return config["query_sweep"] and "recon" in self.attacks(config)
 
-    def n_games(self, c):
-        return c["games"] * (2 if self._sweeps_queries(c) else 1)
+    def n_games(self, config):
+        return config["games"] * (2 if self._sweeps_queries(config) else 1)
 
-    def play(self, c, ctx, index, rng):
-        games = c["games"]
+    def play(self, config, context, index, rng):
+        games = config["games"]
         if index < games:
-            return self._play_main(c, ctx, index)
-        return self._play_queries(c, ctx, index - games)
+            return self._play_main(config, context, index)
+        return self._play_queries(config, context, index - games)
 
-    def _play_main(self, c, ctx, g):
-        game = _game(ctx, c, g)
-        syn = _synthetic(ctx, c, g)
+    def _play_main(self, config, context, g):
+        game = _game(context, config, g)
+        syn = _synthetic(context, config, g)
         D, u, truth = game["D"], game["u"], game["truth"]
         x_u = D[u, :-1]
-        attacks = self.attacks(c)
+        attacks = self.attacks(config)
         fam = A = None
         attack_seconds = 0.0
         if "recon" in attacks:
-            fam, available = _queries(ctx, c, g, D)
+            fam, available = _queries(context, config, g, D)
             A = ReconMatrix.from_queries(fam)
-        arng = _rng(ctx["entropy"], g, 5)
+        arng = _rng(context["entropy"], g, 5)
         rows = []
         example = None
-        for m in ctx["sizes"]:
+        for m in context["sizes"]:
             checkpoint("synthetic: attacking")
             S = syn["S"][:m]
             row = {"m": m, **game["utility"].evaluate(S)}
             start = time.perf_counter()
             if "recon" in attacks:
-                res = solve_recon_lp(A, fam.answers(S, c["query_scaling"]), c["lp_method"])
+                res = solve_recon_lp(A, fam.answers(S, config["query_scaling"]), config["lp_method"])
                 t_u = float(res.t[u])
                 row.update(recon_guess=round_guess(t_u), recon_score=t_u,
                            recon_all=float(np.mean((res.t >= 0.5) == D[:, -1])), recon_objective=res.objective)
-                if m == ctx["sizes"][-1]:
+                if m == context["sizes"][-1]:
                     example = {"t_u": t_u, "objective": res.objective, "queries": fam.n_queries,
                                "available": available, "lp_rows": res.lp_rows}
             for name in attacks:
@@ -273,7 +276,7 @@ class Synthetic(Scenario):
                     row.update({f"{name}_guess": gs, f"{name}_score": sc})
             attack_seconds += time.perf_counter() - start
             rows.append(row)
-        domain = ctx["domain"]
+        domain = context["domain"]
         names = list(domain)
         target = {names[j]: _plain(domain[names[j]][int(x_u[j])]) for j in range(len(x_u))}
         return {"kind": "main", "game": g, "u": u, "truth": truth, "original": game["original"],
@@ -281,30 +284,31 @@ class Synthetic(Scenario):
                 "epsilon": syn["epsilon"], "delta": syn["delta"], "fit_seconds": syn["fit_seconds"],
                 "sample_seconds": syn["sample_seconds"], "attack_seconds": attack_seconds}
 
-    def _play_queries(self, c, ctx, g):
-        game = _game(ctx, c, g)
-        syn = _synthetic(ctx, c, g)
+    def _play_queries(self, config, context, g):
+        game = _game(context, config, g)
+        syn = _synthetic(context, config, g)
         D, u = game["D"], game["u"]
-        fam, _ = _queries(ctx, c, g, D)
+        fam, _ = _queries(context, config, g, D)
         S = syn["S"]
-        qrng = _rng(ctx["entropy"], g, 6)
+        qrng = _rng(context["entropy"], g, 6)
         points = []
-        for q in ctx["q_grid"]:
+        for q in context["q_grid"]:
             if q >= fam.n_queries:  # this game offers fewer queries: its "all" point is the main game's
                 break
             checkpoint("synthetic: query sweep")
             sub = fam.subset(q, qrng)
-            res = solve_recon_lp(ReconMatrix.from_queries(sub), sub.answers(S, c["query_scaling"]), c["lp_method"])
+            res = solve_recon_lp(ReconMatrix.from_queries(sub), sub.answers(S, config["query_scaling"]),
+                                 config["lp_method"])
             points.append({"q": int(sub.n_queries), "guess": round_guess(float(res.t[u])),
                            "score": float(res.t[u])})
         return {"kind": "q", "game": g, "truth": game["truth"], "points": points}
 
-    def exposure(self, c, ctx, records):
+    def exposure(self, config, context, records):
         from .summary import exposure_table
 
-        return exposure_table(c, ctx, records, self.attacks(c))
+        return exposure_table(config, context, records, self.attacks(config))
 
     # ------------------------------------------------------------ summary
-    def summarize(self, c, ctx, records):
+    def summarize(self, config, context, records):
         """Metrics and plot series from the game records: see :mod:`core.scenarios.synthetic.summary`."""
-        return summarize_games(c, ctx, records, self.attacks(c))
+        return summarize_games(config, context, records, self.attacks(config))

@@ -17,13 +17,13 @@ from .data import GOOD_UTILITY, HIGH_RISK
 CI_KEYS = ("accuracy", "accuracy_ci_low", "accuracy_ci_high")
 
 
-def summarize_games(c: dict, ctx: dict, records: list[dict], attacks: list[str]) -> tuple[dict, dict]:
+def summarize_games(config: dict, context: dict, records: list[dict], attacks: list[str]) -> tuple[dict, dict]:
     """The scenario's ``summarize``: metrics and series of a (possibly partial) run."""
     main = sorted((r for r in records if r["kind"] == "main"), key=lambda r: r["game"])
     qrecs = [r for r in records if r["kind"] == "q"]
-    sizes = ctx["sizes"]
-    series: dict = {"sizes": sizes, "attacks": attacks, "dataset_label": ctx["label"],
-                    "secret": ctx["secret"], "generator": ctx["generator"], "by_size": {}, "roc": {},
+    sizes = context["sizes"]
+    series: dict = {"sizes": sizes, "attacks": attacks, "dataset_label": context["label"],
+                    "secret": context["secret"], "generator": context["generator"], "by_size": {}, "roc": {},
                     "utility": {}, "privacy_utility": [], "accuracy_vs_queries": {}, "example": None,
                     "high_risk": HIGH_RISK, "good_utility": GOOD_UTILITY}
     if not main:
@@ -34,12 +34,12 @@ def summarize_games(c: dict, ctx: dict, records: list[dict], attacks: list[str])
     per_size = {m: size_stats([r["sizes"][i] for r in main], truth, attacks, delta) for i, m in enumerate(sizes)}
     metrics = headline_metrics(per_size, sizes, attacks, main, truth, eps, delta)
     series.update(size_series(per_size, sizes, attacks))
-    series["privacy_utility"] = privacy_utility_points(per_size, sizes, ctx["generator"],
+    series["privacy_utility"] = privacy_utility_points(per_size, sizes, context["generator"],
                                                        metrics["claimed_epsilon"], len(main))
     if qrecs and "recon" in attacks:
         series["accuracy_vs_queries"] = queries_curve(qrecs, main, per_size[sizes[-1]]["recon"],
                                                       metrics["queries_used"])
-    series["example"] = example_game(main[0], sizes, c["n"], attacks)
+    series["example"] = example_game(main[0], sizes, config["n"], attacks)
     return metrics, series
 
 
@@ -157,7 +157,7 @@ def example_game(first: dict, sizes: list[int], n: int, attacks: list[str]) -> d
             "t_u_by_size": [x.get("recon_score") for x in first["sizes"]], "recon": first["example"]}
 
 
-def exposure_table(c: dict, ctx: dict, records: list[dict], attacks: list[str]):
+def exposure_table(config: dict, context: dict, records: list[dict], attacks: list[str]):
     """Who is exposed in the synthetic-data game: one row per game, i.e. per target record and its secret, with
     the target's known attributes, the headline attack's guess at the largest synthetic size (the attack the
     metrics report: the most accurate there) and its confidence. Probable: above the confidence that at most 1% of
@@ -179,4 +179,4 @@ def exposure_table(c: dict, ctx: dict, records: list[dict], attacks: list[str]):
     return build([r.get("original", r["u"]) for r in main], truth.tolist(), guesses.tolist(),
                  confidence(scores, guesses), known=known, certification={"available": False, "why": why},
                  unit="target", notes=[f"Guesses of the {best} attack on a synthetic sample of "
-                                       f"{ctx['sizes'][-1]:,} rows; id = the target's row in the data set."])
+                                       f"{context['sizes'][-1]:,} rows; id = the target's row in the data set."])

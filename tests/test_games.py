@@ -1,3 +1,5 @@
+"""The runner (core/runtime/games.py): same seed, same numbers; progress, stops and chunking; cost limits and
+the server settings it enforces."""
 import json
 import threading
 import time
@@ -6,8 +8,8 @@ import numpy as np
 import pytest
 
 from core.errors import Cancelled, ParameterError
-from core.runtime.games import run
 from core.params import Param
+from core.runtime.games import run
 from core.scenario import Scenario, all_scenarios, get
 
 
@@ -28,37 +30,6 @@ class Coin(Scenario):
         return {"accuracy": wins.mean()}, {"wins": wins.tolist()}
 
 
-def test_param_validation_messages_name_the_range():
-    p = Param("epsilon", "float", 0.5, low=0.0, high=20.0, low_open=True)
-    assert p.parse("1.5") == 1.5
-    with pytest.raises(ParameterError, match=r"epsilon: expected float in \(0, 20\]"):
-        p.parse("0")
-    with pytest.raises(ParameterError):
-        p.parse("abc")
-    with pytest.raises(ParameterError):
-        p.validate(float("nan"))
-    q = Param("n", "int", 3, low=1, high=9)
-    assert q.parse("4") == 4 and isinstance(q.parse("4"), int)
-    with pytest.raises(ParameterError, match="got 2.5"):
-        q.parse("2.5")
-    b = Param("flag", "bool", True)
-    assert b.parse("false") is False
-    c = Param("attack", "str", "a", choices=("a", "b"))
-    with pytest.raises(ParameterError, match="one of a|b"):
-        c.validate("z")
-
-
-def test_invalid_default_is_rejected_at_definition():
-    with pytest.raises(ParameterError):
-        Param("k", "int", 0, low=1, high=5)
-
-
-def test_resolve_fills_defaults_and_rejects_unknown():
-    sc = Coin()
-    assert sc.resolve({}) == {"games": 40, "bias": 0.8}
-    with pytest.raises(ParameterError, match="unknown parameter"):
-        sc.resolve({"nope": 1})
-
 
 def test_same_seed_same_numbers_independent_of_workers_and_chunks():
     a = run(Coin(), {"games": 200}, seed=7)
@@ -70,6 +41,7 @@ def test_same_seed_same_numbers_independent_of_workers_and_chunks():
     assert a.config == {"games": 200, "bias": 0.8, "seed": 7}
     # Statistical sanity: 200 Bernoulli(0.8) draws.
     assert 0.7 < a.metrics["accuracy"] < 0.9
+
 
 
 def test_progress_reports_partial_results_and_cancel_keeps_work():
@@ -89,24 +61,16 @@ def test_progress_reports_partial_results_and_cancel_keeps_work():
         run(Coin(), {"games": 100}, seed=1, cancel=lambda: True, raise_on_cancel=True)
 
 
+
 def test_result_is_json_serialisable():
     res = run(Coin(), {"games": 5}, seed=3)
     data = json.loads(res.to_json())
     assert data["config"]["seed"] == 3 and data["games_done"] == 5
 
 
-def test_registry_lists_scenarios_with_typed_params():
-    scenarios = all_scenarios()
-    assert "reconstruction" in scenarios
-    for sc in scenarios.values():
-        assert sc.title and sc.summary and sc.params
-        sc.resolve({})  # every default configuration is valid
-    with pytest.raises(ParameterError, match="unknown scenario"):
-        get("no-such-scenario")
-
 
 def test_same_seed_same_metrics_with_timings_kept_apart():
-    # issue 8 item 7: wall-clock timings never enter `metrics`, so two runs with one seed are identical
+    # wall-clock timings never enter `metrics`, so two runs with one seed are identical
     params = {"n": 30, "trials": 3, "sweeps": False, "defense": "gaussian", "defense_level": 2.0}
     a = run("reconstruction", params, seed=4)
     b = run("reconstruction", params, seed=4)
@@ -115,16 +79,8 @@ def test_same_seed_same_metrics_with_timings_kept_apart():
     assert not any("seconds" in k for k in a.metrics)
 
 
-def test_inactive_parameters_are_reported():
-    from core.scenario import get
 
-    sc = get("reconstruction")
-    assert set(sc.inactive(sc.resolve({}))) >= {"defense_level", "noise_unit"}
-    assert "defense_level" not in sc.inactive(sc.resolve({"defense": "gaussian"}))
-    assert "lp_method" in sc.inactive(sc.resolve({"solver": "lsq"}))
-
-
-# ------------------------------------------------ issue 8 item 2 / issue 12: stops, chunking, cost limits
+# ------------------------------------------------ stops, chunking, cost limits
 class SlowPrepare(Coin):
     """prepare() is a long loop with checkpoints (like shadow training); games are quick."""
 
@@ -139,10 +95,12 @@ class SlowPrepare(Coin):
         return None
 
 
+
 def _stop_after(seconds: float) -> threading.Event:
     stop = threading.Event()
     threading.Timer(seconds, stop.set).start()
     return stop
+
 
 
 def test_cancel_during_prepare_returns_promptly():
@@ -152,6 +110,7 @@ def test_cancel_during_prepare_returns_promptly():
     assert res.cancelled and res.games_done == 0 and not res.completed
     with pytest.raises(Cancelled):
         run(SlowPrepare(), {"games": 10}, seed=0, cancel=_stop_after(0.3), raise_on_cancel=True)
+
 
 
 def test_cancel_is_seen_between_games_of_a_chunk():
@@ -164,6 +123,7 @@ def test_cancel_is_seen_between_games_of_a_chunk():
     assert res.cancelled and 0 < res.games_done < 360
 
 
+
 def test_results_identical_for_any_chunking():
     params = {"n": 40, "trials": 4, "sweeps": True, "defense": "gaussian", "defense_level": 3.0}
     runs = [run("reconstruction", params, seed=3, chunk_size=c) for c in (None, 1, 7, 1000)]
@@ -171,6 +131,7 @@ def test_results_identical_for_any_chunking():
     strip = [[{k: v for k, v in r.items() if k != "solver_seconds"} for r in res.records] for res in runs]
     assert all(s == strip[0] for s in strip)
     assert all(res.metrics == runs[0].metrics for res in runs)
+
 
 
 def test_next_chunk_targets_the_poll_interval():
@@ -181,6 +142,7 @@ def test_next_chunk_targets_the_poll_interval():
     assert next_chunk(400, 400, 4.0, 0.5, 10_000) == 50  # 10 ms per game → 50 games per 0.5 s
     assert next_chunk(8, 8, 16.0, 0.5, 10_000) == 1  # slow games: one at a time
     assert next_chunk(100, 100, 0.001, 0.5, 120) == 120  # never beyond the limit
+
 
 
 def test_progress_comes_about_every_poll_interval():
@@ -196,6 +158,7 @@ def test_progress_comes_about_every_poll_interval():
     assert seen[0] == 0 and seen[-1] == 150  # "0 / N games" right after prepare, then the end
     steps = [b - a for a, b in zip(seen, seen[1:])]
     assert max(steps) <= 4 * 50 + 1  # ~0.5 s of 10 ms games per chunk (growth ≤ 4×), not a tenth fixed
+
 
 
 def test_location_abuse_link_is_refused_with_the_estimate(monkeypatch):
@@ -215,10 +178,11 @@ def test_location_abuse_link_is_refused_with_the_estimate(monkeypatch):
     assert "the server allows 1 GB and 2 minutes per run" in msg and "command line" in msg
     assert err.value.cost.bytes > 4e9  # the link took the server from 0.7 to 4.4 GB
     # the memory guard (CLI too): on a 6 GB machine the same run is refused, the default is not (estimated
-    # 5.3 GB since issue 12's calibration, 24 bytes per test cell: the link really grew the server by 3.7 GB)
+    # 5.3 GB since the cost model's calibration, 24 bytes per test cell: the link really grew the server by 3.7 GB)
     with pytest.raises(CostLimitError, match="of memory"):
         check_memory_guard(sc.estimate_cost(sc.resolve({"games": 1_000_000, "observations": 200})), 0.8, 6e9)
     check_memory_guard(sc.estimate_cost(sc.resolve({})), 0.8, 6e9)
+
 
 
 def test_every_scenario_estimates_its_default_cost_within_server_limits():
@@ -238,6 +202,7 @@ def test_every_scenario_estimates_its_default_cost_within_server_limits():
     assert big.seconds > 10 * small.seconds and big.bytes > small.bytes
 
 
+
 def test_settings_file_and_env_override(tmp_path, monkeypatch):
     from core.runtime.settings import parse, settings
 
@@ -253,12 +218,14 @@ def test_settings_file_and_env_override(tmp_path, monkeypatch):
         parse({"server": {"slots": "two"}})
     # the shipped file parses and equals the documented defaults
     monkeypatch.delenv("LAB_SETTINGS")
-    from core.runtime.settings import DEFAULT_FILE, Settings
     import tomllib
+
+    from core.runtime.settings import DEFAULT_FILE, Settings
 
     shipped = parse(tomllib.loads(DEFAULT_FILE.read_text()))
     assert {k: v for k, v in vars(shipped).items() if k != "source"} == \
         {k: v for k, v in vars(Settings()).items() if k != "source"}
+
 
 
 def test_new_labs_estimate_more_for_heavier_runs():
@@ -271,3 +238,4 @@ def test_new_labs_estimate_more_for_heavier_runs():
     # measured (benchmarks/bench_cost.py): BCorr 1.3–1.5× the default run, 200 epochs 5.5×
     assert ml.estimate_cost(ml.resolve({"defense": "bcorr"})).seconds > 1.2 * base.seconds
     assert ml.estimate_cost(ml.resolve({"n_per_group": 1000, "epochs": 200})).seconds > 4 * base.seconds
+
