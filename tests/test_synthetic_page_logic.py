@@ -2,12 +2,15 @@
 run's view (sentence, metric rows, one-game panel, per-game table) and the generator comparison."""
 import math
 
+import numpy as np
+import pandas as pd
 import pytest
 
 from core.errors import DataError
 from core.runtime.games import run
 from core.scenario import get
-from core.scenarios.synthetic import data as sdata, views as sviews
+from core.scenarios.synthetic import data as sdata
+from core.scenarios.synthetic import views as sviews
 
 SMALL = {"n": 200, "games": 2, "synth_size": 100, "dataset": "acs-like"}
 
@@ -139,3 +142,19 @@ def test_compare_view_picks_the_most_useful_release_below_the_risk_line():
     assert v.best is None and v.sentence == "**No compared release keeps the attack at or below 60%.**"
     assert v.roc_attack is None and not v.by_epsilon
     assert all(not math.isnan(p["accuracy"]) for p in v.points)
+
+
+def test_records_cap_follows_the_users_table(tmp_path):
+    """n cannot pass the records an uploaded table holds (rounded down to n's step of 50); built-in data have no
+    such cap."""
+    rng = np.random.default_rng(0)
+    frame = pd.DataFrame({"smoker": rng.choice(["yes", "no"], 534), "region": rng.choice(list("abcd"), 534),
+                          "age": rng.integers(18, 80, 534)})
+    path = tmp_path / "people.csv"
+    frame.to_csv(path, index=False)
+    top, why = sviews.records_cap("csv", str(path), "smoker")
+    assert top == 500 and "534 records" in why
+    assert sviews.records_cap("cces16", "", "") is None
+    result = run("synthetic", {**SMALL, "dataset": "csv", "data_path": str(path), "secret": "smoker", "n": top},
+                 seed=0)
+    assert result.metrics["games_done"] == SMALL["games"]

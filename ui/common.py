@@ -15,12 +15,12 @@ from typing import Any
 import pandas as pd
 import streamlit as st
 
+from core.errors import ParameterError
 from core.output import plain_language as say
 from core.output import safe_csv
 from core.output.inert import inert
-from core.errors import ParameterError
-from core.runtime.games import Result
 from core.params import Param
+from core.runtime.games import Result
 from core.scenario import Scenario
 from ui.feedback import show_error, tick  # noqa: F401  (pages import show_error with the other widgets)
 from ui.limits import cost_cap, valid_range
@@ -264,7 +264,7 @@ def _widget(p: Param, key: str, container, inactive: str | None = None, cap: tup
 
 
 def param_widgets(scenario: Scenario, container=None, only=None, exclude=(), seed: bool = True,
-                  defaults: dict | None = None, cost_capped: tuple = ()) -> dict:
+                  defaults: dict | None = None, cost_capped: tuple = (), data_caps: dict | None = None) -> dict:
     """Widgets generated from the scenario's Params; values mirrored into ``st.query_params``.
 
     Widgets of parameters that have no effect under the current choices (``Param.active_when``) are
@@ -274,6 +274,10 @@ def param_widgets(scenario: Scenario, container=None, only=None, exclude=(), see
     ``defaults``: where the page starts for some parameters instead of the scenario's defaults (a small, fast
     first run). The link holds every value that differs from where the page starts, so a shared link reopens
     with the same values (a value equal to the scenario's default but not the page's stays in it).
+
+    ``cost_capped`` / ``data_caps``: int parameters whose top follows the server's limits at the other current
+    settings, or the user's data (``{name: (top, why)}``): drawn as typed fields that correct a larger value and
+    say why.
     """
     container = container if container is not None else st.sidebar
     start = {**scenario.defaults(), **(defaults or {}), "seed": 0}
@@ -287,6 +291,9 @@ def param_widgets(scenario: Scenario, container=None, only=None, exclude=(), see
     current = {**scenario.defaults(), **{p.name: st.session_state[f"{scenario.name}.{p.name}"] for p in shown}}
     inactive = scenario.inactive(current)
     caps = {name: cost_cap(scenario, current, name) for name in cost_capped}  # ui.limits
+    for name, cap in (data_caps or {}).items():  # what the user's data allow (e.g. records in their table)
+        if cap is not None and (caps.get(name) is None or cap[0] < caps[name][0]):
+            caps[name] = cap
     values = {}
     for p in shown:
         values[p.name] = _widget(p, f"{scenario.name}.{p.name}", container, inactive.get(p.name), caps.get(p.name))

@@ -2,10 +2,9 @@
 comparison (privacy–utility points and the best release under the paper's high-risk line)."""
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-
 import inspect
 import os
+from dataclasses import dataclass, field
 
 import pandas as pd
 
@@ -13,7 +12,16 @@ from ...data.dataset import load_csv
 from ...errors import DataError, ParameterError
 from ...output import plain_language as say
 from ...releases.synthesizers import SYNTHESIZERS
-from .data import DEFAULT_SECRET, DP_GENERATORS, EPOCH_GENERATORS, GENERATORS, HIGH_RISK, base_dataset, size_ladder
+from .data import (
+    DEFAULT_SECRET,
+    DP_GENERATORS,
+    EPOCH_GENERATORS,
+    GENERATORS,
+    HIGH_RISK,
+    base_dataset,
+    load_game_data,
+    size_ladder,
+)
 
 # The page (pages/40_Synthetic_data.py) is widgets → one engine call → plots; its choice lists and the tables
 # and sentences it prints come from here, so they are testable without Streamlit.
@@ -24,6 +32,17 @@ COMPARE_EPSILONS = (1.0, 10.0, 100.0)  # the paper's ε values
 # (CTGAN, TVAE) take minutes per game on two cores.
 FAST_GENERATORS = ("nonprivate", "baynet", "indhist", "privbayes")
 PAGE_PARAMS = ("dataset", "data_path", "secret", "generator", "epsilon")  # set by the page's own sidebar widgets
+
+
+def records_cap(dataset: str, data_path: str, secret: str) -> tuple[int, str] | None:
+    """``(largest n, why)`` for a user's table: the generator is fitted on n of its records, so n cannot pass the
+    records the table holds (in steps of n's own 50). None for the built-in data, which hold more than n's range."""
+    if dataset != "csv" or not data_path:
+        return None
+    rows = load_game_data({"dataset": dataset, "data_path": data_path, "secret": secret})[0].shape[0]
+    step = 50
+    return max(step, rows // step * step), (f"Your table has {rows:,} records: the generator is fitted on at most "
+                                             "that many.")
 
 
 def secret_choices(dataset: str, data_path: str = "", name: str = "") -> list[str]:
