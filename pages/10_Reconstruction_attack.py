@@ -63,6 +63,10 @@ def draw(result, final):
         st.caption(f"95% {say.term('clopper-pearson-interval', 'Clopper–Pearson interval')} for the accuracy: [{m['accuracy_ci_low']:.3f}, "
                    f"{m['accuracy_ci_high']:.3f}] over {m['trials_done']} trials × n bits · m = {m['queries']} "
                    f"queries · {eps_txt}.")
+        caution = say.interval_caution(m["accuracy"], m["accuracy_ci_low"], m["accuracy_ci_high"],
+                                       m.get("majority_baseline"), "the reconstruction", "Play more trials.")
+        if caution:
+            st.warning(caution, icon=":material/info:")
     figs = {}
     if s.get("accuracy_vs_query_ratio", {}).get("x"):
         figs["accuracy_vs_query_ratio"] = plots.accuracy_vs_ratio(s, m, chosen=config["query_ratio"],

@@ -78,6 +78,10 @@ def draw(result, final):
                f"[{m['accuracy_ci_low']:.3f}, {m['accuracy_ci_high']:.3f}] · noise scale {m['noise_scale']:.3f}"
                f" · gap to the {say.term('dp-bound', 'DP bound')} {m['gap_to_bound']:.3f}{extra} · "
                f"{say.term('auc')}, {say.term('tpr-at-fpr')}: see the glossary.")
+    caution = say.interval_caution(m.get("accuracy"), m.get("accuracy_ci_low"), m.get("accuracy_ci_high"), 0.5,
+                                   "the membership attack", "Play more test games.")
+    if caution:  # members and non-members are equally likely in every test game: guessing is right half the time
+        st.warning(caution, icon=":material/info:")
     with top.container():
         figure(plots.accuracy_vs_observations(theory, s, legend_side=True), "location-accuracy-vs-observations",
                downloads=final)

@@ -149,3 +149,11 @@ def test_glossary_page_has_an_anchor_per_term():
     assert {h.proto.anchor for h in headers} == {a for _, a, _ in say.glossary()}
     at.text_input(key="glossary.q").input("shadow").run()
     assert 1 <= len(at.subheader) < len(say.glossary())
+
+
+def test_interval_caution_speaks_only_when_the_interval_reaches_guessing():
+    wide = say.interval_caution(0.56, 0.47, 0.65, 0.5, "the reconstruction", "Play more trials.")
+    assert wide is not None and "too wide to say how well the reconstruction works" in wide
+    assert wide.endswith("Play more trials.") and "47.0%" in wide and "50.0%" in wide
+    assert say.interval_caution(0.9, 0.85, 0.95, 0.5) is None  # clearly above guessing: nothing to say
+    assert say.interval_caution(0.9, float("nan"), 0.95, 0.5) is None  # no interval, no claim

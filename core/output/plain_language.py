@@ -353,7 +353,8 @@ def _num(x: float) -> str:
     return f"{x:.1f}" if x < 10 else f"{x:.0f}"
 
 
-def interval_caution(accuracy, low, high, chance, what: str = "the attack") -> str | None:
+def interval_caution(accuracy, low, high, chance, what: str = "the attack",
+                     advice: str = "Use more records or a larger group.") -> str | None:
     """One caution when an accuracy's 95% interval cannot tell ``what`` from guessing (it reaches down to
     the ``chance`` accuracy of always guessing the most common value), else None."""
     if any(v is None or v != v for v in (accuracy, low, high, chance)):
@@ -362,7 +363,7 @@ def interval_caution(accuracy, low, high, chance, what: str = "the attack") -> s
         return None
     return (f"The accuracy of {accuracy:.1%} has a 95% confidence interval of {low:.1%} – {high:.1%}, which "
             f"reaches the {chance:.1%} of guessing the most common value: too wide to say how well {what} works. "
-            "Use more records or a larger group.")
+            + advice)
 
 
 # ------------------------------------------------------------------ ε in plain words (odds, accuracy, samples)
