@@ -41,11 +41,14 @@ def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--seeds", type=int, default=20)
     ap.add_argument("--jobs", type=int, default=1)
+    ap.add_argument("--only", default="", help="play only the pairs whose bug id contains this text")
     args = ap.parse_args(argv)
     presets = load_presets()
     print(f"{'pair':44s} {'run':6s} {'flag rate':>10s} {'95% CI':>15s} {'goal':>7s} {'ε ≥ (mean)':>11s} "
           f"{'claimed':>8s} {'s/run':>6s} {'max s':>6s}")
     for bug, fixed in known_bug_pairs(presets):
+        if args.only not in bug:
+            continue
         for name, kind in ((bug, "bug"), (fixed, "fixed")):
             out = play(presets[name], args.seeds, args.jobs)
             rate = out["flagged"] / args.seeds

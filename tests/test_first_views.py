@@ -17,7 +17,7 @@ def test_presets_cite_the_paper_or_a_file_that_ships():
         for path in re.findall(r"[\w./-]+/[\w.-]+\.(?:md|py|toml|csv)", text):
             assert (ROOT / path).exists(), (name, path)
         # a section, figure or table of the paper, or the paper itself by its arXiv number
-        assert re.search(r"§|Fig\.|Table|Theorem|slides|arXiv \d", p["source"]), (name, p["source"])
+        assert re.search(r"§|Fig\.|Table|Theorem|Algorithm \d|slides|arXiv \d", p["source"]), (name, p["source"])
 
 
 def test_two_worlds_verdict_says_both_pass_plainly():

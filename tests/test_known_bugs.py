@@ -50,3 +50,15 @@ def test_synthetic_bug_only_with_privbayes():
 
     with pytest.raises(ParameterError):
         get("synthetic").resolve({"generator": "nonprivate", "bug": "privbayes-probability-sensitivity"})
+
+
+def test_the_informed_auditor_is_always_right_on_an_exact_network():
+    """BayNet publishes exact conditional tables: an auditor who knows everyone but the target can compute the
+    target's secret from the secret's own table, so it never misses; the audit needs a network to read."""
+    from core.errors import ParameterError
+
+    result = run("synthetic", {"generator": "baynet", "attack": "dcr", "audit_model": True, "n": 200, "games": 40,
+                               "synth_size": 10, "query_sweep": False}, seed=3)
+    assert result.metrics["accuracy_model"] == 1.0 and result.metrics["auc_model"] == 1.0
+    with pytest.raises(ParameterError, match="audit_model"):
+        get("synthetic").resolve({"generator": "nonprivate", "audit_model": True})

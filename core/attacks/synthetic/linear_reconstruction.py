@@ -32,8 +32,8 @@ from dataclasses import dataclass
 import numpy as np
 import scipy.sparse as sp
 
-from ...releases.kway_queries import KWayQueries
 from ...errors import SolverError
+from ...releases.kway_queries import KWayQueries
 from ..reconstruction.dinur_nissim_lp import solve_lp
 
 

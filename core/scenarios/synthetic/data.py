@@ -25,10 +25,13 @@ DEFAULT_SECRET = {"cces16": "votetrump", "acs-like": "SEX", "fire-like": "ALS Un
 ATTACK_CHOICES = ("recon", "dcr", "infer", "all")
 ATTACK_NAMES = {"recon": "Adv_recon (linear reconstruction)", "dcr": "Adv_dcr (closest record)",
                 "infer": "Adv_infer (random forest)"}
+AUDITOR_NAME = {"model": "Adv_model (informed auditor reading the released network)"}
 GENERATORS = tuple(sorted(SYNTHESIZERS, key=lambda k: (k != "nonprivate", k)))
 DP_GENERATORS = tuple(k for k in GENERATORS if SYNTHESIZERS[k].dp)
 EPOCH_GENERATORS = tuple(k for k in GENERATORS
                          if "epochs" in inspect.signature(SYNTHESIZERS[k].__init__).parameters)
+# Generators whose release includes a Bayesian network the auditor can read (DataSynthesizer's description file).
+NETWORK_GENERATORS = tuple(k for k in GENERATORS if hasattr(SYNTHESIZERS[k], "network"))
 Q_GRID = (10, 100, 1000, 10_000, 100_000)
 MAX_SIZE = 1_000_000
 CACHE_ENTRIES = 32
@@ -183,7 +186,7 @@ def _synthetic(context: dict, config: dict, g: int) -> dict:
         sample_seconds = time.perf_counter() - start
         eps, delta = synth.privacy
         return {"S": big, "fit_seconds": fit_seconds, "sample_seconds": sample_seconds,
-                "epsilon": eps, "delta": delta}
+                "epsilon": eps, "delta": delta, "model": synth}
 
     return _SAMPLES.get_or(key, make)
 

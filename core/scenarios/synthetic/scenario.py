@@ -13,6 +13,7 @@ from ...attacks.synthetic.dcr import dcr_attack
 from ...attacks.synthetic.infer import infer_attack
 from ...attacks.synthetic.linear_reconstruction import ReconMatrix, solve_recon_lp
 from ...attacks.synthetic.linear_reconstruction import guess as round_guess
+from ...attacks.synthetic.model_audit import model_audit
 from ...cancel import checkpoint
 from ...errors import ParameterError
 from ...params import Param
@@ -27,6 +28,7 @@ from .data import (
     EPOCH_GENERATORS,
     GENERATORS,
     MAX_SIZE,
+    NETWORK_GENERATORS,
     Q_GRID,
     _game,
     _plain,
@@ -37,7 +39,6 @@ from .data import (
     size_ladder,
 )
 from .summary import summarize_games
-
 
 # The baselines that read only the synthetic sample S and the target's known attributes x_u:
 # name → attack(S, x_u, rng) → (guess, score). Adv_recon also needs the query family, so it is played apart.
@@ -111,6 +112,9 @@ class Synthetic(Scenario):
               "Paper presets page): privbayes-probability-sensitivity noises PrivBayes' count tables with the "
               "probability-scale sensitivity 2/n (DataSynthesizer issue 34)", ui=False,
               choices=("none", "privbayes-probability-sensitivity")),
+        Param("audit_model", "bool", False, "also play the informed auditor (Adv_model): it knows every record but "
+              "the target's secret and reads the released network's conditional table for the secret — the "
+              "strongest attacker DP allows, used to audit a release's ε claim (baynet, privbayes)", ui=False),
     )
 
     # ------------------------------------------------------------ config
@@ -125,6 +129,9 @@ class Synthetic(Scenario):
                                             "budget ε > 0 (the paper uses 1, 10 and 100)")
         if config["dataset"] == "csv" and not config["data_path"]:
             raise ParameterError("data_path", "dataset=csv needs data_path (the CSV file to attack)")
+        if config.get("audit_model") and config["generator"] not in NETWORK_GENERATORS:
+            raise ParameterError("audit_model", "the informed auditor reads a released Bayesian network: use "
+                                                f"generator {' or '.join(NETWORK_GENERATORS)}")
         if config.get("bug", "none") != "none" and config["generator"] != "privbayes":
             raise ParameterError("bug", "privbayes-probability-sensitivity applies to generator=privbayes only")
         codes, domain, _, _ = load_game_data(config)
@@ -141,7 +148,8 @@ class Synthetic(Scenario):
                                                     f"q = {q:,}. Use 0 for all, or k = 4 / 234 for more queries")
 
     def attacks(self, config) -> list[str]:
-        return list(ATTACK_NAMES) if config["attack"] == "all" else [config["attack"]]
+        chosen = list(ATTACK_NAMES) if config["attack"] == "all" else [config["attack"]]
+        return chosen + (["model"] if config.get("audit_model") else [])
 
     def _q_grid(self, config, cards) -> list[int]:
         bound = available_count(cards[:-1], config["query_k"])
@@ -255,6 +263,7 @@ class Synthetic(Scenario):
             fam, available = _queries(context, config, g, D)
             A = ReconMatrix.from_queries(fam)
         arng = _rng(context["entropy"], g, 5)
+        audit = model_audit(syn["model"], D, u) if "model" in attacks else None  # the same for every size
         rows = []
         example = None
         for m in context["sizes"]:
@@ -270,6 +279,8 @@ class Synthetic(Scenario):
                 if m == context["sizes"][-1]:
                     example = {"t_u": t_u, "objective": res.objective, "queries": fam.n_queries,
                                "available": available, "lp_rows": res.lp_rows}
+            if "model" in attacks:
+                row.update(model_guess=audit[0], model_score=audit[1])
             for name in attacks:
                 if name in SAMPLE_ATTACKS:
                     gs, sc = SAMPLE_ATTACKS[name](S, x_u, arng)
