@@ -19,7 +19,7 @@ scenario = scenario_page("location", about="What is happening here? (attackers, 
 upload = st.sidebar.file_uploader("Your own check-ins (CSV, auxiliary attacker)", type=["csv"],
                                   help="Columns: user, timestamp (unix or ISO), and lat/lon or site. "
                                        "Gridded 12×8, last 800 hours, one site per user and hour.")
-config = param_widgets(scenario)
+config = param_widgets(scenario, cost_capped="drivers")  # no control reaches a run the server refuses
 if upload is not None:
     from ui.uploads import save_upload  # private 0600 file, deleted when no session needs it
 

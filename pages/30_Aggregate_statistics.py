@@ -83,7 +83,7 @@ if source != "Synthetic census blocks":
                          "data_path": str(save_upload(table.normalised_csv(known + [sensitive]), "aggregates",
                                                            name=upload.name))}
 
-config = param_widgets(scenario, exclude=("data", "sweep"), defaults=PAGE_DEFAULTS)
+config = param_widgets(scenario, exclude=("data", "sweep"), defaults=PAGE_DEFAULTS, cost_capped="drivers")
 tolerance = st.sidebar.number_input(
     "Count tolerance (for the accuracy side)", min_value=0, max_value=1000, value=1, step=1,
     key="aggregates.tolerance",

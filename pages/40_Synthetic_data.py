@@ -104,7 +104,8 @@ if table is not None and options and problem is None:
         caps["n"] = records_cap(dataset, extra.get("data_path", ""), extra["secret"])
     except LabError as exc:
         problem = exc
-widget_config = param_widgets(scenario, exclude=page_params(generator), defaults=PAGE_DEFAULTS, data_caps=caps)
+widget_config = param_widgets(scenario, exclude=page_params(generator), defaults=PAGE_DEFAULTS, data_caps=caps,
+                              cost_capped="drivers")
 seed = widget_config.pop("seed")
 if problem is not None:
     show_error(problem)

@@ -29,7 +29,7 @@ scenario = scenario_page("ml-models", sidebar="ML model attribute inference",
 upload = st.sidebar.file_uploader("Your own records (CSV; choose 'Your CSV' as dataset)", type=["csv"],
                                   help="One row per person; pick a binary label, a binary sensitive attribute "
                                        "and a categorical group attribute below.")
-config = param_widgets(scenario, exclude=("label", "sensitive", "group"))
+config = param_widgets(scenario, exclude=("label", "sensitive", "group"), cost_capped="drivers")
 seed = config.pop("seed")
 overrides = {k: v for k, v in config.items()}
 roles = {}

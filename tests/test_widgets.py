@@ -157,3 +157,26 @@ def test_interval_caution_speaks_only_when_the_interval_reaches_guessing():
     assert wide.endswith("Play more trials.") and "47.0%" in wide and "50.0%" in wide
     assert say.interval_caution(0.9, 0.85, 0.95, 0.5) is None  # clearly above guessing: nothing to say
     assert say.interval_caution(0.9, float("nan"), 0.95, 0.5) is None  # no interval, no claim
+
+
+def test_every_lab_stops_its_controls_where_the_server_would_refuse(tmp_path, monkeypatch):
+    """A link asking for more games than the server accepts at the other settings is corrected on the page, with
+    the reason, instead of refused after the fact; a control whose whole range is affordable stays as it was."""
+    from apptest_helpers import open_page
+
+    from core.cost import largest_affordable
+    from core.runtime.settings import settings
+    from core.scenario import get
+
+    limits = tmp_path / "lab_settings.toml"  # a strict server, so the largest accepted run stays small
+    limits.write_text("[server]\nmax_run_seconds = 20\n")
+    monkeypatch.setenv("LAB_SETTINGS", str(limits))
+    sc = get("synthetic")
+    config = sc.resolve(dict(sc.page_defaults))
+    top = largest_affordable(sc.estimate_cost, config, "games", 1, 1000, 1, 20, settings().max_run_bytes)
+    at = open_page("pages/40_Synthetic_data.py", games=900, run=True)
+    assert not at.exception
+    field = at.number_input(key="synthetic.games")
+    assert field.value == top < 900 and "the command line has no such limit" in field.help
+    assert any("is above the maximum" in w.value for w in at.sidebar.warning)
+    assert not any("the server allows" in e.value for e in at.error), [e.value for e in at.error]

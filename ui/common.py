@@ -15,7 +15,7 @@ from typing import Any
 import pandas as pd
 import streamlit as st
 
-from core.errors import ParameterError
+from core.errors import LabError, ParameterError
 from core.output import plain_language as say
 from core.output import safe_csv
 from core.output.inert import inert
@@ -263,8 +263,21 @@ def _widget(p: Param, key: str, container, inactive: str | None = None, cap: tup
                         step=step, low_open=p.low_open, high_open=p.high_open, help=help_text, disabled=disabled)
 
 
+def _top(p: Param):
+    return valid_range(p.kind, p.low, p.high, p.step, p.low_open, p.high_open)[1]
+
+
+def _cost_drivers(scenario: Scenario, current: dict, shown: list) -> list[str]:
+    """The shown int parameters the scenario's cost estimate names as its drivers at the current settings."""
+    try:
+        drivers = scenario.estimate_cost(scenario.resolve({k: v for k, v in current.items() if k != "seed"})).drivers
+    except LabError:
+        return []
+    return [p.name for p in shown if p.kind == "int" and p.name in drivers]
+
+
 def param_widgets(scenario: Scenario, container=None, only=None, exclude=(), seed: bool = True,
-                  defaults: dict | None = None, cost_capped: tuple = (), data_caps: dict | None = None) -> dict:
+                  defaults: dict | None = None, cost_capped: tuple | str = (), data_caps: dict | None = None) -> dict:
     """Widgets generated from the scenario's Params; values mirrored into ``st.query_params``.
 
     Widgets of parameters that have no effect under the current choices (``Param.active_when``) are
@@ -277,7 +290,8 @@ def param_widgets(scenario: Scenario, container=None, only=None, exclude=(), see
 
     ``cost_capped`` / ``data_caps``: int parameters whose top follows the server's limits at the other current
     settings, or the user's data (``{name: (top, why)}``): drawn as typed fields that correct a larger value and
-    say why.
+    say why. ``cost_capped="drivers"``: every shown int the cost estimate grows with, wherever its widget's own
+    range would reach a run the server refuses.
     """
     container = container if container is not None else st.sidebar
     start = {**scenario.defaults(), **(defaults or {}), "seed": 0}
@@ -290,7 +304,11 @@ def param_widgets(scenario: Scenario, container=None, only=None, exclude=(), see
             st.session_state[key] = _initial(p, key, start[p.name])
     current = {**scenario.defaults(), **{p.name: st.session_state[f"{scenario.name}.{p.name}"] for p in shown}}
     inactive = scenario.inactive(current)
-    caps = {name: cost_cap(scenario, current, name) for name in cost_capped}  # ui.limits
+    if cost_capped == "drivers":  # every int the cost grows with, capped only where the server would refuse
+        caps = {name: cap for name in _cost_drivers(scenario, current, shown)
+                if (cap := cost_cap(scenario, current, name)) is not None and cap[0] < _top(scenario.param(name))}
+    else:
+        caps = {name: cost_cap(scenario, current, name) for name in cost_capped}  # ui.limits
     for name, cap in (data_caps or {}).items():  # what the user's data allow (e.g. records in their table)
         if cap is not None and (caps.get(name) is None or cap[0] < caps[name][0]):
             caps[name] = cap
