@@ -88,9 +88,10 @@ class Scenario:
         overrides = dict(overrides or {})
         known = {p.name for p in self.params}
         for key in overrides:
-            if key not in known:
-                raise ParameterError(key, f"unknown parameter for scenario {self.name!r}; "
-                                          f"known: {', '.join(sorted(known))}")
+            if key not in known:  # a name from a link or a file: shown on one line, quoted when it is not plain
+                shown = key if isinstance(key, str) and key.isprintable() and len(key) <= 60 else repr(key)[:60]
+                raise ParameterError(shown, f"unknown parameter for scenario {self.name!r}; "
+                                            f"known: {', '.join(sorted(known))}")
         config = {}
         for p in self.params:
             config[p.name] = p.validate(overrides[p.name]) if p.name in overrides else p.default

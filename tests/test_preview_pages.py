@@ -106,7 +106,12 @@ def test_a_queued_run_shows_the_preview(page, full_pool, stop_at_second_queue_po
 
 
 @pytest.mark.parametrize("page", list(PAGES))
-def test_a_refused_run_keeps_the_preview(page):
+def test_a_refused_run_keeps_the_preview(page, tmp_path, monkeypatch):
+    # A server so strict that no value of any control fits: the controls that follow the cost estimate have
+    # nothing to lower to, so the run itself is refused (with laxer limits they correct a link's value instead)
+    limits = tmp_path / "lab_settings.toml"
+    limits.write_text("[server]\nmax_run_seconds = 0.01\n")
+    monkeypatch.setenv("LAB_SETTINGS", str(limits))
     params = {**PAGES[page][0], **REFUSED[page]}
     at = open_page(page, **params)
     assert not at.exception, at.exception

@@ -47,6 +47,7 @@ def run_failed(exc: BaseException, partial: dict | None, unit: tuple[str, str], 
 
     live.empty()
     if preview is not None:
+        tick()  # the preview was drawn once already in this run: its charts need keys of their own
         with live.container():
             preview()
     with area:
