@@ -11,7 +11,7 @@ from core.plots import aggregates as plots
 from core.scenarios.aggregates import utility
 from core.scenarios.aggregates.preview import block_preview
 from ui.common import (chart, charts_side_by_side, content, download_figure, download_result, download_table,
-                       metric_row, scenario_page, param_widgets, plain, show_error)
+                       metric_row, scenario_page, param_widgets, plain, show_error, stop_unless_ready)
 from ui.runs import run_scenario
 from ui.report import run_tools
 
@@ -88,12 +88,7 @@ tolerance = st.sidebar.number_input(
     "Count tolerance (for the accuracy side)", min_value=0, max_value=1000, value=1, step=1,
     key="aggregates.tolerance",
     help="A published count counts as wrong when it is off by more than this many people")
-if problem is not None:
-    show_error(problem)
-    st.stop()
-if missing:
-    st.info(missing)
-    st.stop()
+stop_unless_ready(problem, missing)  # every control is drawn above, so none is forgotten
 try:
     seed = config.pop("seed")
     config = scenario.resolve({**config, **extra})

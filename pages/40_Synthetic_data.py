@@ -33,6 +33,7 @@ from ui.common import (
     param_widgets,
     scenario_page,
     show_error,
+    stop_unless_ready,
 )
 from ui.import_step import import_upload, role_select, suggestions
 from ui.report import run_tools
@@ -107,12 +108,7 @@ if table is not None and options and problem is None:
 widget_config = param_widgets(scenario, exclude=page_params(generator), defaults=PAGE_DEFAULTS, data_caps=caps,
                               cost_capped="drivers")
 seed = widget_config.pop("seed")
-if problem is not None:
-    show_error(problem)
-    st.stop()
-if missing:
-    st.info(missing)
-    st.stop()
+stop_unless_ready(problem, missing)  # every control is drawn above, so none is forgotten
 try:
     config = scenario.resolve({**widget_config, **extra})
 except LabError as exc:

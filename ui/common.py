@@ -80,6 +80,17 @@ def scenario_page(name: str, about: str, sidebar: str, content_name: str | None 
     return scenario
 
 
+def stop_unless_ready(problem: BaseException | None, missing: str | None) -> None:
+    """End the page's run before its engine call when the data are unusable (the error in one line) or not yet
+    given (what to do). Pages call it after drawing every control, since Streamlit forgets a control a run skips."""
+    if problem is not None:
+        show_error(problem)
+        st.stop()
+    if missing:
+        st.info(missing)
+        st.stop()
+
+
 # --------------------------------------------------------------- text
 CONTENT_DIR = Path(__file__).resolve().parent.parent / "content"
 _SECTION = re.compile(r"^<!-- section: ([\w-]+) -->\s*$", re.M)

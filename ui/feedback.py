@@ -1,12 +1,12 @@
 """What both the widgets (ui/common.py) and the run machinery (ui/runs.py) need: one clear line for an error,
-and the draw counter that keeps chart keys unique across live redraws. Kept apart so neither of those modules
-imports the other."""
+the draw counter that keeps chart keys unique across live redraws, and the browser session's id. Kept apart so
+neither of those modules imports the other."""
 from __future__ import annotations
-
-import streamlit as st
 
 import logging
 import uuid
+
+import streamlit as st
 
 from core.errors import LabError, ParameterError
 from core.output.inert import inert_text
@@ -73,3 +73,14 @@ def partial_after_failure(result, unit: tuple[str, str]) -> None:
                 if isinstance(v, (int, float)) and not isinstance(v, bool)]
         if rows:
             st.dataframe(pd.DataFrame(rows), hide_index=True, width="stretch")
+
+
+def session_id() -> str | None:
+    """This browser session's id (None outside a script run: tests, bare mode)."""
+    try:
+        from streamlit.runtime.scriptrunner import get_script_run_ctx
+
+        ctx = get_script_run_ctx(suppress_warning=True)
+    except Exception:  # no script context (tests, bare mode)
+        return None
+    return getattr(ctx, "session_id", None)

@@ -15,8 +15,8 @@ import streamlit as st
 
 from core.cancel import stop_check
 from core.data.dataset import DECIMALS, DELIMITERS, ENCODINGS
-from core.output.inert import inert_text
 from core.data.table_import import Suggestion, TableImport, inspect_upload, suggest_roles
+from core.output.inert import inert_text
 from ui.uploads import save_upload
 
 DETECTED = "detected"
@@ -26,9 +26,10 @@ DETECTED = "detected"
 def parse_guard():
     """Parsing an upload stops (``core.errors.Cancelled``) once the browser session that sent it has gone, so a
     closed tab does not keep a server thread busy with its file."""
-    from ui.runs import _session_id, session_alive
+    from ui.feedback import session_id
+    from ui.runs import session_alive
 
-    sid = _session_id()
+    sid = session_id()
     with stop_check(lambda: not session_alive(sid)):
         yield
 

@@ -28,13 +28,13 @@ import streamlit as st
 
 from core.cost import CostLimitError, check_server_limits
 from core.errors import Cancelled, LabError
-from core.runtime.games import Progress, Result
 from core.output.plain_language import count
-from core.scenario import Scenario
+from core.runtime.games import Progress, Result
 from core.runtime.settings import settings
 from core.runtime.store import address_key, engine_version, result_address
 from core.runtime.workers import Job, RunPool, run_job, sweep_job
-from ui.feedback import run_failed, show_error, tick
+from core.scenario import Scenario
+from ui.feedback import run_failed, session_id, show_error, tick
 from ui.stored import keep, store_note, stored
 from ui.visitors import release, wait_turn, watching
 
@@ -72,16 +72,6 @@ def pool() -> RunPool:
 
 
 # ----------------------------------------------------------- session liveness
-def _session_id() -> str | None:
-    try:
-        from streamlit.runtime.scriptrunner import get_script_run_ctx
-
-        ctx = get_script_run_ctx(suppress_warning=True)
-    except Exception:  # no script context (tests, bare mode)
-        return None
-    return getattr(ctx, "session_id", None)
-
-
 def session_alive(session_id: str | None) -> bool:
     """Whether the browser session is still connected (True outside a real server, e.g. in AppTest)."""
     if session_id is None:
@@ -208,7 +198,7 @@ def _watch_job(key: str | None, job: Job, on_update: Callable[[Any], tuple], bar
     """:func:`_in_worker`'s wait for a job it may start: join or submit, then report until it ends."""
     shared = _join(key, job)
     job = shared.job
-    _watch_abandoned(job, _Liveness(_session_id(), settings().abandoned_grace_seconds), cancel)
+    _watch_abandoned(job, _Liveness(session_id(), settings().abandoned_grace_seconds), cancel)
     started = time.perf_counter()
     done, total = 0, None
     seen = 0

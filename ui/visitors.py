@@ -16,18 +16,9 @@ import streamlit as st
 
 from core.runtime.settings import settings
 from core.runtime.workers import Job
+from ui.feedback import session_id
 
 POLL_SECONDS = 0.25
-
-
-def _session_id() -> str | None:
-    try:
-        from streamlit.runtime.scriptrunner import get_script_run_ctx
-
-        ctx = get_script_run_ctx(suppress_warning=True)
-    except Exception:  # no script context (tests, bare mode)
-        return None
-    return getattr(ctx, "session_id", None)
 
 
 def _yield_to_streamlit() -> None:
@@ -49,7 +40,7 @@ def _visitor() -> str | None:
         import hashlib
 
         return "browser-" + hashlib.sha256(str(cookie).encode()).hexdigest()[:16]
-    return _session_id()
+    return session_id()
 
 
 _VISITORS: dict[str, list[Job]] = {}  # visitor → heavy jobs its sessions watch (queued or running)

@@ -266,14 +266,19 @@ def read_header(source, *, name: str = "upload", max_bytes: int = MAX_BYTES, pre
             raw = raw[:cut + 1] if cut > 0 else raw
     else:
         raw = read_bytes(source, name=name, max_bytes=max_bytes)
+    fmt, text = _decoded(raw, name, fmt)
+    return _header(text, fmt, name, upload_limits()[0])
+
+
+def _decoded(raw: bytes, name: str, fmt: CsvFormat | None) -> tuple[CsvFormat, str]:
+    """The file's text and its format: the one given (its encoding checked), or the detected one."""
     if not raw.strip():
         raise DataError(f"{name}: the file is empty")
     if fmt is None:
-        fmt, text = detect_format(raw, name)
-    else:
-        text = decode_text(raw, name, fmt.encoding)
-        _check_text(text, name)
-    return _header(text, fmt, name, upload_limits()[0])
+        return detect_format(raw, name)
+    text = decode_text(raw, name, fmt.encoding)
+    _check_text(text, name)
+    return fmt, text
 
 
 def read_table(source, *, name: str = "upload", max_bytes: int = MAX_BYTES, max_rows: int = MAX_ROWS,
@@ -294,15 +299,7 @@ def read_table(source, *, name: str = "upload", max_bytes: int = MAX_BYTES, max_
     cap_columns, cap_cells = upload_limits()
     max_columns = cap_columns if max_columns is None else max_columns
     max_cells = cap_cells if max_cells is None else max_cells
-    raw = read_bytes(source, name=name, max_bytes=max_bytes)
-    if not raw.strip():
-        raise DataError(f"{name}: the file is empty")
-    if fmt is None:
-        fmt, text = detect_format(raw, name)
-    else:
-        text = decode_text(raw, name, fmt.encoding)
-        _check_text(text, name)
-    del raw
+    fmt, text = _decoded(read_bytes(source, name=name, max_bytes=max_bytes), name, fmt)
     names = _header(text, fmt, name, max_columns)
     row_cap = min(max_rows, max(1, max_cells // max(1, len(names))))
     limit = row_cap + 1 if nrows is None else min(nrows, row_cap + 1)
