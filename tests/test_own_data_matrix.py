@@ -142,6 +142,10 @@ def test_synthetic_cautions_when_the_interval_is_too_wide():
     one_game = noise_warning({"accuracy": 1.0, "accuracy_ci_low": 0.025, "accuracy_ci_high": 1.0}, 1)
     assert "too wide to say how well the attack works" in one_game and "1 game" in one_game
     assert noise_warning({"accuracy": 0.9, "accuracy_ci_low": 0.86, "accuracy_ci_high": 0.93}, 400) is None
+    # ten wins in ten games: clear of a coin flip, only the size of the lead is unknown
+    ten = noise_warning({"accuracy": 1.0, "accuracy_ci_low": 0.69, "accuracy_ci_high": 1.0}, 10)
+    assert "clearly beats a coin flip" in ten and "too wide to say by how much" in ten
+    assert "too wide to say how well" not in ten
 
 
 def test_uploaded_people_start_from_demographic_quasi_identifiers():

@@ -230,9 +230,13 @@ def noise_warning(metrics: dict, games: int) -> str | None:
     lo, hi, acc = metrics.get("accuracy_ci_low"), metrics.get("accuracy_ci_high"), metrics.get("accuracy")
     if lo is None or hi is None or acc is None or lo != lo or hi != hi:
         return None
-    if lo <= 0.5 <= hi or hi - lo > 0.3:
-        return (f"Only **{games} game{'s' if games != 1 else ''}**: the attack accuracy of {acc:.3f} has a 95% "
-                f"confidence interval of **{lo:.2f} – {hi:.2f}**, too wide to say how well the attack works"
-                + (" (it includes the 50% of a coin flip)" if lo <= 0.5 <= hi else "")
-                + ". Play more games for a finding.")
+    head = (f"Only **{games} game{'s' if games != 1 else ''}**: the attack accuracy of {acc:.3f} has a 95% "
+            f"confidence interval of **{lo:.2f} – {hi:.2f}**")
+    if lo <= 0.5 <= hi:
+        return head + (", too wide to say how well the attack works (it includes the 50% of a coin flip). "
+                       "Play more games for a finding.")
+    if hi - lo > 0.3:  # clear of a coin flip, but not how far
+        side = "beats" if lo > 0.5 else "does worse than"
+        return head + (f": the attack clearly {side} a coin flip, but the interval is too wide to say by how much. "
+                       "Play more games to pin it down.")
     return None
