@@ -429,8 +429,7 @@ def _no_leftovers_in_shm(pid: int) -> None:
 POINTS, GAMES = 40, 1000  # a few seconds per point, a minute or more in all: stopped long before the end
 STOP_SWEEP = ["sweep", "reconstruction", "--vary", "n=" + ",".join(str(n) for n in range(100, 100 + POINTS)),
          "--set", "trials=100", "--set", "sweeps=false", "--jobs", "2", "--progress"]
-# noisy answers keep the LP busy (exact ones at n = 200 finish 1,000 games in 2 s on a quiet machine, before
-# the first progress line)
+# noisy answers keep the LP busy: exact ones at n = 200 end before the first progress line on a quiet machine
 STOP_RUN = ["run", "reconstruction", "--set", "n=300", "--set", f"trials={GAMES}", "--set", "sweeps=false",
             "--set", "defense=gaussian", "--set", "defense_level=1", "--jobs", "2", "--no-store", "--progress"]
 
