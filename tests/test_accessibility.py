@@ -9,12 +9,11 @@ from __future__ import annotations
 
 import json
 import re
-import time
 from pathlib import Path
 
 import pytest
 
-from test_browser import _pages, _slug, browser, server  # noqa: F401  (fixtures: a server on a free port, Chromium)
+from test_browser import _pages, _slug, browser, server, settle  # noqa: F401  (fixtures: a server on a free port, Chromium)
 
 pytestmark = pytest.mark.browser
 
@@ -24,17 +23,6 @@ TAGS = ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa"]
 def _axe_source() -> str:
     axe = pytest.importorskip("axe_playwright_python")
     return (Path(axe.__file__).parent / "axe.min.js").read_text(encoding="utf-8")
-
-
-def _settle(page, need_plot: bool) -> None:
-    page.wait_for_selector('[data-testid="stSidebar"]', timeout=60_000)
-    if need_plot:
-        page.wait_for_selector(".js-plotly-plot", timeout=120_000)
-    deadline = time.time() + 240
-    running = page.get_by_text(re.compile(r"^Running "))
-    while time.time() < deadline and (running.count() or page.locator('[data-testid="stStatusWidget"]').count()):
-        page.wait_for_timeout(500)
-    page.wait_for_timeout(1500)
 
 
 def axe_violations(page) -> list[dict]:
@@ -62,7 +50,7 @@ NO_PLOT = ("home", "03_Lessons", "60_Compare_runs", "70_Paper_presets", "90_Glos
 def test_no_axe_violations_at_defaults_and_after_the_default_run(server, browser, name, path):  # noqa: F811
     page = browser.new_page(viewport={"width": 1400, "height": 1000})
     page.goto(f"{server}/{path}", wait_until="domcontentloaded")
-    _settle(page, need_plot=name not in NO_PLOT)
+    settle(page, need_plot=name not in NO_PLOT)
     found = axe_violations(page)
     page.close()
     assert not found, f"{name}: " + json.dumps(found, ensure_ascii=False, indent=1)
@@ -88,7 +76,7 @@ def test_keyboard_alone_changes_the_main_control_and_starts_and_stops_a_run(serv
 
     page = browser.new_page(viewport={"width": 1400, "height": 1000})
     page.goto(f"{server}/Aggregate_statistics", wait_until="domcontentloaded")
-    _settle(page, need_plot=True)  # the default run is over
+    settle(page, need_plot=True)  # the default run is over
     page.locator("body").press("Tab")  # focus enters the page from the keyboard
     # 1. the lab's main control, ε per aggregate: reach it with Tab, type a new value, Enter
     _tab_to(page, "el.tagName === 'INPUT' && el.getAttribute('aria-label') === 'ε per aggregate (0 = no noise)'")

@@ -76,21 +76,28 @@ def browser():
         b.close()
 
 
+def settle(page, need_plot: bool) -> bool:
+    """Wait for the sidebar (and a plot where the page draws one), then for the default run to finish (the run's
+    status box stops saying "Running"), then a moment for the last draw; False if the run is still going after
+    4 minutes."""
+    page.wait_for_selector('[data-testid="stSidebar"]', timeout=60_000)
+    if need_plot:
+        page.wait_for_selector(".js-plotly-plot", timeout=120_000)
+    deadline = time.time() + 240
+    running = page.get_by_text(re.compile(r"^Running "))
+    while time.time() < deadline and (running.count() or page.locator('[data-testid="stStatusWidget"]').count()):
+        page.wait_for_timeout(500)
+    finished = running.count() == 0
+    page.wait_for_timeout(1500)
+    return finished
+
+
 def _check_page(browser, url: str, name: str, need_plot: bool = True) -> None:
     page = browser.new_page(viewport={"width": 1400, "height": 1600})
     errors: list[str] = []
     page.on("pageerror", lambda e: errors.append(str(e)))
     page.goto(url, wait_until="domcontentloaded")
-    page.wait_for_selector('[data-testid="stSidebar"]', timeout=60_000)
-    if need_plot:
-        page.wait_for_selector(".js-plotly-plot", timeout=120_000)
-    # Let the default run finish (the run's status box stops saying "Running") before judging.
-    deadline = time.time() + 240
-    running = page.get_by_text(re.compile(r"^Running "))
-    while time.time() < deadline and (running.count() or page.locator('[data-testid="stStatusWidget"]').count()):
-        page.wait_for_timeout(500)
-    assert running.count() == 0, f"{name}: the default run did not finish within 4 minutes"
-    page.wait_for_timeout(1500)
+    assert settle(page, need_plot), f"{name}: the default run did not finish within 4 minutes"
     assert page.get_by_text("Page not found").count() == 0, f"{name}: Streamlit could not find the page"
     SHOTS.mkdir(parents=True, exist_ok=True)
     page.screenshot(path=str(SHOTS / f"{name}.png"))
