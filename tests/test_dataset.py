@@ -57,7 +57,7 @@ import io  # noqa: E402
 import os  # noqa: E402
 import time  # noqa: E402
 
-from core.data import census, traces  # noqa: E402
+from core.data import census, dataset, traces  # noqa: E402
 from core.data.dataset import read_table  # noqa: E402
 from core.reid import people  # noqa: E402
 
@@ -159,3 +159,16 @@ def test_fifo_is_refused_without_blocking(tmp_path):
     os.mkfifo(fifo)
     with pytest.raises(DataError, match="not a regular file"):
         load_csv(str(fifo))
+
+
+def test_a_vanished_file_is_named_without_its_server_folder(tmp_path):
+    # an upload lives in a private folder under the user's own file name; once it is gone, the message a page
+    # shows names the file the user knows and says what to do, never the folder the server keeps it in
+    folder = tmp_path / "upload-0123abcd"
+    folder.mkdir()
+    path = folder / "my survey.csv"
+    with pytest.raises(DataError) as err:
+        dataset.read_bytes(str(path), name="Upload")
+    text = str(err.value)
+    assert "'my survey.csv'" in text and "upload it again" in text
+    assert str(tmp_path) not in text and "upload-0123abcd" not in text

@@ -170,23 +170,27 @@ def read_bytes(source, *, name: str = "upload", max_bytes: int = MAX_BYTES) -> b
         path = os.fspath(source)
         if not path:
             raise DataError(f"{name}: no file given")
+        # Messages name the file, never its folder: an uploaded table lives in a private server folder under the
+        # user's own file name, and a message shown on a page must not tell a visitor where the server keeps it.
+        shown = os.path.basename(path.rstrip(os.sep)) or path
         try:
             info = os.stat(path)
         except FileNotFoundError:
-            raise DataError(f"{name}: file not found: {path!r}") from None
+            raise DataError(f"{name}: file not found: {shown!r} (an uploaded file may have been cleared from the "
+                            "server: upload it again)") from None
         except OSError as exc:
-            raise DataError(f"{name}: cannot open {path!r} ({exc.strerror or exc})") from None
+            raise DataError(f"{name}: cannot open {shown!r} ({exc.strerror or exc})") from None
         if stat.S_ISDIR(info.st_mode):
-            raise DataError(f"{name}: {path!r} is a directory, not a CSV file")
+            raise DataError(f"{name}: {shown!r} is a directory, not a CSV file")
         if not stat.S_ISREG(info.st_mode):
-            raise DataError(f"{name}: {path!r} is not a regular file (a device, pipe or socket)")
+            raise DataError(f"{name}: {shown!r} is not a regular file (a device, pipe or socket)")
         if info.st_size > max_bytes:
             raise DataError(f"{name}: larger than {_mb(max_bytes)} ({info.st_size / 2**20:,.1f} MB)")
         try:
             with open(path, "rb") as fh:
                 raw = _read_capped(fh, max_bytes, name)
         except OSError as exc:
-            raise DataError(f"{name}: cannot read {path!r} ({exc.strerror or exc})") from None
+            raise DataError(f"{name}: cannot read {shown!r} ({exc.strerror or exc})") from None
     elif hasattr(source, "read"):
         raw = _read_capped(source, max_bytes, name)
     else:
