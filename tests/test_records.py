@@ -226,3 +226,20 @@ def test_kanon_records_certify_exactly_the_homogeneous_classes():
     tiers = np.array(table.columns["tier"])
     assert np.array(table.columns["correct"])[tiers == "certified"].all()
     assert min(table.columns["k"]) >= 5
+
+
+def test_synthetic_record_ids_point_at_the_targets_row_in_the_data_set():
+    from core.scenarios.synthetic.data import load_game_data
+
+    res = run("synthetic", {"n": 200, "games": 8, "synth_size": 100, "dataset": "acs-like"}, seed=3)
+    table = RecordTable.from_dict(res.exposure)
+    codes, domain, _, _ = load_game_data(res.config)
+    names = list(domain)[:-1]
+    ids = [str(i) for i in table.columns["id"]]
+    assert len(set(ids)) == len(ids)  # one row per game, even when two games draw the same person
+    for j, rid in enumerate(ids):
+        game, row = rid.split("-row")
+        assert game == f"G{j + 1}"
+        x = codes[int(row) - 1]
+        decoded = {c: domain[c][int(x[i])] for i, c in enumerate(names)}
+        assert {c: str(table.columns[c][j]) for c in names} == {c: str(v) for c, v in decoded.items()}

@@ -66,7 +66,9 @@ def base_dataset(dataset: str, data_path: str = "") -> tuple[Dataset, str]:
         try:
             mtime = os.path.getmtime(data_path)
         except OSError:
-            raise ParameterError("data_path", f"cannot open {data_path!r} (no such file)") from None
+            raise ParameterError("data_path", f"cannot open {os.path.basename(data_path)!r} (no such file; an "
+                                              "uploaded file may have been cleared from the server: upload it "
+                                              "again)") from None
         data = _csv(data_path, mtime)
         return data, f"your CSV ({os.path.basename(data_path)}, {len(data):,} rows)"
     raise ParameterError("dataset", f"expected one of {'|'.join(DATASETS)}, got {dataset!r}")
@@ -159,8 +161,8 @@ def _game(context: dict, config: dict, g: int) -> dict:
         original = int(D[u, -1])
         D[u, -1] = int(rng.integers(0, 2))
         util = UtilityQueries(D, context["cards"], _rng(context["entropy"], g, 1))
-        return {"D": D, "u": u, "original": original, "truth": int(D[u, -1]), "utility": util,
-                "unique_targets": int(unique.size)}
+        return {"D": D, "u": u, "row": int(rows[u]), "original": original, "truth": int(D[u, -1]),
+                "utility": util, "unique_targets": int(unique.size)}
 
     return _GAMES.get_or((_data_key(config), context["entropy"], g), make)
 

@@ -290,7 +290,8 @@ class Synthetic(Scenario):
         domain = context["domain"]
         names = list(domain)
         target = {names[j]: _plain(domain[names[j]][int(x_u[j])]) for j in range(len(x_u))}
-        return {"kind": "main", "game": g, "u": u, "truth": truth, "original": game["original"],
+        return {"kind": "main", "game": g, "u": u, "row": game["row"], "truth": truth,
+                "original": game["original"],
                 "target": target, "unique_targets": game["unique_targets"], "sizes": rows, "example": example,
                 "epsilon": syn["epsilon"], "delta": syn["delta"], "fit_seconds": syn["fit_seconds"],
                 "sample_seconds": syn["sample_seconds"], "attack_seconds": attack_seconds}

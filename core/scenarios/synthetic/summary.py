@@ -176,7 +176,12 @@ def exposure_table(config: dict, context: dict, records: list[dict], attacks: li
     known = {name: [r["target"].get(name) for r in main] for name in names}
     why = ("A synthetic sample is consistent with either value of any one record's secret, so no guess can be "
            "certified.")
-    return build([r.get("original", r["u"]) for r in main], truth.tolist(), guesses.tolist(),
+    # A game draws its own sample D' of the data set, so one person can be the target of several games: the id
+    # names both, the game and the target's row in the data set (row 1 = its first usable row).
+    ids = [f"G{r['game'] + 1}-row{r['row'] + 1}" if "row" in r else f"G{r['game'] + 1}" for r in main]
+    return build(ids, truth.tolist(), guesses.tolist(),
                  confidence(scores, guesses), known=known, certification={"available": False, "why": why},
                  unit="target", notes=[f"Guesses of the {best} attack on a synthetic sample of "
-                                       f"{context['sizes'][-1]:,} rows; id = the target's row in the data set."])
+                                       f"{context['sizes'][-1]:,} rows; id = G<game>-row<the target's row in the "
+                                       "data set> (rows counted from 1 after rows with a missing value are "
+                                       "left out)."])
