@@ -243,3 +243,26 @@ def test_synthetic_record_ids_point_at_the_targets_row_in_the_data_set():
         x = codes[int(row) - 1]
         decoded = {c: domain[c][int(x[i])] for i, c in enumerate(names)}
         assert {c: str(table.columns[c][j]) for c in names} == {c: str(v) for c, v in decoded.items()}
+
+
+def test_synthetic_record_ids_of_an_uploaded_file_are_its_data_rows(tmp_path):
+    import pandas as pd
+
+    rng = np.random.default_rng(5)
+    n = 400
+    frame = pd.DataFrame({"region": rng.choice(["north", "south", "east", "west"], n),
+                          "age": rng.choice(["18-29", "30-49", "50-64", "65+"], n),
+                          "tenure": rng.choice(["own", "rent"], n),
+                          "smoker": rng.choice(["yes", "no"], n)})
+    frame.loc[rng.choice(n, 40, replace=False), "age"] = np.nan  # gaps stay rows: a missing cell is a category
+    path = tmp_path / "survey.csv"
+    frame.to_csv(path, index=False)
+    res = run("synthetic", {"dataset": "csv", "data_path": str(path), "secret": "smoker", "n": 150, "games": 6,
+                            "synth_size": 100}, seed=2)
+    table = RecordTable.from_dict(res.exposure)
+    assert any("data row in your file" in note for note in table.notes)
+    back = pd.read_csv(path, dtype=str).fillna("(missing)")
+    for j, rid in enumerate(map(str, table.columns["id"])):
+        row = back.iloc[int(rid.split("-row")[1]) - 1]
+        assert {c: str(table.columns[c][j]) for c in ("region", "age", "tenure")} == \
+            {c: row[c] for c in ("region", "age", "tenure")}

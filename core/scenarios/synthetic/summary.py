@@ -182,6 +182,11 @@ def exposure_table(config: dict, context: dict, records: list[dict], attacks: li
     return build(ids, truth.tolist(), guesses.tolist(),
                  confidence(scores, guesses), known=known, certification={"available": False, "why": why},
                  unit="target", notes=[f"Guesses of the {best} attack on a synthetic sample of "
-                                       f"{context['sizes'][-1]:,} rows; id = G<game>-row<the target's row in the "
-                                       "data set> (rows counted from 1 after rows with a missing value are "
-                                       "left out)."])
+                                       f"{context['sizes'][-1]:,} rows; {ROW_IDS[config['dataset'] == 'csv']}"])
+
+
+# What a synthetic record id's row counts. An uploaded CSV is read with a missing cell as one more category, so
+# no row is ever dropped and row i of the attacked data is the file's i-th data row.
+ROW_IDS = {False: "id = G<game>-row<the target's row in the data set, 1 = its first row>.",
+           True: "id = G<game>-row<the target's data row in your file: 1 = the first row under the header (blank "
+                 "lines are not counted; a quoted value spanning lines is one row)>."}
