@@ -29,6 +29,7 @@ SMALL = {
     "location": {"games": 2000, "shadow_sweep_max": 0, "observations": 20},
     "synthetic": {"n": 200, "games": 4, "synth_size": 100, "dataset": "acs-like"},
     "aggregates": {"block_size": 120, "blocks": 2, "shadows": 200, "query_ratio": 0.5, "time_limit": 20},
+    "ml-models": {"groups": 6, "n_per_group": 200, "model": "forest", "targeting": "none"},
 }
 
 SCRIPT = """

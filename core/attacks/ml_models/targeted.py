@@ -101,8 +101,12 @@ def nested_schedule(kappa: float) -> list[float]:
 
 
 def targeting(mode: str, kappa: float, attributes: dict[str, np.ndarray], attribute_values: dict[str, list],
-              cs, y: np.ndarray, direction: str, correct: np.ndarray):
+              cs, y: np.ndarray, direction: str, correct: np.ndarray, attribute: str = ""):
     """The optional targeting step (§5.3) of one run: ``(ranges, best, sweep, nested, skipped)``.
+
+    ``attribute``: the single-attribute selection's attribute as the analyst names it (it must be one of the
+    candidate categorical ``attributes``); empty = the paper's choice, ``argmax_a r_a``. Naming it reproduces a
+    paper that targets a known attribute (occupation on Adult) when the range ranks another attribute first.
 
     ``mode = "none"`` never runs it. When no attribute shows an angular difference in two or more of its
     values (too few records per value), the run keeps its untargeted results: ``skipped`` is the one-line
@@ -119,10 +123,19 @@ def targeting(mode: str, kappa: float, attributes: dict[str, np.ndarray], attrib
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", RuntimeWarning)  # an attribute without a slope is NaN, handled below
         ranges = attribute_ranges(attributes, cs.confidence, cs.labels, y, direction)
-    try:
-        best = best_attribute(ranges)
-    except DataError as exc:
-        return ranges, None, [], [], str(exc).split(": ", 1)[-1].split(";")[0]
+    if attribute:
+        if attribute not in ranges:
+            raise DataError(f"targeting: {attribute!r} is not a candidate attribute; the candidates are the "
+                            f"categorical attributes with 2 or more values: {', '.join(sorted(ranges)) or 'none'}")
+        if not np.isfinite(ranges[attribute]["range"]):
+            return ranges, None, [], [], (f"the named attribute {attribute} has no angular difference in two or "
+                                          "more of its values (too few records per value)")
+        best = attribute
+    else:
+        try:
+            best = best_attribute(ranges)
+        except DataError as exc:
+            return ranges, None, [], [], str(exc).split(": ", 1)[-1].split(";")[0]
 
     def scored(mask):
         k, n = int(correct[mask].sum()), int(mask.sum())
