@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import numpy as np
 import pandas as pd
-import pytest
 
 from core.data import disparity_population as P
 from core.data.table_import import inspect_upload
@@ -73,3 +72,56 @@ def test_built_in_populations_number_their_records_stably():
     syn = P.synthetic(60, seed=5, n_groups=4)
     assert np.unique(syn.train_rows).size == syn.train_rows.size == 240 and syn.train_rows.min() >= 1
     assert (P.synthetic(60, seed=5, n_groups=4).train_rows == syn.train_rows).all()
+
+
+# ----------------------------------------------------------------- numeric scaling
+def test_zscore_uses_the_training_records_statistics_only():
+    from core.models.target_model import Encoder
+
+    rng = np.random.default_rng(0)
+    train = pd.DataFrame({"hours": rng.normal(40, 10, 500), "gain": rng.exponential(900, 500),
+                          "job": rng.choice(["a", "b"], 500)})
+    test = pd.DataFrame({"hours": rng.normal(60, 5, 200), "gain": rng.exponential(100, 200),
+                         "job": rng.choice(["a", "b"], 200)})
+    enc = Encoder(["job"], ["hours", "gain"], "zscore").fit(train, test)
+    Xtr, Xte = enc.transform(train), enc.transform(test)
+    assert Xtr.shape == (500, 4)
+    assert np.allclose(Xtr[:, 2:].mean(axis=0), 0, atol=1e-5) and np.allclose(Xtr[:, 2:].std(axis=0), 1, atol=1e-5)
+    mean, sd = train[["hours", "gain"]].mean().to_numpy(), train[["hours", "gain"]].std(ddof=0).to_numpy()
+    assert np.allclose(Xte[:, 2:], (test[["hours", "gain"]].to_numpy() - mean) / sd, atol=1e-4)
+    assert Xte[:, 2].mean() > 1.5  # the held-out records sit where the training statistics put them
+    # min-max (the default) is unchanged: (x − min)/(max − min) over every record; the one-hot part is shared
+    mm = Encoder(["job"], ["hours", "gain"]).fit(train, test)
+    both = pd.concat([train, test])["hours"]
+    assert np.allclose(mm.transform(test)[:, 2], (test["hours"] - both.min()) / (both.max() - both.min()), atol=1e-6)
+    assert (mm.transform(train)[:, :2] == Xtr[:, :2]).all()
+
+
+def test_zscore_changes_the_models_inputs_and_nothing_else():
+    from core.scenario import get, prepare_rng
+
+    sc = get("ml-models")
+    base = {"groups": 4, "n_per_group": 150, "targeting": "none"}
+    ctx = {s: sc.prepare(sc.resolve({**base, "scaling": s}), prepare_rng(7)) for s in ("minmax", "zscore")}
+    d = ctx["minmax"]["data"]
+    assert d is ctx["zscore"]["data"]  # the same population (and record ids) whatever the scaling
+    k = len(d.numeric)
+    a, b = ctx["minmax"]["X"], ctx["zscore"]["X"]
+    assert k == 2 and (a[:, :-k] == b[:, :-k]).all() and not np.allclose(a[:, -k:], b[:, -k:])
+    assert np.allclose(b[:, -k:].mean(axis=0), 0, atol=1e-5) and (a[:, -k:].min(axis=0) >= 0).all()
+    runs = {s: run("ml-models", {**base, "scaling": s, "epochs": 40}, seed=7) for s in ("minmax", "zscore")}
+    ea, eb = runs["minmax"].exposure["columns"], runs["zscore"].exposure["columns"]
+    assert ea["id"] == eb["id"] and ea["secret"] == eb["secret"] and ea["subgroup"] == eb["subgroup"]
+    assert runs["zscore"].config["scaling"] == "zscore"
+    # the network sees other inputs, so it learns another function: other confidences, other accuracies
+    assert ea["score"] != eb["score"]
+    assert runs["minmax"].metrics["train_accuracy"] != runs["zscore"].metrics["train_accuracy"]
+
+
+def test_the_report_states_the_scaling():
+    from core.output.report import html_report
+
+    res = run("ml-models", {"groups": 3, "n_per_group": 100, "targeting": "none", "model": "forest",
+                            "scaling": "zscore"}, seed=2)
+    page = html_report([res])
+    assert "scaling" in page and "zscore" in page

@@ -36,23 +36,43 @@ HIDDEN = (32, 16, 8)
 EPOCH_CHUNK = 10  # epochs between cancellation checkpoints
 
 
+SCALINGS = ("minmax", "zscore")
+
+
 class Encoder:
-    """One-hot categoricals + min-max numerics ((x − min)/(max − min), the spec's fix of [C]'s bug)."""
+    """One-hot categoricals + scaled numerics, as the authors' code prepares the model's inputs.
 
-    def __init__(self, categorical: list[str], numeric: list[str]):
-        self.categorical, self.numeric = list(categorical), list(numeric)
+    ``minmax``: ``(x − min)/(max − min)`` over every record the encoder is fitted on (the spec's fix of the
+    code's ``(x − min)/max``); ``zscore``: ``(x − mean)/sd`` with the mean and the (population) standard deviation
+    of the *training* records only — the first frame given to :meth:`fit` — so held-out and auxiliary records
+    are scaled with statistics they did not help to make (scikit-learn's ``StandardScaler``; a constant column
+    keeps scale 1). The authors z-score heavy-tailed counts (Adult's fnlwgt, capital gain and loss; Texas's
+    length of stay and charges) and min-max bounded ones (age, hours per week)."""
 
-    def fit(self, *frames: pd.DataFrame) -> "Encoder":
+    def __init__(self, categorical: list[str], numeric: list[str], scaling: str = "minmax"):
+        if scaling not in SCALINGS:
+            raise ValueError(f"scaling must be one of {', '.join(SCALINGS)}, got {scaling!r}")
+        self.categorical, self.numeric, self.scaling = list(categorical), list(numeric), scaling
+
+    def fit(self, train: pd.DataFrame, *others: pd.DataFrame) -> "Encoder":
+        frames = (train, *others)
         both = pd.concat([f[self.categorical + self.numeric] for f in frames], ignore_index=True)
         self.onehot = OneHotEncoder(handle_unknown="ignore", sparse_output=False, dtype=np.float32)
         if self.categorical:
             self.onehot.fit(both[self.categorical].astype(str))
+        if self.scaling == "zscore" and self.numeric:
+            from sklearn.preprocessing import StandardScaler
+
+            scaler = StandardScaler().fit(train[self.numeric].to_numpy(float))
+            self.lo, self.span = scaler.mean_, scaler.scale_
+            return self
         self.lo = both[self.numeric].min().to_numpy(float) if self.numeric else np.zeros(0)
         span = both[self.numeric].max().to_numpy(float) - self.lo if self.numeric else np.zeros(0)
         self.span = np.where(span > 0, span, 1.0)
         return self
 
     def transform(self, frame: pd.DataFrame) -> np.ndarray:
+        """Columns: the one-hot codes of the categoricals, then the scaled numerics (in ``numeric``'s order)."""
         parts = []
         if self.categorical:
             parts.append(self.onehot.transform(frame[self.categorical].astype(str)))
