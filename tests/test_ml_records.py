@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 import pandas as pd
+import pytest
 
 from core.data import disparity_population as P
 from core.data.table_import import inspect_upload
@@ -125,3 +126,81 @@ def test_the_report_states_the_scaling():
                             "scaling": "zscore"}, seed=2)
     page = html_report([res])
     assert "scaling" in page and "zscore" in page
+
+
+# ----------------------------------------------------------------- the record card beside DP runs
+RECON = {"n": 14, "query_ratio": 0.6, "trials": 2, "sweeps": False}
+
+
+@pytest.fixture(scope="module")
+def recon_runs():
+    """One seed, three releases of the same people: exact answers (no DP), and Gaussian noise at two levels."""
+    return {level: run("reconstruction", {**RECON, **({"defense": "gaussian", "defense_level": level} if level else {})},
+                       seed=5).to_dict(records=False) for level in (0.0, 1.0, 3.0)}
+
+
+def test_which_runs_are_dp_releases():
+    from core.measure.records import dp_release
+    from core.scenarios.synthetic.data import DP_GENERATORS
+
+    assert dp_release(run("reconstruction", {**RECON, "defense": "rounding", "defense_level": 2.0}, seed=1)) is None
+    eps, delta = dp_release(run("reconstruction", {**RECON, "defense": "gaussian", "defense_level": 1.0}, seed=1))
+    assert 0 < eps < 20 and delta == 1e-5
+    assert dp_release(run("synthetic", {"n": 200, "games": 2, "synth_size": 100, "dataset": "acs-like",
+                                        "generator": DP_GENERATORS[0], "epsilon": 1.0}, seed=1)) == (1.0, 0.0)
+    assert dp_release(run("synthetic", {"n": 200, "games": 2, "synth_size": 100, "dataset": "acs-like"}, seed=1)) \
+        is None
+    assert dp_release({"metrics": {"claimed_epsilon": float("inf")}}) is None  # the ML lab's models claim none
+    assert dp_release({"metrics": {"claimed_epsilon": 0.5, "claimed_delta": 1e-6}}) == (0.5, 1e-6)
+
+
+def _row(result: dict, i: int) -> dict:
+    cols = result["exposure"]["columns"]
+    return {c: cols[c][i] for c in cols}
+
+
+def test_a_dp_run_shows_what_it_measured_for_the_record_next_to_its_bound(recon_runs):
+    from core.measure.records import counterfactual, dp_comparisons
+
+    noisy = recon_runs[1.0]
+    rec = _row(noisy, 3)
+    (c,) = dp_comparisons(rec, noisy)
+    eps, delta = noisy["metrics"]["release_epsilon"], noisy["metrics"]["release_delta"]
+    cols = noisy["exposure"]["columns"]
+    prior = np.mean([s == rec["guess"] for s in cols["secret"]])
+    same = [ok for g, ok in zip(cols["guess"], cols["correct"]) if g == rec["guess"]]
+    assert c["this_run"] and (c["epsilon"], c["delta"]) == (eps, delta)
+    assert (c["guess"], c["score"], c["tier"], c["correct"]) == (rec["guess"], rec["score"], rec["tier"],
+                                                                 rec["correct"])
+    assert c["prior"] == pytest.approx(prior) and c["bound"] == pytest.approx(counterfactual(eps, delta, prior))
+    assert c["hit_n"] == len(same) and c["hit_rate"] == pytest.approx(np.mean(same))
+    assert 0 <= c["hit_low"] <= c["hit_rate"]
+    assert dp_comparisons(_row(recon_runs[0.0], 3), recon_runs[0.0]) == []  # exact answers: no DP to compare
+
+
+def test_pinned_dp_runs_of_the_same_lab_show_the_same_record(recon_runs):
+    from core.measure.records import counterfactual, dp_comparisons
+
+    exact = recon_runs[0.0]
+    rec = _row(exact, 5)
+    other_lab = {**recon_runs[1.0], "scenario": "location"}
+    pins = [recon_runs[1.0], exact, other_lab, recon_runs[3.0]]
+    found = dp_comparisons(rec, exact, pins, ["#1", "#2", "#3", "#4"])
+    assert [c["run"] for c in found] == ["#1", "#4"]  # not the current run itself, not another lab's people
+    for c, pin in zip(found, (recon_runs[1.0], recon_runs[3.0])):
+        there = _row(pin, 5)
+        assert there["id"] == rec["id"] and c["secret"] == rec["secret"]
+        assert (c["guess"], c["score"], c["tier"]) == (there["guess"], there["score"], there["tier"])
+        assert c["epsilon"] == pin["metrics"]["release_epsilon"]
+        assert c["bound"] == pytest.approx(counterfactual(c["epsilon"], c["delta"], c["prior"]))
+    assert found[0]["epsilon"] > found[1]["epsilon"]  # more noise, smaller ε
+    # the same id naming somebody else (another truth or other known attributes) is not the same record
+    changed = {**recon_runs[1.0], "exposure": {**recon_runs[1.0]["exposure"]}}
+    cols = {k: list(v) for k, v in changed["exposure"]["columns"].items()}
+    cols["secret"][5] = 1 - cols["secret"][5]
+    changed["exposure"]["columns"] = cols
+    assert dp_comparisons(rec, exact, [changed], ["#1"]) == []
+    known = changed["exposure"]["known"][0]
+    cols["secret"][5] = rec["secret"]
+    cols[known][5] = "someone else"
+    assert dp_comparisons(rec, exact, [changed], ["#1"]) == []

@@ -4,12 +4,20 @@ from __future__ import annotations
 
 import math
 
-import numpy as np
 import pandas as pd
 import streamlit as st
 
+from core.measure.records import (
+    TIERS,
+    RecordTable,
+    counterfactual,
+    dp_comparisons,
+    guess_prior,
+    plural,
+    to_frame,
+    top_frame,
+)
 from core.output.inert import inert, inert_text, shorten
-from core.measure.records import TIERS, RecordTable, counterfactual, plural, to_frame, top_frame
 from core.plots.records import score_histogram, score_summary
 from ui.common import chart, content, download_table
 
@@ -61,11 +69,34 @@ def exposure_panel(result, key: str = "") -> None:
                                         "reason": st.column_config.TextColumn(width="large")})
     rows = list(getattr(getattr(event, "selection", None), "rows", []) or [])
     record = top.iloc[rows[0]] if rows else top.iloc[0]
-    _record_card(record, table, df, _default_epsilon(result), slug)
+    _record_card(record, table, df, _default_epsilon(result), slug, _compared(record, result),
+                 _offers_dp(result))
     download_table(df, f"who-is-exposed-{slug}", label=f"Who is exposed ({len(df):,} {plural(table.unit)})")
 
 
-def _record_card(record: pd.Series, table: RecordTable, df: pd.DataFrame, epsilon: float, slug: str) -> None:
+def _compared(record: pd.Series, result) -> list[dict]:
+    """The record in every DP release at hand: this run if it is one, and the pinned runs of the same lab."""
+    from core.measure.compare import difference_labels
+    from ui.pins import pinned
+
+    pins = list(pinned())
+    return dp_comparisons(record, result, pins, difference_labels(pins) if pins else [])
+
+
+def _offers_dp(result) -> bool:
+    """Whether the lab can play a differentially private release (an ε, or a defence with Gaussian noise)."""
+    from core.errors import ParameterError
+    from core.scenario import get
+
+    try:
+        sc = get(getattr(result, "scenario", None) or (result or {}).get("scenario", ""))
+    except ParameterError:  # a pseudo-run (the lecture's views) is no registered lab: no DP to offer
+        return False
+    return any(p.name == "epsilon" or (p.name == "defense" and "gaussian" in (p.choices or ())) for p in sc.params)
+
+
+def _record_card(record: pd.Series, table: RecordTable, df: pd.DataFrame, epsilon: float, slug: str,
+                 compared: list[dict] | None = None, offers_dp: bool = False) -> None:
     with st.container(border=True):
         st.markdown(f"**Record card — {table.unit}** {inert(record['id'])}")
         known = {c: record[c] for c in table.known}
@@ -83,16 +114,38 @@ def _record_card(record: pd.Series, table: RecordTable, df: pd.DataFrame, epsilo
         eps = st.number_input("ε of a differentially private release to compare with", min_value=0.01,
                               max_value=20.0, value=float(epsilon), step=0.1, key=f"exposure-eps-{slug}",
                               help="Defaults to the run's own ε where it has one")
+        prior = guess_prior(table, record["guess"])
         if table.baseline is not None:  # guesses such as names, not values the secrets take
-            prior = float(table.baseline)
             prior_words = f"a blind guess is right {100 * prior:.2g}% of the time"
         else:
-            prior = float(np.mean(df["secret"].astype(str) == str(record["guess"]))) if len(df) else 0.5
             prior_words = (f"a guess of {inert(record['guess'])} is right for {100 * prior:.1f}% of these "
                            f"{plural(table.unit)} with no release at all")
         bound = counterfactual(eps, 0.0, prior)
         st.markdown(f"Under a DP release at ε = {eps:g} this record's best attack is bounded by "
                     f"**{100 * bound:.3g}%** chance of being right ({prior_words}).")
+        if compared:
+            st.markdown("**Measured where the release is differentially private**")
+            for c in compared:
+                st.markdown(_measured_sentence(c))
+        elif offers_dp:
+            st.caption("Pin a run of this lab that releases with differential privacy (an ε) and this card shows "
+                       "what the attack measured for this record there, beside the bound at that ε.")
+
+
+def _measured_sentence(c: dict) -> str:
+    """One comparison of :func:`core.measure.records.dp_comparisons` as a sentence (values from the tables are
+    a stranger's text: shown inert)."""
+    delta = f", δ = {c['delta']:.2g}" if c["delta"] else ""
+    where = ("In this run" if c["this_run"] else f"In your pinned run {inert_text(c['run'])}")
+    rate = ("" if c["hit_rate"] is None else
+            f" Over that run, its guesses of {inert(c['guess'])} were right {100 * c['hit_rate']:.1f}% of "
+            f"{c['hit_n']:,} times.")
+    if c.get("games", 1) > 1:
+        where += f" (its highest-scoring of {c['games']} games)"
+    return (f"{where}, a DP release at ε = {c['epsilon']:.3g}{delta} per person, this record is a "
+            f"**{c['tier']}**: guess {inert(c['guess'])} ({'right' if c['correct'] else 'wrong'}), score "
+            f"{c['score']:.3g}; at that ε no attack is right about it with more than **{100 * c['bound']:.3g}%** "
+            f"chance.{rate}")
 
 
 def tier_changes_panel(pins: list[dict], labels: list[str]) -> None:

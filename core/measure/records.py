@@ -294,3 +294,107 @@ def top_frame(df, k: int = 50):
     order = df.assign(_rank=df["tier"].map(TIER_RANK)).sort_values(["_rank", "score"], ascending=[True, False],
                                                                   kind="stable")
     return order.drop(columns="_rank").head(int(k))
+
+
+# ----------------------------------------------------------------- the record card beside a DP release
+def guess_prior(table: RecordTable, guess: Any) -> float:
+    """The chance of the guess being right with no release at all: the table's ``baseline`` where guesses are not
+    values the secrets take (a name for a person), else the share of its records whose secret is ``guess``."""
+    if table.baseline is not None:
+        return float(table.baseline)
+    secrets = [_value_key(v) for v in table.columns.get("secret", [])]
+    return sum(v == _value_key(guess) for v in secrets) / len(secrets) if secrets else 0.5
+
+
+def find_records(table: RecordTable, record_id: Any) -> list[dict]:
+    """The rows whose ``id`` reads as ``record_id`` (ids compare as text: a CSV or JSON round trip keeps them);
+    several when the run attacked the same record in several games."""
+    key = str(record_id)
+    cols = table.order()
+    return [{c: table.columns[c][i] for c in cols} for i, v in enumerate(table.columns.get("id", [])) if str(v) == key]
+
+
+def guess_hit_rate(table: RecordTable, guess: Any) -> tuple[float | None, int]:
+    """(share right, how many) of the run's guesses equal to ``guess`` — the measured counterpart of the bound,
+    which caps the chance that a guess of this value is right; for guesses that are not secret values (names),
+    every guess of the run counts."""
+    guesses = [_value_key(v) for v in table.columns.get("guess", [])]
+    right = table.columns.get("correct", [])
+    key = _value_key(guess)
+    rows = range(len(guesses)) if table.baseline is not None else [i for i, g in enumerate(guesses) if g == key]
+    n = len(rows)
+    return (sum(bool(right[i]) for i in rows) / n if n else None), n
+
+
+def _rate_low(rate: float | None, n: int) -> float | None:
+    """95 % Clopper–Pearson lower bound of a share ``rate`` of ``n``."""
+    if rate is None or n == 0:
+        return None
+    from scipy.stats import beta
+
+    k = round(rate * n)
+    return 0.0 if k == 0 else float(beta.ppf(0.025, k, n - k + 1))
+
+
+def _value_key(v: Any) -> str:
+    """A cell as text that reads alike across tables (3, 3.0 and numpy's 3 are one value; missing is one)."""
+    if v is None or (isinstance(v, float) and math.isnan(v)):
+        return ""
+    if isinstance(v, (int, float, np.integer, np.floating)) and not isinstance(v, (bool, np.bool_)):
+        return repr(float(v))
+    return str(v)
+
+
+def _parts_of(result: Any) -> tuple[str, dict, dict, dict | None]:
+    if isinstance(result, dict):
+        return (result.get("scenario", ""), result.get("config") or {}, result.get("metrics") or {},
+                result.get("exposure"))
+    return (getattr(result, "scenario", ""), getattr(result, "config", None) or {},
+            getattr(result, "metrics", None) or {}, getattr(result, "exposure", None))
+
+
+def dp_release(result: Any) -> tuple[float, float] | None:
+    """``(ε, δ)`` per person when the run is a differentially private release (noise of a DP mechanism, a DP
+    generator), else None: the claim the run itself reports (:func:`core.measure.audit.claim_of`), finite."""
+    from .audit import claim_of
+
+    eps, delta = claim_of(result)
+    return (float(eps), float(delta or 0.0)) if eps is not None and math.isfinite(eps) and eps >= 0 else None
+
+
+def dp_comparisons(record: dict, current: Any, others: Sequence[Any] = (), labels: Sequence[str] = ()) -> list[dict]:
+    """What the record card sets beside the bound: this record in every DP release at hand — the current run when
+    it is one, then each of ``others`` (pinned runs, named by ``labels``) of the same lab that is one and holds the
+    same record: same id, and the same truth and known attributes (another seed may draw other people under the
+    same ids). Each entry: the run, its (ε, δ) per person, the record's guess, truth, score and tier there (in its
+    highest-scoring game when the run attacked it in several: ``games``), the prior of that guess, the bound at
+    that ε (:func:`counterfactual`) and how often the run's guesses of that value were right with its 95 % lower
+    bound (the measured counterpart of the bound: for secrets drawn with that prior,
+    a release at that ε keeps their expected share under the bound)."""
+    name, config, _, _ = _parts_of(current)
+    out = []
+    for result, label, this in [(current, "this run", True), *((o, lab, False) for o, lab in zip(others, labels))]:
+        r_name, r_config, _, data = _parts_of(result)
+        if not this and (r_name != name or r_config == config):
+            continue  # another lab's people, or the current run pinned
+        release = dp_release(result)
+        table = RecordTable.from_dict(data) if isinstance(data, dict) else data
+        if release is None or table is None:
+            continue
+        if this:  # the card's own row (a record attacked in several games has a row per game)
+            rows = [{c: record.get(c) for c in ("guess", "secret", "correct", "score", "tier")}]
+        else:
+            rows = [r for r in find_records(table, record["id"])
+                    if all(_value_key(r.get(c)) == _value_key(record.get(c)) for c in ("secret", *table.known))]
+        if not rows:
+            continue
+        row = max(rows, key=lambda r: float(r["score"]))  # its most exposed game there
+        eps, delta = release
+        prior = guess_prior(table, row["guess"])
+        rate, n = guess_hit_rate(table, row["guess"])
+        low = _rate_low(rate, n)
+        out.append({"run": label, "this_run": this, "epsilon": eps, "delta": delta, "guess": row["guess"],
+                    "secret": row["secret"], "correct": bool(row["correct"]), "score": float(row["score"]),
+                    "tier": row["tier"], "prior": prior, "bound": counterfactual(eps, delta, prior),
+                    "hit_rate": rate, "hit_n": n, "hit_low": low, "seed": r_config.get("seed"), "games": len(rows)})
+    return out
