@@ -54,11 +54,11 @@ def test_uploaded_records_keep_the_row_of_the_users_file(tmp_path):
     rows = frame.iloc[ids - 1]  # id 1 = the first data row under the header
     assert not rows[["age", "married", "region", "income"]].isna().any().any()
     assert "islands" not in set(rows["region"]) and any("Left out 1" in n for n in res.series["notes"])
-    values = info["sensitive_values"]
-    secret = [values[v] for v in ex["columns"]["secret"]]
-    assert rows["married"].tolist() == secret
+    assert set(info["sensitive_values"]) == {"yes", "no"}
+    assert rows["married"].tolist() == ex["columns"]["secret"]  # the file's own values, not codes
     assert rows["region"].tolist() == ex["columns"]["subgroup"]
-    assert rows["income"].tolist() == [info["label_values"][v] for v in ex["columns"]["label"]]
+    assert rows["income"].tolist() == ex["columns"]["label"]
+    assert np.mean(np.array(ex["columns"]["guess"]) == rows["married"].to_numpy()) == res.metrics["accuracy"]
     assert any("first row under the header" in n for n in ex["notes"])
 
 
@@ -204,3 +204,18 @@ def test_pinned_dp_runs_of_the_same_lab_show_the_same_record(recon_runs):
     cols["secret"][5] = rec["secret"]
     cols[known][5] = "someone else"
     assert dp_comparisons(rec, exact, [changed], ["#1"]) == []
+
+
+def test_the_ml_page_offers_the_scaling_and_its_card_speaks_the_datas_words():
+    from apptest_helpers import open_page
+
+    at = open_page("pages/50_ML_models.py", groups=3, n_per_group=100, model="forest", targeting="none",
+                   scaling="zscore")
+    assert not at.exception, at.exception
+    box = next(s for s in at.selectbox if s.label == "Numeric scaling")
+    assert box.value == "zscore" and "training records' mean" in box.help
+    captions = " ".join(c.value for c in at.caption)
+    assert "synthetic census" in captions and "secret = MAR" in captions
+    truth = next(m for m in at.metric if m.label == "Truth")
+    assert truth.value in ("married", "single")
+    assert not any("Pin a run of this lab" in c.value for c in at.caption)  # the lab has no DP release to pin

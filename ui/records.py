@@ -77,8 +77,9 @@ def exposure_panel(result, key: str = "") -> None:
 def _compared(record: pd.Series, result) -> list[dict]:
     """The record in every DP release at hand: this run if it is one, and the pinned runs of the same lab."""
     from core.measure.compare import difference_labels
-    from ui.pins import pinned
+    from ui.pins import pinned, restore_from_link
 
+    restore_from_link()  # pins a link carries are taken back before the card reads them (once per link)
     pins = list(pinned())
     return dp_comparisons(record, result, pins, difference_labels(pins) if pins else [])
 
@@ -142,10 +143,11 @@ def _measured_sentence(c: dict) -> str:
             f"{c['hit_n']:,} times.")
     if c.get("games", 1) > 1:
         where += f" (its highest-scoring of {c['games']} games)"
-    return (f"{where}, a DP release at ε = {c['epsilon']:.3g}{delta} per person, this record is a "
+    bound = (f"at that ε no attack is right about it with more than **{100 * c['bound']:.3g}%** chance"
+             if c["bound"] < 0.995 else "at that ε the guarantee no longer limits an attack on it (bound ≈ 100%)")
+    return (f"{where}, a DP release at ε = {c['epsilon']:.3g}{delta} per person, this record's tier is "
             f"**{c['tier']}**: guess {inert(c['guess'])} ({'right' if c['correct'] else 'wrong'}), score "
-            f"{c['score']:.3g}; at that ε no attack is right about it with more than **{100 * c['bound']:.3g}%** "
-            f"chance.{rate}")
+            f"{c['score']:.3g}; {bound}.{rate}")
 
 
 def tier_changes_panel(pins: list[dict], labels: list[str]) -> None:

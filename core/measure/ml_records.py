@@ -27,8 +27,11 @@ def exposure_table(d, pred, score) -> dict:
     groups = [d.group_names[int(g)] for g in d.g]
     rows = d.train_rows if d.train_rows is not None else np.arange(1, len(pred) + 1)
     meaning = d.row_meaning or "id = the record's position in the training split (1 = the first)"
-    table = build(np.asarray(rows).tolist(), np.asarray(d.s).astype(int).tolist(), pred.tolist(),
-                  confidence(score, pred), known={"subgroup": groups, "label": np.asarray(d.y).astype(int).tolist()},
+    # values as the data write them (the user's own words for the sensitive attribute and the label), not codes
+    sv, lv = d.sensitive_values, d.label_values
+    roles = f"secret = {d.sensitive_col}; subgroup = {d.group_col}; label = {d.label_col} (the model's output)."
+    table = build(np.asarray(rows).tolist(), [sv[int(v)] for v in d.s], [sv[int(v)] for v in pred],
+                  confidence(score, pred), known={"subgroup": groups, "label": [lv[int(v)] for v in d.y]},
                   certification={"available": False, "why": WHY_NOT_CERTIFIED}, unit="training record",
-                  notes=[meaning + "."])
+                  notes=[meaning + ".", roles])
     return table.to_dict()
