@@ -128,6 +128,8 @@ def _record_card(record: pd.Series, table: RecordTable, df: pd.DataFrame, epsilo
             st.markdown("**Measured where the release is differentially private**")
             for c in compared:
                 st.markdown(_measured_sentence(c))
+            with st.expander("How to read the bound beside what was measured"):
+                st.markdown(content("records", "counterfactual"))
         elif offers_dp:
             st.caption("Pin a run of this lab that releases with differential privacy (an ε) and this card shows "
                        "what the attack measured for this record there, beside the bound at that ε.")

@@ -370,7 +370,7 @@ def from_csv(path: str, label: str, sensitive: str, group: str, seed: int, min_g
     frame = frame.dropna(axis=1, how="all").dropna()
     if frame.empty:
         raise DataError("csv: every row has a missing value")
-    # numeric columns stay numbers (scaled to [0, 1] by the model's encoder, as the paper's code does) unless
+    # numeric columns stay numbers (min-max or z-score scaled by the model's encoder, as the paper's code does) unless
     # they have a dozen values or fewer; text columns are one-hot coded
     unknown = [c for c in categorical if c not in frame.columns]
     if unknown:
