@@ -75,6 +75,13 @@ if config["dataset"] == "csv":  # numeric columns stay numbers unless the user s
 try:
     config = {**scenario.resolve(overrides), "seed": seed}
     preview = population_preview(config, seed)
+    if config["targeting"] == "single" and preview["targeting_candidates"]:
+        overrides["target_attribute"] = st.sidebar.selectbox(
+            "Targeted attribute", [""] + preview["targeting_candidates"], key=f"ml-models.target.{config['dataset']}",
+            format_func=lambda c: c or "Widest range (the paper's rule)", bind="query-params",
+            help=scenario.param("target_attribute").help + " Naming one follows a paper that targets a known "
+                                                             "attribute, such as occupation on Adult.")
+        config = {**scenario.resolve(overrides), "seed": seed}
 except LabError as exc:
     show_error(exc)
     st.stop()

@@ -1,4 +1,6 @@
 """AppTest: the ML-models page runs a small default, names the most exposed groups and rejects bad input."""
+import json
+
 from apptest_helpers import chart_titles, open_page
 
 PAGE = "pages/50_ML_models.py"
@@ -36,3 +38,16 @@ def test_ml_models_page_rejects_bad_column_choice():
     at.selectbox(key="ml-models.col.tv16.sensitive").select("votetrump").run()
     assert not at.exception, at.exception
     assert any("three different columns" in e.value for e in at.error)
+
+
+def test_ml_models_page_targets_the_attribute_the_analyst_names():
+    at = open_page(PAGE, groups=6, n_per_group=200, epochs=10)
+    assert not at.exception, at.exception
+    box = at.selectbox(key="ml-models.target.synthetic")
+    assert box.options[0] == "Widest range (the paper's rule)"
+    assert {"SEX", "RACE", "SCHL", "COW", "ST"} <= set(box.options)  # categorical inputs only: no AGEP, WKHP
+    assert "AGEP" not in box.options
+    box.select("RACE").run()
+    assert not at.exception, at.exception
+    traces = [t.get("name", "") for c in at.get("plotly_chart") for t in json.loads(c.proto.spec)["data"]]
+    assert "targeted (most exposed values of RACE)" in traces

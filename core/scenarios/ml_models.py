@@ -113,7 +113,19 @@ def population_preview(config: dict, seed: int = 0) -> dict:
     d = load_population(config, _data_seed(seed))
     n = np.bincount(d.g, minlength=d.n_groups)
     return {"groups": d.group_names, "rho": d.group_rho().tolist(), "n": n.tolist(),
-            "rho_target": None if d.rho_target is None else d.rho_target.tolist(), "info": d.summary()}
+            "rho_target": None if d.rho_target is None else d.rho_target.tolist(), "info": d.summary(),
+            "targeting_candidates": list(targeting_attributes(d))}
+
+
+def targeting_attributes(d) -> dict[str, np.ndarray]:
+    """The targeting step's candidates: each categorical attribute with 2 to ``MAX_GROUPS`` values among the
+    training records, as integer codes (numeric inputs are not candidates: the paper targets categories)."""
+    out = {}
+    for c in d.categorical:
+        codes = _codes(d.train[c])
+        if 2 <= codes.max() + 1 <= P.MAX_GROUPS:
+            out[c] = codes
+    return out
 
 
 def _data_seed(seed: int) -> int:
@@ -171,6 +183,8 @@ class MLModels(Scenario):
               "values up to the budget κ; nested = intersect several attributes' exposed values.",
               label="Targeting", choices=("none", "single", "nested"),
               choice_labels={"none": "None (untargeted)", "single": "Single attribute", "nested": "Nested attributes"}),
+        Param("target_attribute", "str", "", "Single-attribute targeting's attribute (a categorical column); empty "
+              "= the widest range of angular differences, the paper's rule.", ui=False),
         Param("kappa", "float", 0.1, "Attack budget κ: the fraction of the records the attacker targets.",
               label="Budget κ", low=0.01, high=1.0, step=0.01, active_when=("targeting", ("single", "nested"))),
         Param("defense", "str", "none", "bcorr = resample every group to the least-correlated group's ρ and "
@@ -257,11 +271,10 @@ class MLModels(Scenario):
         d = load_population(config, data_seed)
         checkpoint("building the population")
         enc = Encoder(d.categorical, d.numeric, config["scaling"]).fit(d.train, d.test, d.aux)
-        attrs = {}
-        for c in d.categorical:
-            codes = _codes(d.train[c])
-            if 2 <= codes.max() + 1 <= P.MAX_GROUPS:
-                attrs[c] = codes
+        attrs = targeting_attributes(d)
+        if config["target_attribute"] and config["targeting"] == "single" and config["target_attribute"] not in attrs:
+            raise ParameterError("target_attribute", f"{config['target_attribute']!r} is not a categorical "
+                                 f"attribute with 2 or more values; the candidates: {', '.join(attrs) or 'none'}")
         ctx = {"data": d, "X": enc.transform(d.train), "X_test": enc.transform(d.test),
                "X_aux": enc.transform(d.aux), "attributes": attrs,
                "attribute_values": {c: sorted(np.unique(d.train[c].astype(str))) for c in attrs},
@@ -347,7 +360,8 @@ class MLModels(Scenario):
 
         t = time.perf_counter()
         ranges, best, sweep, nested, skipped = targeting(config["targeting"], config["kappa"], context["attributes"],
-                                                         context["attribute_values"], cs, d.y, direction, correct)
+                                                         context["attribute_values"], cs, d.y, direction, correct,
+                                                         attribute=config["target_attribute"])
         times["targeting_seconds"] = time.perf_counter() - t
 
         # confidence scatter sample per group (v = 1 rows), with each class's regression line
