@@ -8,7 +8,7 @@ from core.measure import metrics as M
 from core.measure.audit import BROKEN_MESSAGE, audit, audit_result, epsilon_lower_bound_roc
 from core.runtime.games import run
 from core.releases.laplace import Laplace
-from core.scenarios import location as loc
+from core.scenarios.location import scenario as loc  # the module whose Laplace the game calls
 
 SMALL = {"observations": 1, "games": 4000, "shadow_sweep_max": 0, "train_shadows": 400, "epsilon": 0.5}
 

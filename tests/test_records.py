@@ -131,7 +131,7 @@ def test_probable_tier_false_positive_rate_on_fresh_negatives_matches_the_stated
 def test_location_probable_tier_keeps_its_rate_on_a_fresh_run():
     """The probable threshold of a membership game, calibrated on one run's non-members, applied to another seed's
     non-members: the share that clears it stays within a binomial tolerance of the stated rate."""
-    params = {"games": 6000, "shadow_sweep_max": 0, "observations": 20}
+    params = {"games": 6000, "shadow_sweep_max": 0, "observations": 20, "target_users": 1}
     a = run("location", params, seed=1).exposure
     b = run("location", params, seed=2).exposure
     t = a["calibration"]["threshold"]
@@ -161,7 +161,7 @@ def test_tier_changes_between_two_tables():
 
 # ----------------------------------------------------------------- every scenario: records agree with metrics
 @pytest.mark.parametrize("name,params", [
-    ("location", {"games": 4000, "shadow_sweep_max": 0, "observations": 20}),
+    ("location", {"games": 4000, "shadow_sweep_max": 0, "observations": 20, "target_users": 4, "user_games": 500}),
     ("synthetic", {"n": 200, "games": 6, "synth_size": 100, "dataset": "acs-like"}),
     ("aggregates", {"block_size": 120, "blocks": 2, "shadows": 200, "query_ratio": 0.5, "time_limit": 20}),
     ("ml-models", {"groups": 6, "n_per_group": 200, "model": "forest", "targeting": "none"}),
@@ -170,7 +170,9 @@ def test_each_scenarios_records_agree_with_its_accuracy(name, params):
     res = run(name, params, seed=1)
     table = RecordTable.from_dict(res.exposure)
     assert table is not None and table.total == len(table)
-    assert np.mean(table.columns["correct"]) == pytest.approx(res.metrics["accuracy"], abs=1e-12)
+    # location: every attacked user's games (the headline accuracy is the first user's)
+    accuracy = res.metrics["users_accuracy" if name == "location" else "accuracy"]
+    assert np.mean(table.columns["correct"]) == pytest.approx(accuracy, abs=1e-12)
     assert sum(table.tier_counts.values()) == table.total
     tiers = np.array(table.columns["tier"])
     assert np.array(table.columns["correct"])[tiers == "certified"].all()

@@ -50,6 +50,9 @@ class Traces:
     n_sites: int
     n_epochs: int
     source: str = "synthetic"
+    # each user's value in an uploaded file's user column (index = user id), so a result names the file's user;
+    # None for synthetic traces, whose user id is the name
+    labels: list | None = None
 
     def __post_init__(self):
         self.user = np.asarray(self.user, dtype=np.int64)
@@ -294,9 +297,17 @@ def traces_from_frame(df: pd.DataFrame, rng: np.random.Generator, n_epochs: int 
     keep = inbox & (epoch >= 0)
     if not keep.any():
         raise DataError("no check-in falls inside the grid box and the time window")
-    users, _ = pd.factorize(df[ucol][keep])
+    users, names = pd.factorize(df[ucol][keep])
     u, s, e = clip_per_epoch(users, np.asarray(site_codes)[keep], epoch[keep], rng, clip)
-    return Traces(u, s, e, int(users.max()) + 1, int(n_sites), int(n_epochs), source=source)
+    return Traces(u, s, e, int(users.max()) + 1, int(n_sites), int(n_epochs), source=source,
+                  labels=[_plain_label(v) for v in names])
+
+
+def _plain_label(value):
+    """A user column's value as JSON can carry it: an int stays an int, anything else becomes its text."""
+    if isinstance(value, (int, np.integer)) and not isinstance(value, bool):
+        return int(value)
+    return str(value)
 
 
 def load_trace_csv(source, rng: np.random.Generator, n_epochs: int = 800,

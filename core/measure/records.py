@@ -117,6 +117,9 @@ class RecordTable:
     # chance of a right guess with no release at all, where the guesses are not values the secrets take (a name
     # for a person: 1/population); None = the share of records whose secret equals the guessed value
     baseline: float | None = None
+    # a scenario's roll-up of the rows per group (e.g. per attacked user when every user plays many games):
+    # {"unit", "columns": {name: list}, "x", "y", "y_low", "y_high", "sentences", "content"}; None = no groups
+    groups: dict | None = None
 
     @property
     def truncated(self) -> bool:
@@ -129,14 +132,15 @@ class RecordTable:
         return {"columns": self.columns, "known": self.known, "total": self.total,
                 "tier_counts": self.tier_counts, "accuracy": self.accuracy, "calibration": self.calibration,
                 "certification": self.certification, "unit": self.unit, "records_max": self.records_max,
-                "truncated": self.truncated, "notes": self.notes, "baseline": self.baseline}
+                "truncated": self.truncated, "notes": self.notes, "baseline": self.baseline,
+                "groups": self.groups}
 
     @classmethod
     def from_dict(cls, data: dict | None) -> "RecordTable | None":
         if not data:
             return None
         keys = ("columns", "known", "total", "tier_counts", "accuracy", "calibration", "certification", "unit",
-                "records_max", "notes", "baseline")
+                "records_max", "notes", "baseline", "groups")
         return cls(**{k: data[k] for k in keys if k in data})
 
     def order(self) -> list[str]:

@@ -18,7 +18,9 @@ membership bit from the target's k positive cells ("observations").
 One unit of work evaluates every attack on ``games`` balanced test aggregates for one
 (k, number of training shadows) pair, vectorised; the first unit is the requested
 ``observations`` and ``train_shadows``, the next ones sweep k (accuracy vs
-observations) and the training-set size (accuracy vs shadows, paper App. E).
+observations) and the training-set size (accuracy vs shadows, paper App. E); the last
+ones attack further users, one unit of ``user_games`` games each, for the per-user view of
+who is exposed (:mod:`core.scenarios.location.users`).
 """
 from __future__ import annotations
 
@@ -28,20 +30,21 @@ import os
 
 import numpy as np
 
-from ..attacks.location.likelihood_ratio import LikelihoodRatioAttack
-from ..attacks.location.location_common import CellPool, balanced_labels, noise, sample_counts
-from ..attacks.location.one_threshold import OneThresholdAttack
-from ..attacks.location.two_threshold import TwoThresholdAttack
-from ..cancel import checkpoint
-from ..data.traces import generate_traces, load_trace_csv
-from ..errors import DataError, ParameterError
-from ..measure import metrics as M
-from ..measure.curves import score_histogram, thin, thin_roc, tpr_at
-from ..params import Param
-from ..releases.gaussian import Gaussian
-from ..releases.laplace import Laplace
-from ..scenario import Scenario, register
-from ..theory import dp_accuracy as T
+from ...attacks.location.likelihood_ratio import LikelihoodRatioAttack
+from ...attacks.location.location_common import balanced_labels, noise, sample_counts
+from ...attacks.location.one_threshold import OneThresholdAttack
+from ...attacks.location.two_threshold import TwoThresholdAttack
+from ...cancel import checkpoint
+from ...data.traces import generate_traces, load_trace_csv
+from ...errors import DataError, ParameterError
+from ...measure import metrics as M
+from ...measure.curves import score_histogram, thin, thin_roc, tpr_at
+from ...params import Param
+from ...releases.gaussian import Gaussian
+from ...releases.laplace import Laplace
+from ...scenario import Scenario, register
+from ...theory import dp_accuracy as T
+from . import users as U
 
 ATTACKS = ("one-threshold", "two-threshold", "mlp", "lrt")
 K_GRID = (1, 2, 5, 10, 20, 30, 40, 50, 60, 80, 100, 120, 168, 200)
@@ -130,6 +133,13 @@ class LocationMembership(Scenario):
               label="Training shadows", low=20, high=1_000_000, log=True),
         Param("games", "int", 50_000, "Balanced test aggregates per evaluated point (paper: 50,000).",
               label="Test games per point", low=100, high=1_000_000, log=True),
+        Param("target_users", "int", 10, "How many users are attacked, each with its own cells, pools and "
+              "games. The first gives the headline numbers; every one gets a row in the per-user view of who "
+              "is exposed (the auxiliary attacker finds users of sparse cells easier; the informed one does "
+              "not care who the user is).", label="Attacked users", low=1, high=100),
+        Param("user_games", "int", 2000, "Balanced test games for each attacked user after the first (the "
+              "first plays 'Test games per point').", label="Test games per further user", low=100,
+              high=100_000, log=True),
         Param("group_size", "int", 1999, "G: traces per aggregate besides the target (paper: 1,999).",
               label="Group size G", low=10, high=100_000),
         Param("shadow_sweep_max", "int", 200_000, "Largest training-set size in the accuracy-vs-shadows "
@@ -171,7 +181,7 @@ class LocationMembership(Scenario):
         K, Ms = config["observations"], config["train_shadows"]
         out = [("k", K, Ms)] + [("k", k, Ms) for k in K_GRID if k < K]
         out += [("M", K, m) for m in SHADOW_GRID if m <= config["shadow_sweep_max"] and m != Ms]
-        return out
+        return out + U.user_tasks(config)
 
     def n_games(self, config: dict) -> int:
         return len(self.tasks(config))
@@ -198,17 +208,17 @@ class LocationMembership(Scenario):
         Memory: the largest unit's ≈ 24 bytes per test cell (n·k) and 12 per shadow cell (shadows·k): measured
         growth 356 MB at n = 200,000 (k = 60), 424 MB at k = 200, 575 MB with 10⁶ shadows; the old 32 bytes per
         cell refused k = 200 (1.6 GB estimated). The MLP adds torch (≈ 250 MB)."""
-        from ..cost import Cost
+        from ...cost import Cost
 
         mlp = config["attack"] == "mlp"
         informed = config["attacker"] == "informed"
-        games = config["games"]
         seconds, peak = (4.0 if mlp else 0.0), 0.0
         relevant = None if informed else self._relevant_traces(config)
         if relevant is not None:
-            seconds += relevant[1]
-        for _kind, k, m in self.tasks(config):
+            seconds += relevant[1] + (config["target_users"] - 1) * relevant[2]
+        for kind, k, m in self.tasks(config):
             shadow = m + (m + min(m, 20_000) if mlp else 0)
+            games = config["user_games"] if kind == "user" else config["games"]
             seconds += 0.05 + 7.5e-8 * games * k + 4e-8 * shadow * k + 1.7e-6 * games
             if relevant is not None:
                 seconds += (games + shadow) * (1.5e-7 * k + 3.5e-8 * relevant[0](k))
@@ -223,13 +233,16 @@ class LocationMembership(Scenario):
         if mlp:
             peak += 250e6  # torch
         return Cost(seconds=seconds, bytes=20e6 + peak,
-                    drivers=("games", "observations", "train_shadows", "shadow_sweep_max"),
+                    drivers=("games", "observations", "train_shadows", "shadow_sweep_max", "target_users",
+                             "user_games"),
                     basis="Σ units (games + shadows)·k cells (+ trace groups, MLP epochs)")
 
     @staticmethod
     def _relevant_traces(config: dict):
         """(k ↦ expected traces of a pool that visit one of the target's first k cells, seconds to build the
-        pools) for the auxiliary attacker, from the synthetic data's parameters or an uploaded file's size."""
+        traces and the first target's pools, seconds for each further attacked user's pools: 2e-7 s per check-in,
+        measured 0.011 s at 143k check-ins and 0.135 s at 747k) for the auxiliary attacker, from the synthetic
+        data's parameters or an uploaded file's size."""
         n_cells = 96 * 800  # sites × hourly epochs
         if config["trace_file"]:
             try:
@@ -237,22 +250,24 @@ class LocationMembership(Scenario):
             except OSError:
                 checkins = 1e6
             visits = 5.0 * checkins / 2  # a pool holds about half the check-ins; popular sites ×5
-            return (lambda k: 1.5 * k * visits / n_cells), 3e-6 * checkins
+            return (lambda k: 1.5 * k * visits / n_cells), 3e-6 * checkins, 0.005 + 2e-7 * checkins
         users = config["users"]
         pool = (users - 1) // 2
         checkins = min(800.0, config["activity_median"] * math.exp(1.5 ** 2 / 2) + 0.5)  # E⌈LogNormal(ln med, 1.5)⌉
         pop = np.arange(1, 97, dtype=float) ** -config["site_zipf"]
         crowding = 96 * float(np.sum((pop / pop.sum()) ** 2))  # 1 for uniform sites, ≈ 2.4 at the default 0.7
         rate = 1.5 * checkins * crowding / n_cells
-        return (lambda k: pool * -math.expm1(-k * rate)), users * (5e-6 + 1.2e-6 * checkins)
+        return ((lambda k: pool * -math.expm1(-k * rate)), users * (5e-6 + 1.2e-6 * checkins),
+                0.005 + 2e-7 * users * checkins)
 
     # ------------------------------------------------------------ prepare
     def prepare(self, config: dict, rng: np.random.Generator) -> dict:
         scale = noise_scale(config)
         ctx = {"scale": scale, "tasks": self.tasks(config), "informed": config["attacker"] == "informed"}
         if ctx["informed"]:
+            ctx["users"] = U.nominal_users(config)
             return ctx  # Ã − A_θ = b·z + X: the informed game needs no data at all
-        K, G = config["observations"], config["group_size"]
+        K = config["observations"]
         if config["trace_file"]:
             traces = load_trace_csv(config["trace_file"], rng)
         else:
@@ -265,28 +280,8 @@ class LocationMembership(Scenario):
             raise DataError(f"no user has {K} positive observations (the most is {int(obs.max())}); "
                             "lower `observations`")
         target = int(rng.choice(cands))
-        sites, epochs = traces.user_cells(target)
-        sites, epochs = sites[:K], epochs[:K]  # the target's first k observations, chronologically
-        cells = sites * traces.n_epochs + epochs
-        others = rng.permutation(np.delete(np.arange(traces.n_users), target))
-        half = others.size // 2
-        split = {"target": others[:half], "aux": others[half:],
-                 "train": others[half:half + (others.size - half) // 2],
-                 "val": others[half + (others.size - half) // 2:]}
-        needed = ("target", "aux", "train", "val") if config["attack"] == "mlp" else ("target", "aux")
-        for name in needed:
-            if split[name].size < G:
-                raise DataError(f"the {name} pool has {split[name].size} traces, fewer than G = {G}; "
-                                "use more users or a smaller group size")
-        pools = {}
-        for name, users in split.items():
-            checkpoint("location: trace pools")
-            rows = traces.cell_matrix(cells, users)
-            pools[name] = CellPool(int(users.size), rows[rows.any(axis=1)].astype(np.uint8))
-        lam = G * pools["target"].cell_hits() / pools["target"].size
-        ctx.update(pools=pools, target={"user": target, "observations": int(obs[target]),
-                                        "sites": sites.tolist(), "epochs": epochs.tolist()},
-                   mean_clean_count=lam.tolist(), data=traces.summary())
+        ctx.update(U.target_context(traces, target, obs, config, rng), data=traces.summary())
+        ctx["users"] = U.extra_users(traces, obs, cands, target, config, rng)  # after the first: its draws hold
         return ctx
 
     # --------------------------------------------------------------- play
@@ -306,6 +301,8 @@ class LocationMembership(Scenario):
         keeps the ROCs, score histograms, per-record exposure, the learnt thresholds or MLP weights and the
         split-half empirical-ε lower bound."""
         kind, k, m = context["tasks"][index]
+        if kind == "user":
+            return U.play_user(self, config, context, index, rng, CLIP)
         main = index == 0
         Xs, ys = self._aggregates(config, context, "aux", k, m, rng)
         checkpoint("location: shadow aggregates")
@@ -323,7 +320,8 @@ class LocationMembership(Scenario):
         record = {"kind": kind, "k": k, "shadows": m, "games": int(yt.size), "attacks": {}}
         mlp = None
         if config["attack"] == "mlp":
-            from ..attacks.location.meta_classifier import MetaClassifierMLP, effective_input_weights, weight_summary
+            from ...attacks.location.meta_classifier import (MetaClassifierMLP, effective_input_weights,
+                                                             weight_summary)
 
             Xtr, ytr = self._aggregates(config, context, "train", k, m, rng)
             Xv, yv = self._aggregates(config, context, "val", k, min(m, 20_000), rng)
@@ -350,7 +348,8 @@ class LocationMembership(Scenario):
                      "auc": roc["auc"], "tpr_at_fpr_0.01": tpr_at(roc, 0.01),
                      "tpr_at_fpr_0.001": tpr_at(roc, 0.001)}
             if main and name == (config["attack"] if config["attack"] in attacks else "two-threshold"):
-                record["exposure"] = _exposure(config, context, name, yt, pred, scores)
+                record["headline"] = U.headline(config, context, name, yt, pred, scores)
+                record["exposure"] = record["headline"].pop("exposure")
             if main:
                 entry["roc"] = thin_roc(roc["fpr"], roc["tpr"])
                 entry["hist"] = score_histogram(scores, yt, k if name == "two-threshold" else None)
@@ -376,10 +375,8 @@ class LocationMembership(Scenario):
         return record
 
     def exposure(self, config, context, records):
-        from ..measure.records import RecordTable
-
-        main = next((r for r in records if "exposure" in r), None)
-        return RecordTable.from_dict(main["exposure"]) if main else None
+        """Every attacked user's test games, users in turn, with the per-user summary (``groups``)."""
+        return U.merged_exposure(config, context, records)
 
     # ---------------------------------------------------------- summarize
     def summarize(self, config: dict, context: dict, records: list[dict]):
@@ -403,6 +400,7 @@ class LocationMembership(Scenario):
         metrics["empirical_epsilon_low"] = main["empirical_epsilon_low"]
         if not context["informed"]:
             metrics["mean_clean_count"] = float(np.mean(context["mean_clean_count"]))
+        metrics.update(U.user_metrics(records))
         by_k = sorted((r for r in records if r["kind"] == "k"), key=lambda r: r["k"])
         by_m = sorted([r for r in records if r["kind"] == "M"] + [main], key=lambda r: r["shadows"])
         names = list(main["attacks"])
@@ -439,28 +437,3 @@ class LocationMembership(Scenario):
             series["mlp"] = main["mlp"]
         return metrics, series
 
-
-def _exposure(config: dict, context: dict, attack: str, y, pred, scores) -> dict:
-    """Who is exposed in the location game: one row per test game of the main setting, i.e. one noisy aggregate
-    in which the target user's trace was (secret 1) or was not (0) included; ``score`` is the membership score of
-    the headline attack (higher = more likely a member). Probable: the score clears the threshold that at most 1%
-    of the run's non-member games clear. Nothing is certified: the counts carry unbounded noise."""
-    from ..measure.records import build
-
-    y = np.asarray(y)
-    target = context.get("target") or {}
-    user = target.get("user", "synthetic target") if isinstance(target, dict) else target
-    scores = np.asarray(scores, dtype=float)
-    why = (f"The counts carry {config['mechanism']} noise, which is unbounded: any membership bit is consistent "
-           "with the release under some noise draw, so nothing can be certified.")
-    # members come first in the game order: interleave them with non-members so a cut keeps both
-    pos, neg = np.flatnonzero(y == 1), np.flatnonzero(y == 0)
-    k = min(pos.size, neg.size)
-    order = np.r_[np.column_stack([pos[:k], neg[:k]]).ravel(), pos[k:], neg[k:]].astype(int)
-    y, pred, scores = y[order], np.asarray(pred)[order], scores[order]
-    table = build([f"game {i}" for i in order], y.tolist(), pred.tolist(), scores,
-                  negatives=scores[y == 0], negative_kind="non-member games", probable_ok=None,
-                  known={"target user": [user] * y.size, "observations k": [config["observations"]] * y.size},
-                  certification={"available": False, "why": why}, unit="test game",
-                  notes=[f"Scores of the {attack} attack; the target's trace is in the aggregate in half the games."])
-    return table.to_dict()
