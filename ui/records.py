@@ -18,7 +18,7 @@ from core.measure.records import (
     top_frame,
 )
 from core.output.inert import inert, inert_text, shorten
-from core.plots.records import score_histogram, score_summary
+from core.plots.records import group_chart, score_histogram, score_summary
 from ui.common import chart, content, download_table
 
 TOP_K = 50
@@ -57,6 +57,8 @@ def exposure_panel(result, key: str = "") -> None:
     with st.expander("What the tiers mean", expanded=False):
         for tier in TIERS:
             st.markdown(content("records", tier))
+    if table.groups:
+        _groups_view(table.groups, slug)
     chart(score_histogram(data), f"exposure-hist-{slug}")
     st.caption(score_summary(data))
     df = to_frame(table)  # columns as lists: ~10 ms for 10⁴ rows (hashing them for a cache costs more)
@@ -94,6 +96,25 @@ def _offers_dp(result) -> bool:
     except ParameterError:  # a pseudo-run (the lecture's views) is no registered lab: no DP to offer
         return False
     return any(p.name == "epsilon" or (p.name == "defense" and "gaussian" in (p.choices or ())) for p in sc.params)
+
+
+def _groups_view(groups: dict, slug: str) -> None:
+    """The scenario's roll-up per group (e.g. per attacked user): what it means, the verdict, a chart of the
+    attack's AUC per group with its interval, and the table with its download."""
+    unit = groups.get("unit", "group")
+    st.markdown(f"#### Per {unit}")
+    try:
+        st.markdown(content(*groups.get("content", ())))
+    except (KeyError, TypeError, FileNotFoundError):
+        pass  # a table without its explanation still shows its numbers
+    for sentence in groups.get("sentences", []):
+        st.markdown(inert_text(sentence))
+    chart(group_chart(groups), f"exposure-groups-{slug}")
+    df = pd.DataFrame(groups["columns"])
+    numbers = {c: st.column_config.NumberColumn(format="%.3f") for c in df.columns
+               if pd.api.types.is_float_dtype(df[c])}
+    st.dataframe(df, hide_index=True, width="stretch", column_config=numbers, key=f"exposure-groups-table-{slug}")
+    download_table(df, f"who-is-exposed-per-{unit}-{slug}", label=f"Per {unit} ({len(df):,} {plural(unit)})")
 
 
 def _record_card(record: pd.Series, table: RecordTable, df: pd.DataFrame, epsilon: float, slug: str,

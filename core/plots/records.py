@@ -50,3 +50,34 @@ def score_summary(table) -> str:
         else:
             parts.append(f"0 {name}")
     return f"Score distribution of {score.size:,} records: " + "; ".join(parts) + "."
+
+
+def group_chart(groups: dict) -> go.Figure:
+    """Per group (e.g. per attacked user): the attack's AUC with its 95% interval as error bars, against a known
+    attribute of the group (the mean clean count λ of a user's cells) or, without one, each group in turn; the
+    run's reference levels (the DP bound, the best possible attack) as dashed lines. Group names can come from an
+    uploaded file: they are escaped and shortened before plotly sees them."""
+    import html
+
+    from ..output.inert import shorten
+
+    cols = groups["columns"]
+    names = [html.escape(shorten(str(v), 40)) for v in cols[groups.get("unit", "user")]]
+    x_name, y_name = groups["x"], groups["y"]
+    x = names if x_name == groups.get("unit", "user") else cols[x_name]
+    y = np.asarray(cols[y_name], dtype=float)
+    lo = np.asarray(cols[groups["y_low"]], dtype=float)
+    hi = np.asarray(cols[groups["y_high"]], dtype=float)
+    fig = go.Figure(go.Scatter(
+        x=x, y=y, mode="markers", name=f"{y_name} per {groups.get('unit', 'user')} (95% interval)",
+        marker={"size": 9, "color": "#0b5cad"}, text=names,
+        error_y={"type": "data", "symmetric": False, "array": hi - y, "arrayminus": y - lo, "color": "#0b5cad"},
+        hovertemplate="%{text}: " + y_name + " %{y:.3f}<extra></extra>"))
+    dashes = ("dash", "dot", "dashdot")
+    ends = [x[0], x[-1]] if x is names else [float(np.nanmin(x)), float(np.nanmax(x))]
+    for i, ref in enumerate(groups.get("references", []) if len(x) else []):
+        fig.add_trace(go.Scatter(x=ends, y=[ref["value"]] * 2, mode="lines", hoverinfo="skip",
+                                 name=f"{ref['label']} ({ref['value']:.3f})",
+                                 line={"dash": dashes[i % 3], "color": "#222" if i == 0 else "#6e7781"}))
+    title = groups.get("title", f"{y_name} per {groups.get('unit', 'group')}")
+    return base_layout(fig, title, x_name, y_name, height=360)

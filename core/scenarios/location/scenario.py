@@ -263,7 +263,8 @@ class LocationMembership(Scenario):
     # ------------------------------------------------------------ prepare
     def prepare(self, config: dict, rng: np.random.Generator) -> dict:
         scale = noise_scale(config)
-        ctx = {"scale": scale, "tasks": self.tasks(config), "informed": config["attacker"] == "informed"}
+        ctx = {"scale": scale, "clip": CLIP, "tasks": self.tasks(config),
+               "informed": config["attacker"] == "informed"}
         if ctx["informed"]:
             ctx["users"] = U.nominal_users(config)
             return ctx  # Ã − A_θ = b·z + X: the informed game needs no data at all

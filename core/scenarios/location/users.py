@@ -263,7 +263,20 @@ def merged_exposure(config: dict, context: dict, records: list[dict]) -> RecordT
     return RecordTable(columns=columns, known=first.known, total=total, tier_counts=counts,
                        accuracy=correct / total if total else None, calibration=cal,
                        certification=first.certification, unit=first.unit, records_max=first.records_max,
-                       notes=notes, baseline=first.baseline, groups=per_user(config, users, rows, tables))
+                       notes=notes, baseline=first.baseline,
+                       groups=per_user(config, users, rows, tables, references(config, context)))
+
+
+def references(config: dict, context: dict) -> list[dict]:
+    """The AUC no attack can beat under the release's guarantee (k observations at ε per observation), and the
+    best any attack reaches against this very noise (the informed likelihood-ratio test)."""
+    from ...theory import dp_accuracy as T
+
+    k, eps = config["observations"], config["epsilon"]
+    delta = config["delta"] if config["mechanism"] == "gaussian" else 0.0
+    return [{"value": T.dp_auc_bound(k, eps, delta), "label": "DP bound on the AUC"},
+            {"value": T.optimal_informed_auc(k, config["mechanism"], context["scale"], context.get("clip", 1.0)),
+             "label": "Best possible AUC (informed)"}]
 
 
 def context_user(context: dict, record: dict) -> dict:
@@ -291,7 +304,8 @@ def _calibration(tables: list[RecordTable]) -> dict:
             "rate_high": pooled.rate_high, "per_user": True, "sentence": sentence}
 
 
-def per_user(config: dict, users: list[dict], rows: list[dict], tables: list[RecordTable]) -> dict:
+def per_user(config: dict, users: list[dict], rows: list[dict], tables: list[RecordTable],
+             refs: list[dict] | None = None) -> dict:
     """The per-user summary: one row per attacked user (its games, accuracy and AUC with intervals, the share of
     its member and non-member games called probable, and λ for the auxiliary attacker)."""
     cols: dict[str, list] = {"user": [], "user's observations": [], "mean clean count λ": [], "games": [],
@@ -334,5 +348,6 @@ def per_user(config: dict, users: list[dict], rows: list[dict], tables: list[Rec
                    "they differ only by the noise of their games.")
     return {"unit": "user", "columns": cols, "x": "user" if informed else "mean clean count λ", "y": "AUC",
             "y_low": "AUC low", "y_high": "AUC high", "homogeneity_p": p, "sentences": [verdict],
+            "references": refs or [],
             "content": ["location", "users-informed" if informed else "users-auxiliary"],
             "title": "Per user: AUC of the attack on each attacked user"}
