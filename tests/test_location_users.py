@@ -136,8 +136,12 @@ def test_informed_attacker_users_differ_only_by_noise(seed):
 
 
 def test_users_of_an_uploaded_file_keep_the_files_user_values(tmp_path):
+    """A user value is written by a stranger: the view names it, the report and the chart escape it."""
+    from core.output.report import html_report
+    from core.plots.records import group_chart
+
     rng = np.random.default_rng(0)
-    names = [f"rider-{i:02d}" for i in range(60)]
+    names = [f"<b>rider-{i:02d}</b>" for i in range(60)]
     lines = ["user,timestamp,site"]
     for name in names:
         hours = rng.choice(400, size=int(rng.integers(8, 30)), replace=False)
@@ -150,6 +154,9 @@ def test_users_of_an_uploaded_file_keep_the_files_user_values(tmp_path):
     assert len(set(users)) == 5 and set(users) <= set(names)
     assert {i.split(" · ")[0] for i in res.exposure["columns"]["id"]} == set(users)
     assert set(res.exposure["columns"]["user"]) == set(users)
+    report = html_report([res])
+    assert "Per user" in report and "&lt;b&gt;rider-" in report and "<b>rider-" not in report
+    assert all("<b>" not in t for t in group_chart(res.exposure["groups"]).data[0].text)
 
 
 def test_too_few_users_with_k_observations_is_a_clear_error():

@@ -350,7 +350,18 @@ def _exposure_html(result: Any) -> str:
     lines = [table.certification.get("why", ""), table.calibration.get("sentence", ""), *table.notes]
     return (f"<h4>Who is exposed</h4><p>{table.total:,} {html.escape(plural(table.unit))}: {html.escape(counts)}."
             "</p>" + "".join(f"<p class='small'>{html.escape(line)}</p>" for line in lines if line)
-            + f"<p>The {len(top)} most exposed:</p>" + _table_html(top.to_dict("records")))
+            + f"<p>The {len(top)} most exposed:</p>" + _table_html(top.to_dict("records")) + _groups_html(table.groups))
+
+
+def _groups_html(groups: dict | None) -> str:
+    """The scenario's per-group summary (e.g. per attacked user), escaped like every cell of the report."""
+    if not groups or not groups.get("columns"):
+        return ""
+    cols = groups["columns"]
+    rows = [dict(zip(cols, values)) for values in zip(*cols.values())]
+    unit = html.escape(str(groups.get("unit", "group")))
+    return (f"<p>Per {unit}:</p>" + "".join(f"<p class='small'>{html.escape(s)}</p>" for s in
+                                            groups.get("sentences", [])) + _table_html(rows))
 
 
 CSS = """body{font-family:system-ui,-apple-system,Segoe UI,Roboto,sans-serif;max-width:1200px;margin:2em auto;
