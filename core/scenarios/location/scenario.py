@@ -136,7 +136,8 @@ class LocationMembership(Scenario):
         Param("target_users", "int", 10, "How many users are attacked, each with its own cells, pools and "
               "games. The first gives the headline numbers; every one gets a row in the per-user view of who "
               "is exposed (the auxiliary attacker finds users of sparse cells easier; the informed one does "
-              "not care who the user is).", label="Attacked users", low=1, high=100),
+              "not care who the user is). With the MLP, every user trains its own network.", label="Attacked users",
+              low=1, high=100),
         Param("user_games", "int", 2000, "Balanced test games for each attacked user after the first (the "
               "first plays 'Test games per point').", label="Test games per further user", low=100,
               high=100_000, log=True),
@@ -203,7 +204,11 @@ class LocationMembership(Scenario):
         * **MLP**: torch's import (≈ 4 s) once, then per unit ≈ epochs·⌈M/batch⌉·(1.3e-3 + 2e-10·batch·k·hidden)
           s with ≈ 60 epochs (early stopping; at most 80 above 20,000 shadows): 20,000 shadows, k = 60: 4.4 s;
           200,000 shadows: 36 s (the old 3 s + 5e-5·M·hidden was 3.4× high);
-        * an uploaded trace file: its size bounds the check-ins (≈ 20 bytes each) and so U(k) and the load time.
+        * an uploaded trace file: its size bounds the check-ins (≈ 20 bytes each) and so U(k) and the load time;
+        * each further attacked user (one attack scored, no curves kept): 0.02 + 1.5e-8·(n + shadows)·k + 1e-6·n s,
+          + 3.5e-9·(n + shadows)·U(k) for the auxiliary attacker and its pools 2e-7 s per check-in (measured
+          2026-11-25: 0.026–0.052 s per user for 2,000–20,000 games at k = 60–200, estimated 0.06–0.11 s); n =
+          ``user_games``.
 
         Memory: the largest unit's ≈ 24 bytes per test cell (n·k) and 12 per shadow cell (shadows·k): measured
         growth 356 MB at n = 200,000 (k = 60), 424 MB at k = 200, 575 MB with 10⁶ shadows; the old 32 bytes per
@@ -218,10 +223,16 @@ class LocationMembership(Scenario):
             seconds += relevant[1] + (config["target_users"] - 1) * relevant[2]
         for kind, k, m in self.tasks(config):
             shadow = m + (m + min(m, 20_000) if mlp else 0)
-            games = config["user_games"] if kind == "user" else config["games"]
-            seconds += 0.05 + 7.5e-8 * games * k + 4e-8 * shadow * k + 1.7e-6 * games
-            if relevant is not None:
-                seconds += (games + shadow) * (1.5e-7 * k + 3.5e-8 * relevant[0](k))
+            if kind == "user":  # one attack, no ROC curve or histogram kept
+                games = config["user_games"]
+                seconds += 0.02 + 1.5e-8 * (games + shadow) * k + 1e-6 * games
+                if relevant is not None:
+                    seconds += (games + shadow) * 3.5e-9 * relevant[0](k)
+            else:
+                games = config["games"]
+                seconds += 0.05 + 7.5e-8 * games * k + 4e-8 * shadow * k + 1.7e-6 * games
+                if relevant is not None:
+                    seconds += (games + shadow) * (1.5e-7 * k + 3.5e-8 * relevant[0](k))
             if mlp:
                 hidden = k if config["mlp_hidden"] == "k" else 100
                 batch = min(200, m) if m <= 20_000 else 256
