@@ -24,11 +24,11 @@ def test_location_page_default_small_run():
     spec = [json.loads(c.proto.spec) for c in at.get("plotly_chart")]
     names = {tr.get("name") for s in spec for tr in s["data"]}
     assert any(n and n.startswith("DP bound") for n in names)
-    # a unit of this run is a sweep point of thousands of games: the status must not call it a game (it said
-    # "Done: 17 games" beside "50000 test games")
+    # a unit of this run is a batch of thousands of games (a sweep point or a further attacked user): the status
+    # must not call it a game (it said "Done: 17 games" beside "50000 test games")
     said = [s.proto.label for s in at.get("status")] + [c.value for c in at.caption]
     done = [t for t in said if t.startswith(("Done:", "Stored result"))]
-    assert done and "sweep points" in done[0] and " games" not in done[0], said
+    assert done and "game batches" in done[0] and " games" not in done[0], said
 
 
 def test_location_page_bad_combination_shows_message():

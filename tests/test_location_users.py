@@ -66,6 +66,7 @@ def test_per_user_numbers_are_those_of_the_users_games(params):
     groups = table.groups["columns"]
     rows = _rows_by_user(table)
     assert list(rows) == groups["user"]  # users take turns, first target first
+    assert groups["headline"] == [True, False, False, False]
     for i, user in enumerate(groups["user"]):
         r = rows[user]
         secret, score, correct, tier = r[:, 0].astype(int), r[:, 2].astype(float), r[:, 3].astype(bool), r[:, 4]

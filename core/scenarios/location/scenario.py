@@ -187,7 +187,8 @@ class LocationMembership(Scenario):
     def n_games(self, config: dict) -> int:
         return len(self.tasks(config))
 
-    unit = ("sweep point", "sweep points")  # each unit is one (k, M) point: `games` test games
+    # each unit is a batch of test games: one (k, M) sweep point (`games` games) or one further attacked user
+    unit = ("game batch", "game batches")
 
     def estimate_cost(self, config: dict):
         """Σ over the units (k, M) of the aggregates' cells and the attacks, in CPU seconds on one core of the

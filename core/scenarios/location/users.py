@@ -306,13 +306,14 @@ def _calibration(tables: list[RecordTable]) -> dict:
 
 def per_user(config: dict, users: list[dict], rows: list[dict], tables: list[RecordTable],
              refs: list[dict] | None = None) -> dict:
-    """The per-user summary: one row per attacked user (its games, accuracy and AUC with intervals, the share of
-    its member and non-member games called probable, and λ for the auxiliary attacker)."""
-    cols: dict[str, list] = {"user": [], "user's observations": [], "mean clean count λ": [], "games": [],
+    """The per-user summary: one row per attacked user (whether its games give the headline, its games, accuracy
+    and AUC with intervals, the share of its member and non-member games called probable and its threshold, and
+    for the auxiliary attacker its observations and λ)."""
+    cols: dict[str, list] = {"user": [], "headline": [], "user's observations": [], "mean clean count λ": [], "games": [],
                              "accuracy": [], "accuracy low": [], "accuracy high": [], "AUC": [], "AUC low": [],
                              "AUC high": [], "member games called probable": [],
                              "non-member games called probable": [], "probable threshold": []}
-    for user, r, t in zip(users, rows, tables):
+    for i, (user, r, t) in enumerate(zip(users, rows, tables)):
         h = r.get("headline", r)
         target = user.get("target") or {}
         members = r["games"] // 2  # balanced games: the first half are members
@@ -320,6 +321,7 @@ def per_user(config: dict, users: list[dict], rows: list[dict], tables: list[Rec
         fp = t.calibration["false_positives"]
         lo, hi = M.clopper_pearson(h["correct"], r["games"])
         cols["user"].append(target.get("user"))
+        cols["headline"].append(i == 0)  # the first user's games give the headline numbers
         cols["user's observations"].append(target.get("observations"))
         cols["mean clean count λ"].append(user_lambda(user))
         cols["games"].append(r["games"])
