@@ -76,8 +76,8 @@ def main() -> None:
         build_s = time.perf_counter() - t0
         with tempfile.TemporaryDirectory() as tmp:
             data = Path(tmp) / "result.json"
-            data.write_text(json.dumps({"scenario": name.split("-auxiliary")[0], "metrics": res.metrics, "config": res.config,
-                                        "exposure": big}))
+            data.write_text(json.dumps({"scenario": name.split("-auxiliary")[0], "metrics": res.metrics,
+                                        "config": res.config, "exposure": big}))
             script = Path(tmp) / "page.py"
             script.write_text(SCRIPT.format(root=str(ROOT), path=str(data)))
             at = AppTest.from_file(str(script), default_timeout=120)

@@ -4,8 +4,6 @@ tier whose per-user false-positive rate holds on fresh games, and the lesson its
 users of sparse cells (small λ) are easier, under the informed attacker users differ only by noise."""
 from __future__ import annotations
 
-import io
-
 import numpy as np
 import pytest
 from scipy import stats
@@ -130,7 +128,7 @@ def test_informed_attacker_users_differ_only_by_noise(seed):
     groups = res.exposure["groups"]
     assert res.metrics["users_homogeneity_p"] > 1e-3 and "consistent with one common" in groups["sentences"][0]
     assert groups["columns"]["user"] == [f"target {i}" for i in range(1, 13)]
-    best = [r["value"] for r in groups["references"] if r["label"].startswith("Best")][0]
+    best = next(r["value"] for r in groups["references"] if r["label"].startswith("Best"))
     # every user's AUC interval is a sample of the same game: nearly all cover the informed optimum's AUC
     covered = sum(lo <= best <= hi for lo, hi in zip(groups["columns"]["AUC low"], groups["columns"]["AUC high"]))
     assert covered >= 9

@@ -333,8 +333,7 @@ class LocationMembership(Scenario):
         record = {"kind": kind, "k": k, "shadows": m, "games": int(yt.size), "attacks": {}}
         mlp = None
         if config["attack"] == "mlp":
-            from ...attacks.location.meta_classifier import (MetaClassifierMLP, effective_input_weights,
-                                                             weight_summary)
+            from ...attacks.location.meta_classifier import MetaClassifierMLP, effective_input_weights, weight_summary
 
             Xtr, ytr = self._aggregates(config, context, "train", k, m, rng)
             Xv, yv = self._aggregates(config, context, "val", k, min(m, 20_000), rng)

@@ -309,10 +309,10 @@ def per_user(config: dict, users: list[dict], rows: list[dict], tables: list[Rec
     """The per-user summary: one row per attacked user (whether its games give the headline, its games, accuracy
     and AUC with intervals, the share of its member and non-member games called probable and its threshold, and
     for the auxiliary attacker its observations and λ)."""
-    cols: dict[str, list] = {"user": [], "headline": [], "user's observations": [], "mean clean count λ": [], "games": [],
-                             "accuracy": [], "accuracy low": [], "accuracy high": [], "AUC": [], "AUC low": [],
-                             "AUC high": [], "member games called probable": [],
-                             "non-member games called probable": [], "probable threshold": []}
+    names = ("user", "headline", "user's observations", "mean clean count λ", "games", "accuracy", "accuracy low",
+             "accuracy high", "AUC", "AUC low", "AUC high", "member games called probable",
+             "non-member games called probable", "probable threshold")
+    cols: dict[str, list] = {name: [] for name in names}
     for i, (user, r, t) in enumerate(zip(users, rows, tables)):
         h = r.get("headline", r)
         target = user.get("target") or {}
