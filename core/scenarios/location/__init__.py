@@ -7,14 +7,14 @@ The package: ``scenario`` (the registered scenario: parameters, cost, the game, 
 (several attacked users in one run, and who among them is exposed: per-game rows and a per-user summary).
 """
 from . import scenario  # noqa: F401  (registers the scenario)
-from .scenario import (  # noqa: F401
-                       ATTACKS,
-                       CLIP,
-                       K_GRID,
-                       SHADOW_GRID,
-                       LocationMembership,
-                       _theory,
-                       bound_delta,
-                       noise_scale,
-                       theory_curves,
+from .scenario import (  # noqa: F401  (what other modules import from core.scenarios.location)
+    ATTACKS,
+    CLIP,
+    K_GRID,
+    SHADOW_GRID,
+    LocationMembership,
+    _theory,
+    bound_delta,
+    noise_scale,
+    theory_curves,
 )
