@@ -60,6 +60,9 @@ CONFIGS: list[tuple[str, str, dict, bool]] = [
     ("location", "auxiliary users=60k no sweep", {"attacker": "auxiliary", "users": 60_000, "shadow_sweep_max": 0},
      False),
     ("location", "MLP (page button)", {"attack": "mlp", "shadow_sweep_max": 20_000}, True),
+    ("location", "100 users × 20k games", {"target_users": 100, "user_games": 20_000, "shadow_sweep_max": 0}, False),
+    ("location", "auxiliary 50 users × 5k games", {"attacker": "auxiliary", "target_users": 50, "user_games": 5000,
+                                                    "shadow_sweep_max": 0}, False),
     # aggregates: units (DeSIA targets and patterns, CIP/RAP reconstructions) × per-unit work
     ("aggregates", PAGE, {"@page": True}, True),
     ("aggregates", "page, DeSIA s=454 m/s=0.25", {"@page": True, "attack": "desia", "block_size": 454,

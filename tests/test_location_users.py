@@ -181,3 +181,15 @@ def test_per_user_view_on_the_page():
     text = " ".join(m.value for m in at.markdown)
     assert "Per user" in text and "χ² test" in text
     assert "Attacked users" in [w.label for w in at.sidebar.slider] + [w.label for w in at.sidebar.number_input]
+
+
+def test_many_users_share_the_row_bound_and_every_user_keeps_rows():
+    res = run("location", {**SMALL, "target_users": 30, "user_games": 1000}, seed=1)
+    table = RecordTable.from_dict(res.exposure)
+    assert table.total == 2000 + 29 * 1000 and len(table) == 10_000 and table.truncated
+    kept = [len(r["exposure"]["columns"]["id"]) for r in res.records if "exposure" in r]
+    assert max(kept[1:]) == 334 and sum(kept) <= 10_000 + 30  # each unit keeps only its share
+    per_user = {u: n for u, n in zip(*np.unique(table.columns["user"], return_counts=True))}
+    assert len(per_user) == 30 and min(per_user.values()) >= 300  # users take turns: none is cut out
+    assert sum(table.tier_counts.values()) == table.total
+    assert table.accuracy == pytest.approx(res.metrics["users_accuracy"], abs=1e-12)

@@ -206,10 +206,12 @@ class LocationMembership(Scenario):
           s with ≈ 60 epochs (early stopping; at most 80 above 20,000 shadows): 20,000 shadows, k = 60: 4.4 s;
           200,000 shadows: 36 s (the old 3 s + 5e-5·M·hidden was 3.4× high);
         * an uploaded trace file: its size bounds the check-ins (≈ 20 bytes each) and so U(k) and the load time;
-        * each further attacked user (one attack scored, no curves kept): 0.02 + 1.5e-8·(n + shadows)·k + 1e-6·n s,
-          + 3.5e-9·(n + shadows)·U(k) for the auxiliary attacker and its pools 2e-7 s per check-in (measured
-          2026-11-25: 0.026–0.052 s per user for 2,000–20,000 games at k = 60–200, estimated 0.06–0.11 s); n =
-          ``user_games``.
+        * each further attacked user (one attack scored, no curves kept, at most its share of the 10,000 rows of
+          who is exposed): 0.01 + 1.5e-8·(n + shadows)·k + 1e-6·n s, + 3.5e-9·(n + shadows)·U(k) for the
+          auxiliary attacker and its pools 1.2e-7 s per check-in; n = ``user_games`` (measured 2026-11-25 with
+          bench_cost.py's child runs, load 4–6: 100 informed users × 20,000 games 3.3 s CPU for 7.0 s estimated,
+          × 2,000 games 2.1 s for 3.6 s; 50 auxiliary users × 5,000 games 2.8 s for 7.8 s, most of the excess
+          being the first target's auxiliary estimate).
 
         Memory: the largest unit's ≈ 24 bytes per test cell (n·k) and 12 per shadow cell (shadows·k): measured
         growth 356 MB at n = 200,000 (k = 60), 424 MB at k = 200, 575 MB with 10⁶ shadows; the old 32 bytes per
@@ -226,7 +228,7 @@ class LocationMembership(Scenario):
             shadow = m + (m + min(m, 20_000) if mlp else 0)
             if kind == "user":  # one attack, no ROC curve or histogram kept
                 games = config["user_games"]
-                seconds += 0.02 + 1.5e-8 * (games + shadow) * k + 1e-6 * games
+                seconds += 0.01 + 1.5e-8 * (games + shadow) * k + 1e-6 * games
                 if relevant is not None:
                     seconds += (games + shadow) * 3.5e-9 * relevant[0](k)
             else:
@@ -252,9 +254,9 @@ class LocationMembership(Scenario):
     @staticmethod
     def _relevant_traces(config: dict):
         """(k ↦ expected traces of a pool that visit one of the target's first k cells, seconds to build the
-        traces and the first target's pools, seconds for each further attacked user's pools: 2e-7 s per check-in,
-        measured 0.011 s at 143k check-ins and 0.135 s at 747k) for the auxiliary attacker, from the synthetic
-        data's parameters or an uploaded file's size."""
+        traces and the first target's pools, seconds for each further attacked user's pools: 1.2e-7 s per
+        check-in, measured 0.011 s at 143k check-ins and 0.135 s at 747k) for the auxiliary attacker, from the
+        synthetic data's parameters or an uploaded file's size."""
         n_cells = 96 * 800  # sites × hourly epochs
         if config["trace_file"]:
             try:
@@ -262,7 +264,7 @@ class LocationMembership(Scenario):
             except OSError:
                 checkins = 1e6
             visits = 5.0 * checkins / 2  # a pool holds about half the check-ins; popular sites ×5
-            return (lambda k: 1.5 * k * visits / n_cells), 3e-6 * checkins, 0.005 + 2e-7 * checkins
+            return (lambda k: 1.5 * k * visits / n_cells), 3e-6 * checkins, 0.002 + 1.2e-7 * checkins
         users = config["users"]
         pool = (users - 1) // 2
         checkins = min(800.0, config["activity_median"] * math.exp(1.5 ** 2 / 2) + 0.5)  # E⌈LogNormal(ln med, 1.5)⌉
@@ -270,7 +272,7 @@ class LocationMembership(Scenario):
         crowding = 96 * float(np.sum((pop / pop.sum()) ** 2))  # 1 for uniform sites, ≈ 2.4 at the default 0.7
         rate = 1.5 * checkins * crowding / n_cells
         return ((lambda k: pool * -math.expm1(-k * rate)), users * (5e-6 + 1.2e-6 * checkins),
-                0.005 + 2e-7 * users * checkins)
+                0.002 + 1.2e-7 * users * checkins)
 
     # ------------------------------------------------------------ prepare
     def prepare(self, config: dict, rng: np.random.Generator) -> dict:
@@ -360,7 +362,7 @@ class LocationMembership(Scenario):
                      "auc": roc["auc"], "tpr_at_fpr_0.01": tpr_at(roc, 0.01),
                      "tpr_at_fpr_0.001": tpr_at(roc, 0.001)}
             if main and name == (config["attack"] if config["attack"] in attacks else "two-threshold"):
-                record["headline"] = U.headline(config, context, name, yt, pred, scores)
+                record["headline"] = U.headline(config, context, name, yt, pred, scores, first=True)
                 record["exposure"] = record["headline"].pop("exposure")
             if main:
                 entry["roc"] = thin_roc(roc["fpr"], roc["tpr"])

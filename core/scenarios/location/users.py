@@ -31,7 +31,7 @@ from ...attacks.location.location_common import CellPool
 from ...cancel import checkpoint
 from ...errors import DataError
 from ...measure import metrics as M
-from ...measure.records import Calibration, RecordTable, build, plural
+from ...measure.records import RECORDS_MAX, Calibration, RecordTable, build, plural
 
 
 # ------------------------------------------------------------------ choosing the users
@@ -155,14 +155,24 @@ def score(att, name: str, X, rng) -> tuple[np.ndarray, np.ndarray]:
     return s, (s > att.threshold_).astype(np.int8)
 
 
-def headline(config: dict, user: dict, attack: str, y, pred, scores) -> dict:
+def headline(config: dict, user: dict, attack: str, y, pred, scores, first: bool = False) -> dict:
     """What the per-user view keeps of one user's games: right calls, accuracy, AUC with its DeLong interval,
-    and the user's per-game exposure rows."""
+    and the user's per-game exposure rows (``first``: the user whose games give the headline)."""
     y, pred, scores = np.asarray(y), np.asarray(pred), np.asarray(scores, dtype=float)
     auc = M.roc(y, scores)["auc"]
     lo, hi = M.auc_ci(y, scores)
     return {"attack": attack, "correct": int((pred == y).sum()), "accuracy": float((pred == y).mean()),
-            "auc": auc, "auc_ci": [lo, hi], "exposure": exposure_rows(config, user, attack, y, pred, scores)}
+            "auc": auc, "auc_ci": [lo, hi], "exposure": exposure_rows(config, user, attack, y, pred, scores, first)}
+
+
+def kept_rows(config: dict, first: bool) -> int:
+    """How many of one user's rows its unit keeps, so that all users together hold about ``RECORDS_MAX`` rows
+    (memory stays bounded however many users are attacked): each further user keeps its share
+    q = ⌈RECORDS_MAX / users⌉ (all of its games if fewer), the first user q or whatever the others leave."""
+    users = max(1, int(config.get("target_users", 1)))
+    share = -(-RECORDS_MAX // users)
+    others = (users - 1) * min(int(config.get("user_games", 0)), share)
+    return max(share, RECORDS_MAX - others) if first else share
 
 
 def user_lambda(user: dict) -> float | None:
@@ -170,7 +180,7 @@ def user_lambda(user: dict) -> float | None:
     return float(np.mean(lam)) if lam else None
 
 
-def exposure_rows(config: dict, user: dict, attack: str, y, pred, scores) -> dict:
+def exposure_rows(config: dict, user: dict, attack: str, y, pred, scores, first: bool = False) -> dict:
     """One user's rows: one per test game, i.e. one noisy aggregate in which the user's trace was (secret 1) or
     was not (0) included; ``score`` is the headline attack's membership score. Probable: the score clears the
     threshold that at most 1% of this user's own non-member games clear. Nothing is certified: the counts carry
@@ -197,6 +207,7 @@ def exposure_rows(config: dict, user: dict, attack: str, y, pred, scores) -> dic
                   negative_kind="non-member games" if config.get("target_users", 1) <= 1 else
                   "non-member games of this user", probable_ok=None, known=known,
                   certification={"available": False, "why": why}, unit="test game",
+                  records_max=kept_rows(config, first),
                   notes=[f"Scores of the {attack} attack; the user's trace is in the aggregate in half the games."])
     return table.to_dict()
 
@@ -246,7 +257,7 @@ def merged_exposure(config: dict, context: dict, records: list[dict]) -> RecordT
     lengths = np.array([len(t) for t in tables])
     pos = np.concatenate([np.arange(n) for n in lengths])
     who = np.repeat(np.arange(len(tables)), lengths)
-    order = np.lexsort((who, pos))[: first.records_max]
+    order = np.lexsort((who, pos))[:RECORDS_MAX]
     columns = {c: [v for t in tables for v in t.columns[c]] for c in first.columns}
     columns = {c: [v[i] for i in order] for c, v in columns.items()}
     total = sum(t.total for t in tables)
@@ -259,10 +270,11 @@ def merged_exposure(config: dict, context: dict, records: list[dict]) -> RecordT
                      "user is in it.")
     if len(order) < total:
         notes.append(f"Showing {len(order):,} of {total:,} {plural(first.unit)} (records_max = "
-                     f"{first.records_max:,}); tier counts, calibration and accuracy cover all of them.")
+                     f"{RECORDS_MAX:,}, shared among the users); tier counts, calibration and accuracy cover all "
+                     "of them.")
     return RecordTable(columns=columns, known=first.known, total=total, tier_counts=counts,
                        accuracy=correct / total if total else None, calibration=cal,
-                       certification=first.certification, unit=first.unit, records_max=first.records_max,
+                       certification=first.certification, unit=first.unit, records_max=RECORDS_MAX,
                        notes=notes, baseline=first.baseline,
                        groups=per_user(config, users, rows, tables, references(config, context)))
 
