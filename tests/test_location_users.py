@@ -193,3 +193,13 @@ def test_many_users_share_the_row_bound_and_every_user_keeps_rows():
     assert len(per_user) == 30 and min(per_user.values()) >= 300  # users take turns: none is cut out
     assert sum(table.tier_counts.values()) == table.total
     assert table.accuracy == pytest.approx(res.metrics["users_accuracy"], abs=1e-12)
+
+
+def test_page_says_in_one_line_when_too_few_users_can_be_attacked():
+    from apptest_helpers import open_page
+
+    at = open_page("pages/20_Location_membership.py", **{**AUX, "observations": 60, "target_users": 100})
+    assert not at.exception, at.exception
+    errors = [e.value for e in at.error]
+    assert any("fewer than the 100 attacked users" in e and "target_users" in e for e in errors), errors
+    assert all("\n" not in e for e in errors)

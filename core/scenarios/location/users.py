@@ -79,8 +79,9 @@ def extra_users(traces, obs: np.ndarray, candidates: np.ndarray, first: int, con
         return []
     rest = candidates[candidates != first]
     if rest.size < extra:
-        raise DataError(f"only {rest.size + 1} users have {config['observations']} positive observations, fewer "
-                        f"than the {extra + 1} attacked users asked for; lower `target_users` or `observations`")
+        raise DataError(f"only {rest.size + 1} users have at least {config['observations']} positive observations, "
+                        f"fewer than the {extra + 1} attacked users asked for; lower `target_users` or "
+                        "`observations`")
     picks = rng.choice(rest, size=extra, replace=False)
     out = []
     for u in picks:
