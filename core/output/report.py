@@ -350,7 +350,8 @@ def _exposure_html(result: Any) -> str:
     lines = [table.certification.get("why", ""), table.calibration.get("sentence", ""), *table.notes]
     return (f"<h4>Who is exposed</h4><p>{table.total:,} {html.escape(plural(table.unit))}: {html.escape(counts)}."
             "</p>" + "".join(f"<p class='small'>{html.escape(line)}</p>" for line in lines if line)
-            + f"<p>The {len(top)} most exposed:</p>" + _table_html(top.to_dict("records")) + _groups_html(table.groups))
+            + f"<p>The {len(top)} most exposed:</p>" + _table_html(top.to_dict("records"))
+            + _groups_html(table.groups))
 
 
 def _groups_html(groups: dict | None) -> str:

@@ -136,8 +136,8 @@ class LocationMembership(Scenario):
         Param("target_users", "int", 10, "How many users are attacked, each with its own cells, pools and "
               "games. The first gives the headline numbers; every one gets a row in the per-user view of who "
               "is exposed (the auxiliary attacker finds users of sparse cells easier; the informed one does "
-              "not care who the user is). With the MLP, every user trains its own network.", label="Attacked users",
-              low=1, high=100),
+              "not care who the user is). With the MLP, every user trains its own network.",
+              label="Attacked users", low=1, high=100),
         Param("user_games", "int", 2000, "Balanced test games for each attacked user after the first (the "
               "first plays 'Test games per point').", label="Test games per further user", low=100,
               high=100_000, log=True),
