@@ -263,7 +263,7 @@ def merged_exposure(config: dict, context: dict, records: list[dict]) -> RecordT
     columns = {c: [v[i] for i in order] for c, v in columns.items()}
     total = sum(t.total for t in tables)
     counts = {tier: sum(t.tier_counts.get(tier, 0) for t in tables) for tier in first.tier_counts}
-    correct = sum((t.accuracy or 0.0) * t.total for t in tables)
+    correct = sum(round((t.accuracy or 0.0) * t.total) for t in tables)  # each user's right calls, all rows
     cal = _calibration(tables)
     notes = [first.notes[0]] if first.notes else []
     if len(tables) > 1:
