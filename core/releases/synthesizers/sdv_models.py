@@ -35,6 +35,7 @@ import contextlib
 import random
 import warnings
 
+import joblib
 import numpy as np
 
 from ...cancel import checkpoint
@@ -111,14 +112,27 @@ class _SDVSynthesizer(Synthesizer):
                 else:
                     metadata.update_column(column_name=col, sdtype="categorical", table_name=TABLE)
             self._model = self._build(metadata)
-            self._model.fit({TABLE: frame})
+            # ctgan one-hot encodes the columns of ≥ 500 rows in worker processes (joblib, n_jobs = -1): seconds
+            # of start-up and pickling for a few milliseconds of work, and workers whose global numpy state the
+            # seeding above does not reach. In this process the encoding is the same and the fit reproducible.
+            with joblib.parallel_config(backend="sequential"):
+                self._model.fit({TABLE: frame})
         checkpoint(f"fitting {self.title}")
+
+    def _fast_codes(self, m):
+        """Codes drawn without sdv's frame of labels (CTGAN only, see ``_ctgan_sampling``); None = use sdv."""
+        return None
 
     def _sample(self, m, rng):
         with _seeded(rng):
             # sdv fixes its sampling seed (73251) on the first sample() and then advances it, so the same
             # rng would not give the same records twice; re-seed the model from rng instead.
-            self._model._set_random_state(int(rng.integers(2 ** 31 - 1)))
+            seed = int(rng.integers(2 ** 31 - 1))
+            self._model._set_random_state(seed)
+            codes = self._fast_codes(int(m))
+            if codes is not None:
+                return codes
+            self._model._set_random_state(seed)
             out = self._model.sample(num_rows=int(m))
         frame = out[TABLE] if isinstance(out, dict) else out
         codes = np.empty((m, len(self.cardinalities_)), dtype=np.int64)
@@ -153,6 +167,16 @@ class CTGAN(_SDVSynthesizer):
 
     def _params(self):
         return {**super()._params(), "numeric_codes": self.numeric_codes}
+
+    def _fast_codes(self, m):
+        if self.numeric_codes:   # continuous spans: the library's inverse transform draws more noise
+            return None
+        from ._ctgan_sampling import sample_codes, spans
+
+        columns = [f"a{j}" for j in range(len(self.cardinalities_))]
+        labels = [{label: v for v, label in enumerate(self._labels(j))} for j in range(len(columns))]
+        layout = spans(self._model._model, columns, labels)
+        return None if layout is None else sample_codes(self._model._model, m, layout)
 
 
 @register_synthesizer
