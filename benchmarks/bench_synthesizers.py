@@ -12,10 +12,20 @@ process CPU time of the fit (all threads), less sensitive to other processes tha
 
     .venv/bin/python benchmarks/bench_synthesizers.py [--n 1000] [--m 1000000] [--steps 2000] [--epochs 30]
                                                       [--only rap baynet ...]
+
+``--games N`` instead plays N games of each 10⁶-row synthetic preset (``synthetic-rap-1e6``,
+``synthetic-ctgan-1e6``: CCES16, n = 1000, 3-way queries, every size of the ladder) in this process and prints
+the CPU seconds of one game — generator fit, sampling 10⁶ rows, and the rest (queries, counting, the six LPs,
+utility) — once through the libraries' own sampling path ("before": sdv's ``sample()`` for CTGAN) and once as
+the lab plays it ("after"), with the games that fit in a preset's 600 s at that rate and their 95% interval at
+an accuracy of 0.5. CPU seconds (``time.process_time``, one thread) are what the cost estimate counts and are
+far steadier than wall time on the shared machine. The first game of a process also pays sdv's import and
+torch's warm-up; it is reported apart.
 """
 from __future__ import annotations
 
 import argparse
+import contextlib
 import sys
 import time
 from pathlib import Path
@@ -84,5 +94,79 @@ def main() -> None:
         print(f"{name:<16}{shown:<44}{fit_s:>9.2f}{fit_cpu:>10.2f}{sample_s:>10.2f}{mae:>11.5f}", flush=True)
 
 
+PRESETS = ("synthetic-rap-1e6", "synthetic-ctgan-1e6")
+
+
+def _timed_games(preset: str, games: int, library_sampling: bool) -> list[dict]:
+    """CPU seconds of fit, sample and the rest for each of ``games`` games of ``preset`` (fresh caches)."""
+    from unittest import mock
+
+    from core.runtime.games import game_rng
+    from core.scenario import get, prepare_rng
+    from core.scenarios.synthetic.data import clear_caches
+    from core.studies.presets import get_preset
+    from core.releases.synthesizers.base import Synthesizer
+    from core.releases.synthesizers.sdv_models import CTGAN
+
+    p = get_preset(preset)
+    sc = get(p["scenario"])
+    config = sc.resolve({**p["params"], "games": games})
+    spent = {"fit": 0.0, "sample": 0.0}
+
+    def clocked(name, method):
+        def wrapper(self, *args, **kwargs):
+            start = time.process_time()
+            try:
+                return method(self, *args, **kwargs)
+            finally:
+                spent[name] += time.process_time() - start
+        return wrapper
+
+    patches = [mock.patch.object(Synthesizer, "fit", clocked("fit", Synthesizer.fit)),
+               mock.patch.object(Synthesizer, "sample", clocked("sample", Synthesizer.sample))]
+    if library_sampling:
+        patches.append(mock.patch.object(CTGAN, "_fast_codes", lambda self, m: None))
+    clear_caches()
+    out = []
+    with contextlib.ExitStack() as stack:
+        for patch in patches:
+            stack.enter_context(patch)
+        context = sc.prepare(config, prepare_rng(p["seed"]))
+        for i in range(games):
+            spent.update(fit=0.0, sample=0.0)
+            start = time.process_time()
+            sc.play(config, context, i, game_rng(p["seed"], i))
+            total = time.process_time() - start
+            out.append({"fit": spent["fit"], "sample": spent["sample"],
+                        "rest": total - spent["fit"] - spent["sample"], "total": total})
+            clear_caches()
+    return out
+
+
+def games_main(games: int) -> None:
+    from threadpoolctl import threadpool_limits
+
+    from core.measure.metrics import clopper_pearson
+
+    print(f"CPU seconds per game (one thread), mean of games 2–{games} (game 1, with imports/warm-up, apart)")
+    print(f"{'preset':<22}{'path':<8}{'game 1':>8}{'fit':>8}{'sample':>8}{'rest':>8}{'game':>8}"
+          f"{'in 600 s':>10}{'±95% @0.5':>11}")
+    with threadpool_limits(limits=1):
+        for preset in PRESETS:
+            # RAP has no separate library path: its one line is the lab's code as it stands
+            for label, library in ((("before", True),) if "ctgan" in preset else ()) + (("after", False),):
+                rows = _timed_games(preset, games, library)
+                later = rows[1:] or rows
+                mean = {k: float(np.mean([r[k] for r in later])) for k in ("fit", "sample", "rest", "total")}
+                fits = int((600 - 1) // mean["total"])
+                lo, hi = clopper_pearson(fits // 2, fits) if fits else (0.0, 1.0)
+                print(f"{preset:<22}{label:<8}{rows[0]['total']:>8.1f}{mean['fit']:>8.2f}{mean['sample']:>8.2f}"
+                      f"{mean['rest']:>8.2f}{mean['total']:>8.2f}{fits:>10d}{(hi - lo) / 2:>11.3f}", flush=True)
+
+
 if __name__ == "__main__":
-    main()
+    if "--games" in sys.argv:
+        at = sys.argv.index("--games")
+        games_main(int(sys.argv[at + 1]) if at + 1 < len(sys.argv) else 3)
+    else:
+        main()
