@@ -36,6 +36,7 @@ from .data import (
     _rng,
     _synthetic,
     load_game_data,
+    make_generator,
     size_ladder,
 )
 from .summary import summarize_games
@@ -157,16 +158,47 @@ class Synthetic(Scenario):
         return [q for q in Q_GRID if q < min(top, bound)]
 
     # Per-game CPU seconds on one core of the 2-core AMD EPYC lab machine (benchmarks/bench_synthesizers.py and
-    # bench_cost.py, n = 1000, d = 10; 2026-11-23): generator fit, and sampling 10⁶ rows. CTGAN/TVAE: estimate_cost.
-    _FIT_SECONDS = {"nonprivate": 0.01, "indhist": 0.01, "baynet": 0.1, "privbayes": 0.15, "rap": 35.0,
-                    "rap-softmax": 35.0, "gaussiancopula": 4.0}
+    # bench_cost.py, n = 1000, d = 10; 2026-11-23): generator fit, and sampling 10⁶ rows. RAP's fit and CTGAN's
+    # sampling depend on the schema and CTGAN/TVAE's fit on the epochs: see _generator_seconds.
+    _FIT_SECONDS = {"nonprivate": 0.01, "indhist": 0.01, "baynet": 0.1, "privbayes": 0.15, "gaussiancopula": 4.0}
     _SAMPLE_SECONDS_PER_MILLION = {"nonprivate": 0.9, "indhist": 0.5, "baynet": 1.6, "privbayes": 1.8,
-                                   "rap": 3.0, "rap-softmax": 3.0, "ctgan": 40.0, "tvae": 20.0,
-                                   "gaussiancopula": 40.0}
+                                   "rap": 0.6, "rap-softmax": 0.6, "tvae": 20.0, "gaussiancopula": 40.0}
+    _NEURAL_WARMUP = 5.0   # import sdv and torch's first fit, once per run (process), not per game
+
+    def _generator_seconds(self, config, cards: list[int]) -> tuple[float, float, float]:
+        """(once per run, fit per game, sampling ``synth_size`` rows per game) in CPU seconds (2026-11-25,
+        benchmarks/bench_synthesizers.py --games and one-core timings of the fit on each data set):
+
+        * RAP, RAP^softmax: ``steps × (3.4 ms + 45 ns × q₃)``, ``q₃`` = the 3-way marginal cells of the schema,
+          every one of which each Adam step evaluates on the 1000 relaxed rows (CCES16 q₃ = 87,658: 7.4 ms a
+          step, 14.8 s a fit; ACS-like 144,910: 9.9 ms; FIRE-like 383,296: 20.8 ms);
+        * CTGAN: fit 0.6 + 0.08 s per epoch at n = 1000; sampling costs the generator network's
+          multiply-adds per row, ``256(128 + w) + 256(384 + w) + w(640 + w)`` for ``w`` one-hot columns, at
+          34 ps each (CCES16, w = 107: 9.0 s per 10⁶ rows); TVAE: fit 0.6 + 0.03 s per epoch;
+        * the others: ``_FIT_SECONDS`` and ``_SAMPLE_SECONDS_PER_MILLION``."""
+        g, millions = config["generator"], config["synth_size"] / 1e6
+        once = 0.0
+        if g in ("rap", "rap-softmax"):
+            from ...releases.synthesizers._relaxed_marginals import ThreeWayMarginals
+
+            steps = getattr(make_generator(config), "steps", 2000)
+            fit = steps * (3.4e-3 + 4.5e-8 * ThreeWayMarginals(cards).n_queries)
+        elif g in ("ctgan", "tvae"):
+            once = self._NEURAL_WARMUP
+            fit = 0.6 + (0.08 if g == "ctgan" else 0.03) * config["epochs"]
+        else:
+            fit = self._FIT_SECONDS.get(g, 4.0)
+        if g == "ctgan":
+            w = sum(cards)
+            sample = 3.4e-11 * (256 * (128 + w) + 256 * (384 + w) + w * (640 + w)) * config["synth_size"]
+        else:
+            sample = self._SAMPLE_SECONDS_PER_MILLION.get(g, 20.0) * millions
+        return once, fit, sample
+
     # How much harder the reconstruction LP is than on CCES16 with the non-private generator: per data set (its
     # schema) and per generator (noisier synthetic answers); a CSV or an unmeasured generator gets the largest.
     _LP_DATASET = {"cces16": 1.0, "acs-like": 2.7, "fire-like": 1.3, "csv": 2.7}
-    _LP_GENERATOR = {"nonprivate": 1.0, "baynet": 1.0, "privbayes": 1.8}
+    _LP_GENERATOR = {"nonprivate": 1.0, "baynet": 1.0, "privbayes": 1.8, "rap": 1.0, "ctgan": 1.8}
     _LP_OTHER_GENERATOR = 2.2
 
     def _lp_seconds(self, config, q_sparse: float, q_dense: float) -> float:
@@ -182,8 +214,8 @@ class Synthetic(Scenario):
         of the 2-core AMD EPYC lab machine (measured 2026-11-23 with benchmarks/bench_cost.py; q = the queries the
         chosen family offers, computed from the data's schema):
 
-        * **fit and sample**: ``_FIT_SECONDS`` and ``_SAMPLE_SECONDS_PER_MILLION``; CTGAN ≈ 0.08 s, TVAE ≈ 0.03 s
-          per epoch after a 4 s warm-up;
+        * **fit and sample**: :meth:`_generator_seconds` (RAP's fit grows with the schema's 3-way cells, CTGAN's
+          sampling with its one-hot width; CTGAN ≈ 0.08 s, TVAE ≈ 0.03 s per epoch after a 5 s warm-up per run);
         * **Adv_recon**, one LP per size: ≈ 0.03 + 0.18·(n/1000)^1.3·(q/3800)^0.6 s for 3-/4-way queries on CCES16
           with the non-private generator (n = 1000, q = 3,800: 0.18 s; n = 5000: 1.3 s; 4-way q = 72,652: 1 s),
           plus ≈ 0.6·(n/1000)^2.5 s when the dense 2-way queries are asked (q ≈ 100 queries that each cover a
@@ -196,11 +228,8 @@ class Synthetic(Scenario):
         plus the query matrix (8·q·n bytes dense)."""
         from ...cost import Cost
 
-        g = config["generator"]
-        fit = self._FIT_SECONDS.get(g)
-        if fit is None:  # neural generators: per-epoch cost plus torch warm-up
-            fit = 4.0 + (0.08 if g == "ctgan" else 0.03) * config["epochs"]
-        sample = self._SAMPLE_SECONDS_PER_MILLION.get(g, 20.0) * config["synth_size"] / 1e6
+        _codes, domain, _, _ = load_game_data(config)
+        once, fit, sample = self._generator_seconds(config, [len(v) for v in domain.values()])
         sizes = size_ladder(config["synth_size"])
         rows = float(sum(sizes))
         attacks = self.attacks(config)
@@ -224,7 +253,7 @@ class Synthetic(Scenario):
             per_game += len(sizes) * 0.05 + 1.2e-4 * rows
         if "dcr" in attacks:
             per_game += 1e-6 * rows
-        seconds = 1.0 + config["games"] * per_game
+        seconds = 1.0 + once + config["games"] * per_game
         mem = 200e6 + 24 * config["synth_size"] * 16 + 8 * queries * config["n"]
         return Cost(seconds=seconds, bytes=mem, drivers=("games", "synth_size", "n", "generator"),
                     basis="games × (fit + sample + LPs per size)")

@@ -1,0 +1,54 @@
+"""The synthetic lab's presets play as many games as their interval needs, or as the server's budget allows.
+
+A preset's headline is the target accuracy with its 95% interval; the aim is an interval narrower than ±0.04
+(≈ 600 games at an accuracy of 0.5). A preset that cannot afford that within a server's per-run budget (the 10⁶-row
+RAP and CTGAN presets, whose every game fits the generator anew) must play the most games the budget allows, and
+its explanation must state the games it plays and the interval they give — so the page never claims more than the
+run delivers.
+"""
+from __future__ import annotations
+
+import re
+
+from core.measure.metrics import clopper_pearson
+from core.runtime.settings import settings
+from core.scenario import get
+from core.studies.presets import load_presets
+
+
+def _half_width(games: int, accuracy: float = 0.5) -> float:
+    lo, hi = clopper_pearson(int(round(accuracy * games)), games)
+    return (hi - lo) / 2
+
+
+def _synthetic_presets() -> dict[str, dict]:
+    return {k: p for k, p in load_presets().items() if p["scenario"] == "synthetic" and not k.startswith("known-bug-")}
+
+
+def test_every_synthetic_preset_is_narrow_enough_or_plays_all_the_games_its_budget_allows():
+    limit = settings().max_run_seconds
+    sc = get("synthetic")
+    presets = _synthetic_presets()
+    assert {"synthetic-rap-1e6", "synthetic-ctgan-1e6", "synthetic-indhist-chance"} <= set(presets)
+    for name, p in presets.items():
+        config = sc.resolve(p["params"])
+        games = config["games"]
+        assert sc.estimate_cost(config).seconds <= limit, name
+        if _half_width(games) < 0.04:
+            continue
+        # too costly for ±0.04: then one more game must not fit, or the preset left games on the table
+        assert sc.estimate_cost({**config, "games": games + 1}).seconds > limit, (name, games)
+
+
+def test_the_costly_presets_explanations_state_their_games_and_interval():
+    presets = _synthetic_presets()
+    for name in ("synthetic-rap-1e6", "synthetic-ctgan-1e6"):
+        p = presets[name]
+        games, text = p["params"]["games"], p["explanation"]
+        assert f"{games} games" in text, name
+        stated = [float(x) for x in re.findall(r"±\s?(0\.\d+)", text)]
+        # the interval at an accuracy of 0.5 (the widest) is among those the text states, to the second decimal
+        assert any(abs(x - _half_width(games)) < 0.01 for x in stated), (name, stated, _half_width(games))
+        # and the games a ±0.04 interval would need, at the accuracy the text assumes
+        need = [int(x.replace(",", "")) for x in re.findall(r"≈ ([\d,]+) games", text)]
+        assert need and all(_half_width(n, 0.87 if "rap" in name else 0.5) < 0.045 for n in need), (name, need)
