@@ -27,6 +27,9 @@ Decisions:
 * Reproducibility: torch, numpy's and Python's global generators are seeded from ``rng`` inside ``fit`` and
   ``sample`` and restored afterwards, and the model's own sampling seed is set from ``rng`` (sdv's
   ``_set_random_state``); ``torch.set_num_threads(1)`` during the work (robust on a shared CPU).
+* CTGAN with categorical columns samples through :mod:`._ctgan_sampling`: the same random numbers, generator
+  outputs and argmax as sdv's ``sample()``, straight to integer codes (≈ 9 s instead of ≈ 16 s of CPU for 10⁶
+  rows on CCES16); its fit one-hot encodes in this process rather than in joblib workers.
 * No network: sdv's demo downloaders are never called.
 """
 from __future__ import annotations
