@@ -52,3 +52,19 @@ def test_the_costly_presets_explanations_state_their_games_and_interval():
         # and the games a ±0.04 interval would need, at the accuracy the text assumes
         need = [int(x.replace(",", "")) for x in re.findall(r"≈ ([\d,]+) games", text)]
         assert need and all(_half_width(n, 0.87 if "rap" in name else 0.5) < 0.045 for n in need), (name, need)
+
+
+def test_the_estimate_behind_the_sizing_follows_what_a_game_computes():
+    sc = get("synthetic")
+
+    def seconds(**change):
+        return sc.estimate_cost(sc.resolve({"synth_size": 1_000_000, "query_sweep": False, "games": 1,
+                                            **change})).seconds
+
+    # RAP evaluates every 3-way marginal cell at each step: 87,658 on CCES16, 144,910 ACS-like, 383,296 FIRE-like
+    rap = [seconds(generator="rap", dataset=d) for d in ("cces16", "acs-like", "fire-like")]
+    assert rap[0] < rap[1] < rap[2] and rap[2] - rap[0] > 2000 * 45e-9 * (383_296 - 87_658)
+    # CTGAN: torch's warm-up once per run, the fit and the 10⁶ rows every game
+    one, two = seconds(generator="ctgan"), seconds(generator="ctgan", games=2)
+    assert two - one < one - 1.0 - 4.0
+    assert seconds(generator="ctgan", epochs=300) - seconds(generator="ctgan") > 0.08 * 270 - 1e-9
