@@ -68,3 +68,26 @@ def test_the_estimate_behind_the_sizing_follows_what_a_game_computes():
     one, two = seconds(generator="ctgan"), seconds(generator="ctgan", games=2)
     assert two - one < one - 1.0 - 4.0
     assert seconds(generator="ctgan", epochs=300) - seconds(generator="ctgan") > 0.08 * 270 - 1e-9
+
+
+def test_a_long_run_keeps_a_bounded_number_of_samples_and_a_dropped_one_comes_back_the_same(monkeypatch):
+    """More games per preset must not mean one cached 10⁶-row sample per game: past the byte budget the
+    oldest samples go, and a game whose sample went gets the very same rows again from its seeds."""
+    import numpy as np
+
+    from core.scenario import prepare_rng
+    from core.scenarios.synthetic import data
+
+    sc = get("synthetic")
+    config = sc.resolve({"generator": "baynet", "synth_size": 1000, "games": 4, "query_sweep": False})
+    context = sc.prepare(config, prepare_rng(0))
+    data.clear_caches()
+    one = 1000 * len(context["cards"]) * 8   # bytes of one game's sample
+    monkeypatch.setattr(data, "SAMPLE_CACHE_BYTES", 2 * one)
+    first = data._synthetic(context, config, 0)["S"].copy()
+    for g in (1, 2, 3):
+        data._synthetic(context, config, g)
+    assert len(data._SAMPLES) == 2   # games 2 and 3; 0 and 1 went
+    assert np.array_equal(data._synthetic(context, config, 0)["S"], first)
+    assert len(data._SAMPLES) == 2
+    data.clear_caches()

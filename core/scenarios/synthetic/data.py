@@ -35,6 +35,11 @@ NETWORK_GENERATORS = tuple(k for k in GENERATORS if hasattr(SYNTHESIZERS[k], "ne
 Q_GRID = (10, 100, 1000, 10_000, 100_000)
 MAX_SIZE = 1_000_000
 CACHE_ENTRIES = 32
+# Synthetic rows kept across games: a 10⁶-row sample of CCES16 holds 88 MB, so 32 of them (a 30-game preset at
+# m = 10⁶) grew a run by ~3 GB, far beyond the run's memory estimate. Past this many bytes (four such samples,
+# within that estimate) the least recently used samples go, the newest always stays; a game whose sample went is
+# drawn again from the same seeds, so only time, never a number, changes.
+SAMPLE_CACHE_BYTES = 400_000_000
 HIGH_RISK = 0.6      # the paper's "high attack accuracy" line (Acc_max > 60%)
 GOOD_UTILITY = 0.2   # the paper's "good utility" line (MRE>10 and 3-TVD < 0.2)
 
@@ -190,7 +195,17 @@ def _synthetic(context: dict, config: dict, g: int) -> dict:
         return {"S": big, "fit_seconds": fit_seconds, "sample_seconds": sample_seconds,
                 "epsilon": eps, "delta": delta, "model": synth}
 
-    return _SAMPLES.get_or(key, make)
+    out = _SAMPLES.get_or(key, make)
+    _trim_samples()
+    return out
+
+
+def _trim_samples() -> None:
+    """Evict the least recently used samples until the cached rows fit ``SAMPLE_CACHE_BYTES``."""
+    total = sum(v["S"].nbytes for v in _SAMPLES.values())
+    while total > SAMPLE_CACHE_BYTES and len(_SAMPLES) > 1:
+        _, old = _SAMPLES.popitem(last=False)
+        total -= old["S"].nbytes
 
 
 def make_generator(config: dict):
