@@ -21,6 +21,11 @@ the lab plays it ("after"), with the games that fit in a preset's 600 s at that 
 an accuracy of 0.5. CPU seconds (``time.process_time``, one thread) are what the cost estimate counts and are
 far steadier than wall time on the shared machine. The first game of a process also pays sdv's import and
 torch's warm-up; it is reported apart.
+
+Measured 2026-11-25 (load average 3–4, ``--games 3``), CPU seconds per game: RAP 15.2 (fit 13.5, sample 0.42,
+rest 1.3), the same code before and after; CTGAN before 19.8 (fit 2.9, sample 14.1, rest 2.7), after 14.5
+(sample 8.8). At those rates 600 s holds 39 RAP and 41 CTGAN games (±0.16 at 0.5); the presets play 30 and 34,
+what the scenario's more cautious cost estimate admits.
 """
 from __future__ import annotations
 
