@@ -10,7 +10,7 @@ from core.studies.presets import compare_with_paper, is_known_bug, known_bug_ver
 from core.scenario import get
 from ui.common import content, page_header, show_error
 from ui.pins import pin_button
-from ui.runs import pool_run
+from ui.runs import pool_run, server_refusal
 from ui.report import audit_banner
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -86,6 +86,8 @@ def _card(name: str) -> None:
             for key, label in p.get("companions", {}).items():  # lower-variance numbers from the same games
                 if result["metrics"].get(key) is not None:
                     mid.caption(f"{label}: {float(result['metrics'][key]):.3f}")
+        elif (refusal := server_refusal(get(p["scenario"]), p["params"], int(p.get("seed", 0)))) is not None:
+            mid.caption(f"Too heavy for this server: {refusal}. Run it with the command below.")
         else:
             if mid.button("Run here", key=f"preset.run.{name}", type="primary",
                           help=f"python -m core run --preset {name} (through the server's queue and limits)"):

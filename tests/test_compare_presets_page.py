@@ -63,3 +63,17 @@ def test_a_presets_link_reopens_its_lab_with_the_presets_configuration(name):
 def test_the_desia_link_carries_the_papers_block_size():
     link = link_params(load_presets()["desia-fig1"])
     assert link["block_size"] == "454"  # a parameter's default, but not where the aggregates page starts
+
+
+def test_a_preset_above_the_servers_limits_offers_the_command_instead_of_a_run_button(tmp_path, monkeypatch):
+    # a strict server: the 10⁶-row synthetic presets (≈ 590 s estimated) are over its limit, so their cards say so
+    # and give the command, while a cheap preset keeps its Run button
+    limits = tmp_path / "lab_settings.toml"
+    limits.write_text("[server]\nmax_run_seconds = 120\n")
+    monkeypatch.setenv("LAB_SETTINGS", str(limits))
+    monkeypatch.setenv("LAB_STORE", str(tmp_path / "store"))  # nothing stored: the estimate decides
+    at = _presets()
+    keys = {b.key for b in at.button}
+    assert "preset.run.synthetic-rap-1e6" not in keys and "preset.run.dinur-nissim-sqrt-n" in keys
+    heavy = [c.value for c in at.caption if c.value.startswith("Too heavy for this server")]
+    assert heavy and all("the server allows" in c for c in heavy)

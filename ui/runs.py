@@ -397,6 +397,19 @@ def _run_live(scenario: Scenario, params: dict, seed: int, key: str, estimate: f
     return result
 
 
+def server_refusal(scenario: Scenario, params: dict, seed: int) -> str | None:
+    """Why this server would refuse the run (its estimate above the per-run limits), or None when it would
+    take it or has it stored: a page offers no Run button that can only fail."""
+    full = scenario.resolve(params)
+    if stored(result_address(scenario.name, full, int(seed))[0]) is not None:
+        return None
+    try:
+        check_server_limits(scenario.estimate_cost(full), **_limits())
+    except CostLimitError as exc:
+        return str(exc)
+    return None
+
+
 def pool_run(scenario: Scenario, params: dict, seed: int, bar, *, label: str = "games") -> Result:
     """One run for a page that does not draw it live (Compare's linked runs, a paper preset), with the same gates
     as a lab's Run: the stored result if there is one, else the server's cost limits, then the worker pool (its
