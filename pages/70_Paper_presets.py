@@ -6,7 +6,8 @@ import streamlit as st
 
 from core.errors import LabError
 from core.output.inert import inert
-from core.studies.presets import compare_with_paper, is_known_bug, known_bug_verdict, link_params, load_presets
+from core.studies.presets import (compare_with_paper, is_known_bug, known_bug_verdict, link_params, load_presets,
+                                  quick_look)
 from core.scenario import get
 from ui.common import content, page_header, show_error
 from ui.pins import pin_button
@@ -52,6 +53,19 @@ results = st.session_state.setdefault("_preset_results", {})
 failed = st.session_state.setdefault("_preset_failed", {})
 
 
+def _run_button(where, name: str, params: dict, label: str, key: str, help: str) -> None:
+    """A button in ``where`` that runs ``params`` of preset ``name`` through the worker pool, as a lab's Run
+    does."""
+    p = presets[name]
+    if where.button(label, key=key, type="primary", help=help):
+        bar = where.progress(0.0, text=f"Running {p['scenario']} with the paper's settings…")
+        try:
+            results[name] = pool_run(get(p["scenario"]), params, int(p.get("seed", 0)), bar).to_dict(records=False)
+        except LabError as exc:
+            failed[name] = exc  # shown after the rerun below, not wiped by it
+        st.rerun()
+
+
 def _card(name: str) -> None:
     p = presets[name]
     bug = is_known_bug(name)
@@ -71,8 +85,10 @@ def _card(name: str) -> None:
         result = results.get(name)
         if result is not None:
             cmp = compare_with_paper(p, result["metrics"])
+            played = result["config"].get("games") or 0
+            setting = f"quick look, {played} games" if played < (p["params"].get("games") or 0) else "same setting"
             mid.metric("Measured ε, 95% lower bound (seed {})".format(p.get("seed", 0)) if bug else
-                       "Ours (same setting, seed {})".format(p.get("seed", 0)),
+                       f"Ours ({setting}, seed {p.get('seed', 0)})",
                        "—" if cmp["ours"] is None else f"{cmp['ours']:.3f}",
                        None if cmp["difference"] is None else
                        f"{cmp['difference']:+.3f} vs {'the claim' if bug else 'paper'}",
@@ -86,21 +102,23 @@ def _card(name: str) -> None:
             for key, label in p.get("companions", {}).items():  # lower-variance numbers from the same games
                 if result["metrics"].get(key) is not None:
                     mid.caption(f"{label}: {float(result['metrics'][key]):.3f}")
-        elif (refusal := server_refusal(get(p["scenario"]), p["params"], int(p.get("seed", 0)))) is not None:
-            mid.caption(f"Too heavy for this server: {refusal}. Run it with the command below.")
+        elif (refusal := server_refusal(get(p["scenario"]), p["params"], int(p.get("seed", 0)))) is None:
+            _run_button(mid, name, p["params"], "Run here", f"preset.run.{name}",
+                        f"python -m core run --preset {name} (through the server's queue and limits)")
+        elif (quick := quick_look(p)) and server_refusal(get(p["scenario"]), quick["params"],
+                                                          int(p.get("seed", 0))) is None:
+            mid.caption(f"The full preset ({quick['full_games']:,} games, a 95% interval of about "
+                        f"±{quick['full_half_width']:.2f} at an accuracy of {quick['accuracy']:.2f}) is too heavy "
+                        f"for this server: run it with the command below. A quick look here plays {quick['games']} "
+                        f"games, good to about ±{quick['half_width']:.2f} — read its interval before comparing it "
+                        "with the paper.")
+            _run_button(mid, name, quick["params"], f"Quick look here ({quick['games']} games)",
+                        f"preset.quick.{name}", f"python -m core run --preset {name} --set games={quick['games']}")
         else:
-            if mid.button("Run here", key=f"preset.run.{name}", type="primary",
-                          help=f"python -m core run --preset {name} (through the server's queue and limits)"):
-                bar = mid.progress(0.0, text=f"Running {p['scenario']} with the paper's settings…")
-                try:
-                    results[name] = pool_run(get(p["scenario"]), p["params"], int(p.get("seed", 0)),
-                                             bar).to_dict(records=False)
-                except LabError as exc:
-                    failed[name] = exc  # shown after the rerun below, not wiped by it
-                st.rerun()
-            if name in failed:
-                with mid:
-                    show_error(failed.pop(name))
+            mid.caption(f"Too heavy for this server: {refusal}. Run it with the command below.")
+        if name in failed:
+            with mid:
+                show_error(failed.pop(name))
         with right:
             if bug:
                 st.markdown(f"**What goes wrong:** {p['explanation']}")

@@ -77,3 +77,12 @@ def test_a_preset_above_the_servers_limits_offers_the_command_instead_of_a_run_b
     assert "preset.run.synthetic-rap-1e6" not in keys and "preset.run.dinur-nissim-sqrt-n" in keys
     heavy = [c.value for c in at.caption if c.value.startswith("Too heavy for this server")]
     assert heavy and all("the server allows" in c for c in heavy)
+
+
+def test_a_costly_preset_offers_a_quick_look_that_says_how_much_less_it_tells(tmp_path, monkeypatch):
+    monkeypatch.setenv("LAB_STORE", str(tmp_path / "store"))
+    at = _presets()
+    keys = {b.key for b in at.button}
+    assert "preset.quick.synthetic-rap-1e6" in keys and "preset.run.synthetic-rap-1e6" not in keys
+    said = next(c.value for c in at.caption if c.value.startswith("The full preset (300 games"))
+    assert "±0.04 at an accuracy of 0.87" in said and "30 games" in said and "±0.13" in said

@@ -1,10 +1,10 @@
-"""The synthetic lab's presets play as many games as their interval needs, or as the server's budget allows.
+"""The synthetic lab's presets play the games their interval needs, and a quick look fits a shared server.
 
-A preset's headline is the target accuracy with its 95% interval; the aim is an interval narrower than ±0.04
-(≈ 600 games at an accuracy of 0.5). A preset that cannot afford that within a server's per-run budget (the 10⁶-row
-RAP and CTGAN presets, whose every game fits the generator anew) must play the most games the budget allows, and
-its explanation must state the games it plays and the interval they give — so the page never claims more than the
-run delivers.
+A preset's headline is the target accuracy with its 95% interval, and every preset plays enough games for an
+interval narrower than ±0.04 at the accuracy the paper reports. The 10⁶-row RAP and CTGAN presets, whose every game
+fits the generator anew, then cost hours of one core: on a server's page they offer a quick look instead, the most
+games a run there may take, and their explanation states both game counts and intervals — so the page never
+claims more than the run it shows delivers.
 """
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ import re
 from core.measure.metrics import clopper_pearson
 from core.runtime.settings import settings
 from core.scenario import get
-from core.studies.presets import load_presets
+from core.studies.presets import load_presets, quick_look
 
 
 def _half_width(games: int, accuracy: float = 0.5) -> float:
@@ -25,33 +25,36 @@ def _synthetic_presets() -> dict[str, dict]:
     return {k: p for k, p in load_presets().items() if p["scenario"] == "synthetic" and not k.startswith("known-bug-")}
 
 
-def test_every_synthetic_preset_is_narrow_enough_or_plays_all_the_games_its_budget_allows():
+def test_every_synthetic_preset_is_narrow_enough_and_a_costly_one_has_the_largest_quick_look_a_server_takes():
     limit = settings().max_run_seconds
     sc = get("synthetic")
     presets = _synthetic_presets()
     assert {"synthetic-rap-1e6", "synthetic-ctgan-1e6", "synthetic-indhist-chance"} <= set(presets)
     for name, p in presets.items():
         config = sc.resolve(p["params"])
-        games = config["games"]
-        assert sc.estimate_cost(config).seconds <= limit, name
-        if _half_width(games) < 0.04:
+        assert _half_width(config["games"], p["paper_value"]) < 0.04, name  # at the accuracy the paper reports
+        quick = quick_look(p)
+        if sc.estimate_cost(config).seconds <= limit:
+            assert quick is None, name  # a preset the server runs whole needs no quick look
             continue
-        # too costly for ±0.04: then one more game must not fit, or the preset left games on the table
+        assert quick is not None, name
+        games = quick["games"]
+        assert sc.estimate_cost(sc.resolve(quick["params"])).seconds <= limit, name
+        # the quick look leaves no game on the table: one more would be refused
         assert sc.estimate_cost({**config, "games": games + 1}).seconds > limit, (name, games)
 
 
-def test_the_costly_presets_explanations_state_their_games_and_interval():
+def test_the_costly_presets_explanations_state_both_runs_games_and_intervals():
     presets = _synthetic_presets()
     for name in ("synthetic-rap-1e6", "synthetic-ctgan-1e6"):
         p = presets[name]
-        games, text = p["params"]["games"], p["explanation"]
-        assert f"{games} games" in text, name
+        quick, text = quick_look(p), p["explanation"]
+        assert f"{quick['full_games']} games" in text and f"{quick['games']} games" in text, name
         stated = [float(x) for x in re.findall(r"±\s?(0\.\d+)", text)]
-        # the interval at an accuracy of 0.5 (the widest) is among those the text states, to the second decimal
-        assert any(abs(x - _half_width(games)) < 0.01 for x in stated), (name, stated, _half_width(games))
-        # and the games a ±0.04 interval would need, at the accuracy the text assumes
-        need = [int(x.replace(",", "")) for x in re.findall(r"≈ ([\d,]+) games", text)]
-        assert need and all(_half_width(n, 0.87 if "rap" in name else 0.5) < 0.045 for n in need), (name, need)
+        # the quick look's interval, at the paper's accuracy and at 0.5 (the widest), is stated to two decimals
+        assert any(abs(x - quick["half_width"]) < 0.01 for x in stated), (name, stated, quick["half_width"])
+        assert any(abs(x - _half_width(quick["games"])) < 0.01 for x in stated), (name, stated)
+        assert "±0.04" in text
 
 
 def test_the_estimate_behind_the_sizing_follows_what_a_game_computes():

@@ -32,6 +32,9 @@ def load_presets(path: str | Path = PATH) -> dict[str, dict]:
             raise DataError(f"preset {name!r} lacks {', '.join(missing)}")
         preset = {"name": name, "seed": 0, "page": "", "figure": "", "paper": "", "metric_label": p["metric"],
                   "paper_value_note": "", **p}
+        quick = p.get("quick_games")
+        if quick is not None and not (isinstance(quick, int) and 1 <= quick < int(p["params"].get("games", 0))):
+            raise DataError(f"preset {name!r}: quick_games must be a whole number of games below its games")
         sc = scenarios.get(p["scenario"])
         if sc is None:
             preset.update(available=False, problem=f"scenario {p['scenario']!r} is not part of this build yet")
@@ -126,3 +129,25 @@ def known_bug_verdict(preset: dict, result) -> dict:
     v = audit_result(result)
     expected = preset.get("expect") == "flag"
     return {"expected": expected, "flagged": v.broken, "ok": v.broken == expected, "message": v.message}
+
+
+def quick_look(preset: dict) -> dict | None:
+    """A shorter run of a preset too costly for a shared server: its ``quick_games`` (fewer games, same
+    everything else), or None when the preset has none. ``params`` to run, and for the page the games and the
+    95% interval (Clopper–Pearson half-width at the accuracy the paper reports, 0.5 when its value is not an
+    accuracy) of the quick and of the full run, so the card says plainly how much less the quick look can tell."""
+    quick = preset.get("quick_games")
+    if quick is None:
+        return None
+    from ..measure.metrics import clopper_pearson
+
+    value = float(preset["paper_value"])
+    accuracy = value if 0 < value < 1 else 0.5
+
+    def half(games: int) -> float:
+        lo, hi = clopper_pearson(int(round(accuracy * games)), games)
+        return (hi - lo) / 2
+
+    full = int(preset["params"]["games"])
+    return {"params": {**preset["params"], "games": int(quick)}, "games": int(quick), "accuracy": accuracy,
+            "half_width": half(quick), "full_games": full, "full_half_width": half(full)}
