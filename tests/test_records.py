@@ -268,3 +268,27 @@ def test_synthetic_record_ids_of_an_uploaded_file_are_its_data_rows(tmp_path):
         row = back.iloc[int(rid.split("-row")[1]) - 1]
         assert {c: str(table.columns[c][j]) for c in ("region", "age", "tenure")} == \
             {c: row[c] for c in ("region", "age", "tenure")}
+
+
+def test_lecture_records_of_an_uploaded_file_name_its_data_rows():
+    import pandas as pd
+
+    from core.reid import lecture
+    from core.reid.people import load_people_csv
+
+    rng = np.random.default_rng(8)
+    n = 300
+    frame = pd.DataFrame({"age": rng.integers(20, 80, n), "sex": rng.choice(["F", "M"], n),
+                          "zip": rng.choice(["02138", "02139", "02140", "02141"], n),
+                          "diagnosis": rng.choice(["flu", "asthma", "none"], n, p=[0.2, 0.1, 0.7])})
+    people = load_people_csv(frame.to_csv(index=False).encode(), name="clinic.csv")
+    qis = ["age", "sex", "zip"]
+    link = RecordTable.from_dict(lecture.linkage_view(people, {q: 0 for q in qis}, 0.5, 1.0, 0).exposure)
+    kanon = RecordTable.from_dict(lecture.kanon_view(people, "people", qis, 3, "mondrian", 0.0).exposure)
+    for table in (link, kanon):
+        assert any("data row, 1 = the first row" in note for note in table.notes)
+    for j, rid in enumerate(link.columns["id"]):  # the released QIs are exact here: they are the file's row
+        row = frame.iloc[int(rid) - 1]
+        assert (str(link.columns["age"][j]), link.columns["zip"][j]) == (str(row["age"]), str(row["zip"]))
+    for j, rid in enumerate(kanon.columns["id"]):  # the secret is the row's own diagnosis
+        assert kanon.columns["secret"][j] == frame.iloc[int(rid) - 1]["diagnosis"]

@@ -295,7 +295,8 @@ def linkage_records(result, voter_fraction: float, population: int | None = None
                  known={q: j[q].tolist() for q in result.qi_columns}, k=j["n_release_same_qis"].tolist(),
                  certification={"available": whole, "why": why}, unit="released record",
                  notes=["secret = the record's true person; guess = the name attached (a claim only on a "
-                        "one-to-one match); id = the person's row in the record set."],
+                        "one-to-one match); id = the person's row in the record set (in an uploaded file: its "
+                        "data row, 1 = the first row under the header)."],
                  baseline=1.0 / population if population else None).to_dict()
 
 
@@ -313,12 +314,14 @@ def kanon_records(g, sensitive: str | None) -> dict | None:
     mode = groups.transform(lambda s: s.value_counts().index[0])
     share = groups.transform(lambda s: s.value_counts(normalize=True).iloc[0]).to_numpy(dtype=float)
     size = groups.transform("size").to_numpy()
-    return build([str(i) for i in t.index], t[sensitive].astype(str).tolist(), mode.astype(str).tolist(), share,
+    ids = t["person_id"] if "person_id" in t.columns else t.index  # the person, as the linkage names them
+    return build([str(i) for i in ids], t[sensitive].astype(str).tolist(), mode.astype(str).tolist(), share,
                  certified=share >= 1.0,
                  certified_reason="Every record in its equivalence class has this sensitive value, so being in the "
                                   "class discloses it.",
                  known={q: t[q].astype(str).tolist() for q in g.qis}, k=size.tolist(),
                  certification={"available": True, "why": "Certified: records in homogeneous equivalence classes."},
                  unit="published record",
-                 notes=["guess = the most common sensitive value of the record's class; id = the record's row in "
-                        "the table before generalisation."]).to_dict()
+                 notes=["guess = the most common sensitive value of the record's class; id = the person, as the "
+                        "linkage demo names them (in an uploaded file: its data row, 1 = the first row under the "
+                        "header)."]).to_dict()

@@ -265,6 +265,9 @@ def load_people_csv(file: str | IO | bytes, sensitive: str | None = None, name: 
             t[c] = t[c].map(lambda v: "NA" if pd.isna(v) else f"{v:g}")
     if "person_id" in t.columns:
         raise DataError(f"{name}: 'person_id' is reserved; rename that column")
+    # a person is named by the file's data row (1 = the first row under the header), so a record the lecture's
+    # attacks expose can be found again in the user's own file
+    t["person_id"] = np.arange(1, len(t) + 1)
     identifiers = [c for c in text_cols if c != sensitive and t[c].nunique() == len(t)]
     qis = [c for c in cols if c != sensitive and c not in identifiers]
     if not qis:
