@@ -353,10 +353,12 @@ def chart(fig, name: str, **kw) -> None:
     apart by line style and marker as well as colour, and its text alternative under it."""
     from core.plots.common import distinguish
     from ui.access import chart_text
+    from ui.first_view import after_chart
 
     st.plotly_chart(distinguish(fig), key=f"{name}-{st.session_state.get('_draw_tick', 0)}", width="stretch",
                     **kw)
     chart_text(fig)
+    after_chart()  # a new tab's first view ends here; the rest follows once the browser has drawn this chart
 
 
 def charts_side_by_side(*named) -> None:
