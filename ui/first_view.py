@@ -27,6 +27,8 @@ from pathlib import Path
 
 import streamlit as st
 
+WEBGL = "_first_view.webgl"  # session state: names of the charts of this run that use WebGL
+
 # The import names the chunk relative to Streamlit's own entry script, wherever the app is served (a path prefix
 # behind a proxy included); the element that holds it is hidden, so it takes no room on the page.
 _PRELOAD = """<span id="lab-plotly-preload"></span>
@@ -44,6 +46,28 @@ def plotly_chunk() -> str | None:
     static = Path(st.__file__).parent / "static" / "static" / "js"
     found = sorted(static.glob("PlotlyChart.*.js"))
     return found[0].name if len(found) == 1 else None
+
+
+def page_start() -> None:
+    """What every run of the app does first (app.py): Plotly's early fetch, and a fresh count of the page's
+    WebGL charts."""
+    preload_plotly()
+    st.session_state[WEBGL] = set()
+
+
+def webgl_budget(fig, name: str):
+    """``fig`` as drawn on this page: at most ``MAX_WEBGL_CHARTS`` charts of a page use WebGL (the browser
+    blanks the oldest contexts beyond its limit); a later one has its WebGL scatter traces drawn as SVG. Charts
+    are told apart by name, so a live redraw of the same chart does not count twice."""
+    from core.plots.common import MAX_WEBGL_CHARTS, uses_webgl, without_webgl
+
+    if not uses_webgl(fig):
+        return fig
+    used = st.session_state.setdefault(WEBGL, set())
+    if name in used or len(used) < MAX_WEBGL_CHARTS:
+        used.add(name)
+        return fig
+    return without_webgl(fig)
 
 
 def preload_plotly() -> None:
