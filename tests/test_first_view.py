@@ -82,7 +82,7 @@ def test_a_browsers_first_view_ends_at_its_first_chart_and_returns_in_full_once_
     assert len(at.get("plotly_chart")) == 2
 
 
-def test_charts_drawn_while_a_run_is_watched_never_end_the_view(monkeypatch):
+def test_charts_drawn_while_a_run_is_watched_or_in_a_fragment_never_end_the_view(monkeypatch):
     import ui.first_view as fv
 
     monkeypatch.setattr(fv, "_runs_javascript", lambda: True)
@@ -91,8 +91,16 @@ def test_charts_drawn_while_a_run_is_watched_never_end_the_view(monkeypatch):
         with watching_run():  # a live run's progress: stopping here would cancel the run
             chart(go.Figure(go.Scatter(x=[0, 1], y=[0, 1])), "live")
         st.markdown("after the run")
+
+        @st.fragment
+        def part():  # the signal would rerun the fragment alone, never what follows it
+            chart(go.Figure(go.Scatter(x=[0, 1], y=[1, 1])), "in-fragment")
+        part()
+        st.markdown("after the fragment")
     """), default_timeout=30).run()
-    assert len(at.get("plotly_chart")) == 1 and at.markdown[0].value == "after the run"
+    assert not at.exception
+    assert len(at.get("plotly_chart")) == 2 and [m.value for m in at.markdown] == ["after the run",
+                                                                                  "after the fragment"]
 
 
 def test_plotly_is_preloaded_from_streamlits_own_chunk():

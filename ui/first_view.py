@@ -15,7 +15,7 @@ page view ends at its first chart (:func:`after_chart`): the browser draws it, s
 component, and the page runs again in full — the charts and tables below arrive once the first one is on screen.
 Every later view (another lab chosen in the sidebar, a widget changed) is drawn in one run as before. A session
 that is not a browser running JavaScript (AppTest, a protocol client) is never cut short, nor is a page while it
-watches a run on the worker pool (stopping there would cancel the run).
+watches a run on the worker pool (stopping there would cancel the run), nor a chart in an ``st.fragment``.
 """
 from __future__ import annotations
 
@@ -107,6 +107,19 @@ def _runs_javascript() -> bool:
         return False
 
 
+def _in_fragment() -> bool:
+    """Inside an ``st.fragment`` the signal would rerun only the fragment, never the rest of the page."""
+    try:  # Streamlit 1.67 keeps the running fragment in a per-thread state, not on the run context
+        from streamlit.runtime.scriptrunner_utils.script_run_context import ThreadState
+
+        return ThreadState.get().fragment_id is not None
+    except (ImportError, AttributeError):
+        from streamlit.runtime.scriptrunner import get_script_run_ctx
+
+        ctx = get_script_run_ctx(suppress_warning=True)
+        return bool(ctx is not None and getattr(ctx, "current_fragment_id", None))
+
+
 @contextlib.contextmanager
 def watching_run():
     """Charts drawn inside (a run's live progress) never end the page: stopping there would cancel the run."""
@@ -122,7 +135,7 @@ def after_chart() -> None:
     """Called right after a chart is sent (``ui.common.chart``): on a browser session's first view, end this run
     here, with a signal that reruns the page as soon as the browser has drawn the chart."""
     global _signal
-    if st.session_state.get(DRAWN) or getattr(_watching, "on", False) or not _runs_javascript():
+    if st.session_state.get(DRAWN) or getattr(_watching, "on", False) or _in_fragment() or not _runs_javascript():
         return
     if _signal is None:
         _signal = st.components.v2.component("lab_first_chart", js=_SIGNAL_JS)
