@@ -9,10 +9,12 @@ import streamlit as st
 
 from ui.access import accessible_styles
 from ui.common import chart
+from ui.first_view import page_start
 
 ROOT = Path(__file__).resolve().parent
 st.set_page_config(page_title="Privacy-attack lab", page_icon="🛡️", layout="wide")
 accessible_styles()  # WCAG 2.1 AA contrast for captions, on every page (they all run through this file)
+page_start()  # Plotly's JavaScript starts loading before any page's first chart arrives
 
 
 def _title(path: Path) -> str:

@@ -35,6 +35,7 @@ from core.runtime.store import address_key, engine_version, result_address
 from core.runtime.workers import Job, RunPool, run_job, sweep_job
 from core.scenario import Scenario
 from ui.feedback import run_failed, session_id, show_error, tick
+from ui.first_view import watching_run
 from ui.stored import keep, store_note, stored
 from ui.visitors import release, wait_turn, watching
 
@@ -187,7 +188,7 @@ def _in_worker(job: Job, on_update: Callable[[Any], tuple], bar, unit: str, key:
     if visitor is False:
         return {"error": Cancelled(f"{job.label}: stopped")}
     try:
-        with watching(job, cancel):
+        with watching(job, cancel), watching_run():  # live charts never end a first view (ui.first_view)
             return _watch_job(key, job, on_update, bar, unit, cancel)
     finally:
         release(visitor, job)

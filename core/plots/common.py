@@ -126,3 +126,33 @@ def figure_rows(fig: go.Figure, max_rows: int = 300) -> tuple[list[dict], bool]:
             thinned = True
         rows += [{"series": name, "x": x, "y": y} for x, y in pts]
     return rows, thinned
+
+
+# Trace types Plotly draws with WebGL: each chart holding one takes a WebGL context, and a browser keeps only
+# so many per page (Chromium blanks the oldest beyond its limit), so a page keeps to MAX_WEBGL_CHARTS of them.
+WEBGL_TYPES = frozenset({"scattergl", "scatterpolargl", "splom", "parcoords", "scatter3d", "surface", "mesh3d",
+                         "cone", "streamtube", "volume", "isosurface", "scattermap", "choroplethmap", "densitymap",
+                         "scattermapbox", "choroplethmapbox", "densitymapbox"})
+MAX_WEBGL_CHARTS = 6
+_SVG_TWIN = {"scattergl": go.Scatter, "scatterpolargl": go.Scatterpolar}  # the same trace drawn as SVG
+
+
+def uses_webgl(fig: go.Figure) -> bool:
+    return any(tr.type in WEBGL_TYPES for tr in fig.data)
+
+
+def without_webgl(fig: go.Figure) -> go.Figure:
+    """A copy of ``fig`` with its WebGL scatter traces drawn as SVG (same data and style, slower beyond ~10⁴
+    points). Trace types without an SVG twin (3-D, maps) are kept."""
+    if not any(tr.type in _SVG_TWIN for tr in fig.data):
+        return fig
+    out = go.Figure(layout=fig.layout)
+    for tr in fig.data:
+        twin = _SVG_TWIN.get(tr.type)
+        if twin is None:
+            out.add_trace(tr)
+            continue
+        props = tr.to_plotly_json()
+        props.pop("type", None)
+        out.add_trace(twin(**props))
+    return out

@@ -1,0 +1,142 @@
+"""A new tab's first plot: at most six WebGL charts a page, a first view that ends at its first chart only in a
+browser (and comes back in full once the browser has drawn it), and Plotly's JavaScript fetched early."""
+from __future__ import annotations
+
+import json
+import textwrap
+from pathlib import Path
+
+import plotly.graph_objects as go
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from core.plots.common import MAX_WEBGL_CHARTS, uses_webgl, without_webgl
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def test_without_webgl_draws_the_same_points_and_style_as_svg():
+    fig = go.Figure([go.Scattergl(x=[1, 2], y=[3, 4], name="a", mode="markers", marker=dict(color="#0072B2")),
+                     go.Bar(x=[1], y=[2], name="b")])
+    fig.update_layout(title="t")
+    svg = without_webgl(fig)
+    assert uses_webgl(fig) and not uses_webgl(svg)
+    assert [t.type for t in svg.data] == ["scatter", "bar"]
+    assert list(svg.data[0].x) == [1, 2] and list(svg.data[0].y) == [3, 4] and svg.data[0].name == "a"
+    assert svg.data[0].marker.color == "#0072B2" and svg.layout.title.text == "t"
+    plain = go.Figure([go.Scatter(x=[1], y=[1])])
+    assert without_webgl(plain) is plain
+
+
+def _script(body: str) -> str:
+    return textwrap.dedent(f"""
+        import sys
+        sys.path.insert(0, {str(ROOT)!r})
+        import plotly.graph_objects as go
+        import streamlit as st
+        from ui.common import chart
+        from ui.first_view import page_start
+        page_start()
+    """) + textwrap.dedent(body)
+
+
+def _specs(at) -> list[dict]:
+    return [json.loads(el.proto.spec) for el in at.get("plotly_chart")]
+
+
+def test_a_page_keeps_to_six_webgl_charts_and_draws_the_rest_as_svg():
+    at = AppTest.from_string(_script("""
+        for i in range(9):
+            chart(go.Figure(go.Scattergl(x=[0, 1, 2], y=[i, i, i])), f"gl-{i}")
+        st.session_state["_draw_tick"] = st.session_state.get("_draw_tick", 0) + 1  # as a live redraw does
+        chart(go.Figure(go.Scattergl(x=[0, 1], y=[0, 0])), "gl-0")  # the same chart redrawn: not a new context
+    """), default_timeout=30).run()
+    assert not at.exception
+    kinds = [spec["data"][0].get("type", "scatter") for spec in _specs(at)]
+    assert len(kinds) == 10  # every chart is drawn: outside a browser the first view is never cut short
+    assert kinds.count("scattergl") == MAX_WEBGL_CHARTS + 1  # six charts, plus the redraw of the first
+    assert kinds[:MAX_WEBGL_CHARTS] == ["scattergl"] * MAX_WEBGL_CHARTS
+    assert kinds[MAX_WEBGL_CHARTS:9] == ["scatter"] * 3 and kinds[9] == "scattergl"
+    assert [spec["data"][0]["y"] for spec in _specs(at)][7] == [7, 7, 7]  # the same points, as SVG
+    at.run()  # the next run counts afresh
+    assert [spec["data"][0].get("type") for spec in _specs(at)].count("scattergl") == MAX_WEBGL_CHARTS + 1
+
+
+def test_a_browsers_first_view_ends_at_its_first_chart_and_returns_in_full_once_drawn(monkeypatch):
+    import ui.first_view as fv
+
+    monkeypatch.setattr(fv, "_runs_javascript", lambda: True)  # as a browser's session
+    at = AppTest.from_string(_script("""
+        st.title("A lab")
+        chart(go.Figure(go.Scatter(x=[0, 1], y=[0, 1])), "headline")
+        st.markdown("below the headline")
+        chart(go.Figure(go.Scatter(x=[0, 1], y=[1, 0])), "second")
+    """), default_timeout=30).run()
+    assert not at.exception
+    assert len(at.get("plotly_chart")) == 1 and not at.markdown  # the headline only, and the signal
+    assert at.title[0].value == "A lab"
+    at.session_state[fv.DRAWN] = True  # what the signal's callback records once the browser has drawn the chart
+    at.run()
+    assert len(at.get("plotly_chart")) == 2 and at.markdown[0].value == "below the headline"
+    at.run()  # every later run of the session is drawn in full at once
+    assert len(at.get("plotly_chart")) == 2
+
+
+def test_charts_drawn_while_a_run_is_watched_or_in_a_fragment_never_end_the_view(monkeypatch):
+    import ui.first_view as fv
+
+    monkeypatch.setattr(fv, "_runs_javascript", lambda: True)
+    at = AppTest.from_string(_script("""
+        from ui.first_view import watching_run
+        with watching_run():  # a live run's progress: stopping here would cancel the run
+            chart(go.Figure(go.Scatter(x=[0, 1], y=[0, 1])), "live")
+        st.markdown("after the run")
+
+        @st.fragment
+        def part():  # the signal would rerun the fragment alone, never what follows it
+            chart(go.Figure(go.Scatter(x=[0, 1], y=[1, 1])), "in-fragment")
+        part()
+        st.markdown("after the fragment")
+    """), default_timeout=30).run()
+    assert not at.exception
+    assert len(at.get("plotly_chart")) == 2 and [m.value for m in at.markdown] == ["after the run",
+                                                                                  "after the fragment"]
+
+
+def test_plotly_is_preloaded_from_streamlits_own_chunk():
+    import streamlit
+
+    from ui.first_view import _PRELOAD, plotly_chunk
+
+    chunk = plotly_chunk()
+    assert chunk and (Path(streamlit.__file__).parent / "static" / "static" / "js" / chunk).is_file()
+    assert "http" not in _PRELOAD  # resolved against the app's own entry script: nothing from elsewhere
+    at = AppTest.from_string(_script("st.write('x')"), default_timeout=30).run()
+    preload = [el for el in at.get("html") if chunk in el.proto.body]
+    assert len(preload) == 1 and preload[0].proto.unsafe_allow_javascript
+
+
+@pytest.mark.browser
+def test_a_new_tab_draws_its_first_chart_then_the_whole_page(server, browser):  # noqa: F811
+    ctx = browser.new_context(viewport={"width": 1400, "height": 1600})
+    page = ctx.new_page()
+    try:
+        page.goto(f"{server}/Location_membership", wait_until="commit")
+        page.wait_for_selector(".js-plotly-plot .main-svg", timeout=120_000)
+        # the rest follows: every chart of the page's default view, the signal gone
+        page.wait_for_function("() => document.querySelectorAll('.js-plotly-plot .main-svg').length >= 5",
+                               timeout=120_000)
+        # the signal leaves the page when the full run ends (Streamlit clears what a run no longer draws)
+        page.locator(".st-key-lab-first-chart").wait_for(state="detached", timeout=120_000)
+        assert page.get_by_text("Chart as text and data table").count() >= 5  # each chart keeps its text
+        loaded = page.evaluate("() => performance.getEntriesByType('resource').map(e => e.name)"
+                               ".filter(n => n.includes('/static/js/PlotlyChart.'))")
+        assert loaded and all(n.startswith(server) for n in loaded)
+        gl = page.evaluate("() => [...document.querySelectorAll('.js-plotly-plot')]"
+                           ".filter(el => el.querySelector('canvas.gl-canvas')).length")
+        assert gl <= MAX_WEBGL_CHARTS
+    finally:
+        ctx.close()
+
+
+from test_browser import browser, server  # noqa: E402,F401  (fixtures: a server on a free port, Chromium)

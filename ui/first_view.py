@@ -1,0 +1,143 @@
+"""A new tab's first plot, sooner: Plotly's JavaScript fetched early, and the rest of the page after the first chart.
+
+Streamlit loads its Plotly chunk (4.7 MB, about a second of the browser's time to evaluate on the class
+machines) only when the first chart's message arrives, so a page opened in a new tab waits for the connection,
+its script up to the first chart *and then* for Plotly. :func:`preload_plotly` starts that import with the
+app's very first element (app.py draws it before any page runs), so Plotly is evaluated while the connection is
+made and the page's script runs. The chunk is the one Streamlit serves from its own static files, at the same
+address its own lazy import asks for: the browser's module map holds it once, and nothing is fetched from
+anywhere but the lab's own server.
+
+Fetching Plotly early is not enough: a lab sends its first chart within a second, but also 50–70 more elements
+(text, tables, widgets, 3–7 more charts) that the browser renders in the same task as that chart, which then
+appears only when all of them are drawn — 2–4× later than a page with one chart. So a browser session's first
+page view ends at its first chart (:func:`after_chart`): the browser draws it, says so through a small
+component, and the page runs again in full — the charts and tables below arrive once the first one is on screen.
+Every later view (another lab chosen in the sidebar, a widget changed) is drawn in one run as before. A session
+that is not a browser running JavaScript (AppTest, a protocol client) is never cut short, nor is a page while it
+watches a run on the worker pool (stopping there would cancel the run), nor a chart in an ``st.fragment``.
+"""
+from __future__ import annotations
+
+import contextlib
+import functools
+import json
+import threading
+from pathlib import Path
+
+import streamlit as st
+
+WEBGL = "_first_view.webgl"  # session state: names of the charts of this run that use WebGL
+
+# The import names the chunk relative to Streamlit's own entry script, wherever the app is served (a path prefix
+# behind a proxy included); the element that holds it is hidden, so it takes no room on the page.
+_PRELOAD = """<span id="lab-plotly-preload"></span>
+<style>[data-testid="stElementContainer"]:has(#lab-plotly-preload),.st-key-lab-first-chart{display:none}</style>
+<script>(() => {
+  const entry = document.querySelector('script[src*="/static/js/index."]');
+  if (entry) import(new URL(%s, entry.src).href).catch(() => {});
+})();</script>"""
+
+
+@functools.lru_cache(maxsize=1)
+def plotly_chunk() -> str | None:
+    """The file name of Streamlit's lazily loaded chunk that holds Plotly's JavaScript (None if this Streamlit
+    has none: then nothing is preloaded and charts load as before)."""
+    static = Path(st.__file__).parent / "static" / "static" / "js"
+    found = sorted(static.glob("PlotlyChart.*.js"))
+    return found[0].name if len(found) == 1 else None
+
+
+def page_start() -> None:
+    """What every run of the app does first (app.py): Plotly's early fetch, and a fresh count of the page's
+    WebGL charts."""
+    preload_plotly()
+    st.session_state[WEBGL] = set()
+
+
+def webgl_budget(fig, name: str):
+    """``fig`` as drawn on this page: at most ``MAX_WEBGL_CHARTS`` charts of a page use WebGL (the browser
+    blanks the oldest contexts beyond its limit); a later one has its WebGL scatter traces drawn as SVG. Charts
+    are told apart by name, so a live redraw of the same chart does not count twice."""
+    from core.plots.common import MAX_WEBGL_CHARTS, uses_webgl, without_webgl
+
+    if not uses_webgl(fig):
+        return fig
+    used = st.session_state.setdefault(WEBGL, set())
+    if name in used or len(used) < MAX_WEBGL_CHARTS:
+        used.add(name)
+        return fig
+    return without_webgl(fig)
+
+
+def preload_plotly() -> None:
+    """Start loading Plotly's JavaScript in the browser now (app.py, before any page draws). The browser runs
+    the import once per tab; later runs send the same element, which the page keeps."""
+    chunk = plotly_chunk()
+    if chunk is not None:
+        st.html(_PRELOAD % json.dumps(chunk), unsafe_allow_javascript=True)
+
+
+# ------------------------------------------------------------ the rest of the page after the first chart
+DRAWN = "_first_view.drawn"  # session state: this browser has drawn a chart; no view of it is cut short again
+_SIGNAL_JS = """export default function ({ setTriggerValue }) {
+  let sent = false;
+  const send = () => { if (!sent) { sent = true; setTriggerValue('drawn', true); } };
+  const look = () => {
+    if (sent) return;
+    if (document.querySelector('.js-plotly-plot .main-svg')) requestAnimationFrame(() => setTimeout(send, 0));
+    else requestAnimationFrame(look);
+  };
+  look();
+  setTimeout(send, 6000);  // a chart that never draws must not leave the page without its rest
+}"""
+_signal = None
+_watching = threading.local()  # the script thread is watching a run on the worker pool
+
+
+def _drawn() -> None:
+    st.session_state[DRAWN] = True
+
+
+def _runs_javascript() -> bool:
+    """Whether this session is a browser (its websocket's User-Agent), which runs the signal's JavaScript."""
+    try:
+        return "Mozilla/" in (st.context.headers.get("User-Agent") or "")
+    except Exception:  # no request behind the session (AppTest, a bare script)
+        return False
+
+
+def _in_fragment() -> bool:
+    """Inside an ``st.fragment`` the signal would rerun only the fragment, never the rest of the page."""
+    try:  # Streamlit 1.67 keeps the running fragment in a per-thread state, not on the run context
+        from streamlit.runtime.scriptrunner_utils.script_run_context import ThreadState
+
+        return ThreadState.get().fragment_id is not None
+    except (ImportError, AttributeError):
+        from streamlit.runtime.scriptrunner import get_script_run_ctx
+
+        ctx = get_script_run_ctx(suppress_warning=True)
+        return bool(ctx is not None and getattr(ctx, "current_fragment_id", None))
+
+
+@contextlib.contextmanager
+def watching_run():
+    """Charts drawn inside (a run's live progress) never end the page: stopping there would cancel the run."""
+    before = getattr(_watching, "on", False)
+    _watching.on = True
+    try:
+        yield
+    finally:
+        _watching.on = before
+
+
+def after_chart() -> None:
+    """Called right after a chart is sent (``ui.common.chart``): on a browser session's first view, end this run
+    here, with a signal that reruns the page as soon as the browser has drawn the chart."""
+    global _signal
+    if st.session_state.get(DRAWN) or getattr(_watching, "on", False) or _in_fragment() or not _runs_javascript():
+        return
+    if _signal is None:
+        _signal = st.components.v2.component("lab_first_chart", js=_SIGNAL_JS)
+    _signal(key="lab-first-chart", on_drawn_change=_drawn)
+    st.stop()
