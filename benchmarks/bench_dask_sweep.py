@@ -44,6 +44,16 @@ synthetic paper grid 1.70× wall (528.5 s → 310.2 s) and a work ratio of 1.88�
 identical rows with 1 and 2 workers. An idle Dask worker costs ≈ 1.4% of a core (its statistical profiler makes
 no measurable difference) and a 3 s task costs exactly 3 CPU s on it, so what is left between the runs is the
 machine's other load. Rerun on a quiet machine before quoting a wall ratio.
+
+On a quiet machine (2026-11-25, load averages 0.1–2.5, nothing else running but one process at nice 15):
+
+* uniform grid: 1.96× wall (28.5 s → 14.5 s; workers busy 98% and 95%, balance 1.02, work ratio 1.99×), and
+  1.84× in a second run (29.9 s → 16.2 s, work ratio 1.98×) — goal 1.8×;
+* synthetic paper grid: 1.79× wall (23.3 s → 13.0 s; busy 99% and 91%, balance 1.01, work ratio 1.95×) —
+  goal 1.6×. An earlier run that shared the cores with a browser benchmark gave 1.48× (workers busy 61%).
+
+What is left between the work ratio (≈ 2×) and the wall ratio is the workers' idle share (1–9%: the client's
+scheduling, 30–50 ms of its CPU per task, and the scatter of each point's context) and the machine's other load.
 """
 from __future__ import annotations
 
