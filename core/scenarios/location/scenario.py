@@ -300,6 +300,18 @@ class LocationMembership(Scenario):
         return ctx
 
     # --------------------------------------------------------------- play
+    def _fit_mlp(self, config, context, k: int, m: int, rng):
+        """The meta-classifier on m training shadows of the target's k cells, stopped early on a validation set
+        of at most 20,000 (paper §4.3, Fig. 11b: k hidden units, or 100 as prior work)."""
+        from ...attacks.location.meta_classifier import MetaClassifierMLP
+
+        Xtr, ytr = self._aggregates(config, context, "train", k, m, rng)
+        Xv, yv = self._aggregates(config, context, "val", k, min(m, 20_000), rng)
+        checkpoint("location: MLP training")
+        hidden = k if config["mlp_hidden"] == "k" else 100
+        return MetaClassifierMLP(hidden=hidden, standardize=not context["informed"],
+                                 seed=int(rng.integers(2**31))).fit(Xtr, ytr, Xv, yv)
+
     def _aggregates(self, config, context, pool: str, k: int, n: int, rng) -> tuple[np.ndarray, np.ndarray]:
         """Ã^r at the first k target cells for n balanced aggregates, and their bits."""
         y = balanced_labels(n)
@@ -335,15 +347,9 @@ class LocationMembership(Scenario):
         record = {"kind": kind, "k": k, "shadows": m, "games": int(yt.size), "attacks": {}}
         mlp = None
         if config["attack"] == "mlp":
-            from ...attacks.location.meta_classifier import MetaClassifierMLP, effective_input_weights, weight_summary
+            from ...attacks.location.meta_classifier import effective_input_weights, weight_summary
 
-            Xtr, ytr = self._aggregates(config, context, "train", k, m, rng)
-            Xv, yv = self._aggregates(config, context, "val", k, min(m, 20_000), rng)
-            checkpoint("location: MLP training")
-            hidden = k if config["mlp_hidden"] == "k" else 100
-            mlp = MetaClassifierMLP(hidden=hidden, standardize=not context["informed"],
-                                    seed=int(rng.integers(2**31))).fit(Xtr, ytr, Xv, yv)
-            attacks["mlp"] = mlp
+            mlp = attacks["mlp"] = self._fit_mlp(config, context, k, m, rng)
         scored = []  # the main task's scores of every attack, for the measured ε
         for name, att in attacks.items():
             checkpoint("location: scoring")

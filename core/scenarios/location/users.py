@@ -126,14 +126,7 @@ def play_user(scenario, config: dict, context: dict, index: int, rng: np.random.
             aux = ctx["pools"]["aux"]
             att.fit_pool(aux.restrict(k).size, aux.cell_hits()[:k], config["group_size"])
     elif name == "mlp":
-        from ...attacks.location.meta_classifier import MetaClassifierMLP
-
-        Xtr, ytr = scenario._aggregates(config, ctx, "train", k, m, rng)
-        Xv, yv = scenario._aggregates(config, ctx, "val", k, min(m, 20_000), rng)
-        checkpoint("location: MLP training")
-        hidden = k if config["mlp_hidden"] == "k" else 100
-        att = MetaClassifierMLP(hidden=hidden, standardize=not context["informed"],
-                                seed=int(rng.integers(2**31))).fit(Xtr, ytr, Xv, yv)
+        att = scenario._fit_mlp(config, ctx, k, m, rng)
     else:
         Xs, ys = scenario._aggregates(config, ctx, "aux", k, m, rng)
         att = (OneThresholdAttack() if name == "one-threshold" else TwoThresholdAttack()).fit(Xs, ys)
