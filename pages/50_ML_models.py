@@ -29,7 +29,8 @@ scenario = scenario_page("ml-models", sidebar="ML model attribute inference",
 upload = st.sidebar.file_uploader("Your own records (CSV; choose 'Your CSV' as dataset)", type=["csv"],
                                   help="One row per person; pick a binary label, a binary sensitive attribute "
                                        "and a categorical group attribute below.")
-config = param_widgets(scenario, exclude=("label", "sensitive", "group"), cost_capped="drivers")
+slots = {"kappa": None}  # the targeted attribute's chooser goes under the budget, once the data are known
+config = param_widgets(scenario, exclude=("label", "sensitive", "group"), cost_capped="drivers", slots=slots)
 seed = config.pop("seed")
 overrides = {k: v for k, v in config.items()}
 roles = {}
@@ -76,7 +77,7 @@ try:
     config = {**scenario.resolve(overrides), "seed": seed}
     preview = population_preview(config, seed)
     if config["targeting"] == "single" and preview["targeting_candidates"]:
-        overrides["target_attribute"] = st.sidebar.selectbox(
+        overrides["target_attribute"] = slots["kappa"].selectbox(
             "Targeted attribute", [""] + preview["targeting_candidates"], key=f"ml-models.target.{config['dataset']}",
             format_func=lambda c: c or "Widest range (the paper's rule)", bind="query-params",
             help=scenario.param("target_attribute").help + " Naming one follows a paper that targets a known "

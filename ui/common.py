@@ -288,7 +288,8 @@ def _cost_drivers(scenario: Scenario, current: dict, shown: list) -> list[str]:
 
 
 def param_widgets(scenario: Scenario, container=None, only=None, exclude=(), seed: bool = True,
-                  defaults: dict | None = None, cost_capped: tuple | str = (), data_caps: dict | None = None) -> dict:
+                  defaults: dict | None = None, cost_capped: tuple | str = (), data_caps: dict | None = None,
+                  slots: dict | None = None) -> dict:
     """Widgets generated from the scenario's Params; values mirrored into ``st.query_params``.
 
     Widgets of parameters that have no effect under the current choices (``Param.active_when``) are
@@ -303,6 +304,10 @@ def param_widgets(scenario: Scenario, container=None, only=None, exclude=(), see
     settings, or the user's data (``{name: (top, why)}``): drawn as typed fields that correct a larger value and
     say why. ``cost_capped="drivers"``: every shown int the cost estimate grows with, wherever its widget's own
     range would reach a run the server refuses.
+
+    ``slots``: ``{parameter name: None}``; each is filled with an empty container placed right under that
+    parameter's widget, for a control the page can only build later (e.g. one whose choices come from the data)
+    but that belongs beside it.
     """
     container = container if container is not None else st.sidebar
     start = {**scenario.defaults(), **(defaults or {}), "seed": 0}
@@ -326,6 +331,8 @@ def param_widgets(scenario: Scenario, container=None, only=None, exclude=(), see
     values = {}
     for p in shown:
         values[p.name] = _widget(p, f"{scenario.name}.{p.name}", container, inactive.get(p.name), caps.get(p.name))
+        if slots is not None and p.name in slots:
+            slots[p.name] = container.container()
         if p.name == "epsilon" and isinstance(values[p.name], (int, float)) and values[p.name] > 0:
             container.caption(f"In plain words — {say.odds_short(float(values[p.name]))}")  # every ε input
     if seed:
