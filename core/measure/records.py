@@ -330,16 +330,6 @@ def guess_hit_rate(table: RecordTable, guess: Any) -> tuple[float | None, int]:
     return (sum(bool(right[i]) for i in rows) / n if n else None), n
 
 
-def _rate_low(rate: float | None, n: int) -> float | None:
-    """95 % Clopper–Pearson lower bound of a share ``rate`` of ``n``."""
-    if rate is None or n == 0:
-        return None
-    from scipy.stats import beta
-
-    k = round(rate * n)
-    return 0.0 if k == 0 else float(beta.ppf(0.025, k, n - k + 1))
-
-
 def _value_key(v: Any) -> str:
     """A cell as text that reads alike across tables (3, 3.0 and numpy's 3 are one value; missing is one)."""
     if v is None or (isinstance(v, float) and math.isnan(v)):
@@ -375,6 +365,8 @@ def dp_comparisons(record: dict, current: Any, others: Sequence[Any] = (), label
     that ε (:func:`counterfactual`) and how often the run's guesses of that value were right with its 95 % lower
     bound (the measured counterpart of the bound: for secrets drawn with that prior,
     a release at that ε keeps their expected share under the bound)."""
+    from .metrics import clopper_pearson
+
     name, config, _, _ = _parts_of(current)
     out = []
     for result, label, this in [(current, "this run", True), *((o, lab, False) for o, lab in zip(others, labels))]:
@@ -396,7 +388,7 @@ def dp_comparisons(record: dict, current: Any, others: Sequence[Any] = (), label
         eps, delta = release
         prior = guess_prior(table, row["guess"])
         rate, n = guess_hit_rate(table, row["guess"])
-        low = _rate_low(rate, n)
+        low = clopper_pearson(round(rate * n), n)[0] if n else None  # its 95% lower bound
         out.append({"run": label, "this_run": this, "epsilon": eps, "delta": delta, "guess": row["guess"],
                     "secret": row["secret"], "correct": bool(row["correct"]), "score": float(row["score"]),
                     "tier": row["tier"], "prior": prior, "bound": counterfactual(eps, delta, prior),
