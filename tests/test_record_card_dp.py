@@ -24,6 +24,7 @@ def test_a_dp_run_shows_the_records_measured_guess_beside_its_bound():
     assert "In this run, a DP release at ε = " in text and "per person, this record's tier is" in text
     assert "were right" in text and ("no attack is right about it with more than" in text
                                      or "no longer limits an attack" in text)
+    assert "% lower bound " in text  # the share's own interval, so chance is not read as a broken promise
 
 
 def test_pinned_dp_runs_of_the_same_lab_appear_on_the_card():

@@ -163,7 +163,8 @@ def _measured_sentence(c: dict) -> str:
     where = ("In this run" if c["this_run"] else f"In your pinned run {inert_text(c['run'])}")
     rate = ("" if c["hit_rate"] is None else
             f" Over that run, its guesses of {inert(c['guess'])} were right {100 * c['hit_rate']:.1f}% of "
-            f"{c['hit_n']:,} times.")
+            f"{c['hit_n']:,} times (95% lower bound {100 * c['hit_low']:.1f}%; a lower bound above the ceiling "
+            "would mean the release breaks its promise).")
     if c.get("games", 1) > 1:
         where += f" (its highest-scoring of {c['games']} games)"
     bound = (f"at that ε no attack is right about it with more than **{100 * c['bound']:.3g}%** chance"
