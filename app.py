@@ -9,12 +9,11 @@ import streamlit as st
 
 from ui.access import accessible_styles
 from ui.common import chart
-from ui.first_view import page_start
+from ui.first_view import page_run
 
 ROOT = Path(__file__).resolve().parent
 st.set_page_config(page_title="Privacy-attack lab", page_icon="🛡️", layout="wide")
 accessible_styles()  # WCAG 2.1 AA contrast for captions, on every page (they all run through this file)
-page_start()  # Plotly's JavaScript starts loading before any page's first chart arrives
 
 
 def _title(path: Path) -> str:
@@ -108,4 +107,7 @@ pages = [st.Page(home, title="Home", icon=":material/home:", default=True)]
 # Default URL paths (file name without the number prefix) match what Streamlit knows before the first
 # run, so a shared deep link works even on a freshly started server.
 pages += [st.Page(str(path), title=_title(path)) for path in PAGE_FILES]
-st.navigation(pages).run()
+# Plotly's JavaScript starts loading before any page's first chart arrives; a new tab's first view draws its first
+# chart before the sidebar's controls (ui/first_view.py)
+with page_run():
+    st.navigation(pages).run()

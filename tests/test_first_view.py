@@ -35,9 +35,9 @@ def _script(body: str) -> str:
         import plotly.graph_objects as go
         import streamlit as st
         from ui.common import chart
-        from ui.first_view import page_start
-        page_start()
-    """) + textwrap.dedent(body)
+        from ui.first_view import page_run
+        with page_run():
+    """) + textwrap.indent(textwrap.dedent(body), "    ")
 
 
 def _specs(at) -> list[dict]:
@@ -80,6 +80,38 @@ def test_a_browsers_first_view_ends_at_its_first_chart_and_returns_in_full_once_
     assert len(at.get("plotly_chart")) == 2 and at.markdown[0].value == "below the headline"
     at.run()  # every later run of the session is drawn in full at once
     assert len(at.get("plotly_chart")) == 2
+
+
+def test_a_browsers_first_view_sends_its_chart_before_the_sidebar_computed_from_the_sidebars_values(monkeypatch):
+    import ui.first_view as fv
+
+    monkeypatch.setattr(fv, "_runs_javascript", lambda: True)
+    at = AppTest.from_string(_script("""
+        n = st.sidebar.slider("points", 1, 9, 4, key="n")
+        st.sidebar.markdown("sidebar text")
+        chart(go.Figure(go.Scatter(x=list(range(n)), y=[1] * n)), "headline")
+        st.markdown("below the headline")
+    """), default_timeout=30).run()
+    assert not at.exception
+    assert not at.sidebar.slider and not at.sidebar.markdown  # held back, then dropped: the rerun sends them
+    assert len(_specs(at)[0]["data"][0]["x"]) == 4  # computed from the value the slider will show
+    at.session_state[fv.DRAWN] = True
+    at.run()
+    assert at.sidebar.slider[0].value == 4 and at.sidebar.markdown[0].value == "sidebar text"
+    assert len(at.get("plotly_chart")) == 1 and at.markdown[0].value == "below the headline"
+
+
+@pytest.mark.parametrize("ending", ["st.stop()", "raise ValueError('a failing page')", "st.markdown('no chart')",
+                                    "from ui.first_view import watching_run\nwith watching_run():\n"
+                                    "    chart(go.Figure(go.Scatter(x=[0], y=[0])), 'live')\n    st.stop()"])
+def test_a_first_view_that_ends_without_its_chart_still_sends_the_sidebar(monkeypatch, ending):
+    import ui.first_view as fv
+
+    monkeypatch.setattr(fv, "_runs_javascript", lambda: True)
+    at = AppTest.from_string(_script('st.sidebar.file_uploader("CSV file", key="up")\n' + ending),
+                             default_timeout=30).run()
+    assert len(at.sidebar.get("file_uploader")) == 1  # the control the visitor needs to go on
+    assert (len(at.exception) == 1) == ending.startswith("raise")
 
 
 def test_charts_drawn_while_a_run_is_watched_or_in_a_fragment_never_end_the_view(monkeypatch):
@@ -129,6 +161,8 @@ def test_a_new_tab_draws_its_first_chart_then_the_whole_page(server, browser):  
         # the signal leaves the page when the full run ends (Streamlit clears what a run no longer draws)
         page.locator(".st-key-lab-first-chart").wait_for(state="detached", timeout=120_000)
         assert page.get_by_text("Chart as text and data table").count() >= 5  # each chart keeps its text
+        # the sidebar's controls, held back on the first view, come with the full run
+        page.locator("[data-testid=stSidebarUserContent] [data-testid=stSlider]").first.wait_for(timeout=60_000)
         loaded = page.evaluate("() => performance.getEntriesByType('resource').map(e => e.name)"
                                ".filter(n => n.includes('/static/js/PlotlyChart.'))")
         assert loaded and all(n.startswith(server) for n in loaded)

@@ -16,6 +16,13 @@ component, and the page runs again in full — the charts and tables below arriv
 Every later view (another lab chosen in the sidebar, a widget changed) is drawn in one run as before. A session
 that is not a browser running JavaScript (AppTest, a protocol client) is never cut short, nor is a page while it
 watches a run on the worker pool (stopping there would cancel the run), nor a chart in an ``st.fragment``.
+
+Before its first chart every lab draws 15–40 sidebar controls (sliders, number inputs, select boxes, uploads),
+whose JavaScript is loaded on demand and rendered before the chart, and the browser imports Plotly only once
+it reaches the chart. So on that first view the sidebar is held back (:func:`page_run`): its controls still run
+on the server, so the chart is computed from the very values they will show, but their elements are sent only
+by the full rerun (or at once, if the run will not end at a chart). Measured on the class machine, a new tab's
+first plot came 0.1–0.3 s sooner, 1.19–1.34× the one-chart floor instead of 1.23–1.52×.
 """
 from __future__ import annotations
 
@@ -48,11 +55,18 @@ def plotly_chunk() -> str | None:
     return found[0].name if len(found) == 1 else None
 
 
-def page_start() -> None:
-    """What every run of the app does first (app.py): Plotly's early fetch, and a fresh count of the page's
-    WebGL charts."""
+@contextlib.contextmanager
+def page_run():
+    """Around every run of the app (app.py): Plotly's early fetch, a fresh count of the page's WebGL charts, and
+    on a browser's first view the sidebar held back until the page's first chart has gone out (:func:`after_chart`)
+    or the run ends without one, whichever comes first."""
     preload_plotly()
     st.session_state[WEBGL] = set()
+    _hold_sidebar()
+    try:
+        yield
+    finally:  # a run that stops, fails or ends before any chart still sends its sidebar
+        release_sidebar()
 
 
 def webgl_budget(fig, name: str):
@@ -125,10 +139,84 @@ def watching_run():
     """Charts drawn inside (a run's live progress) never end the page: stopping there would cancel the run."""
     before = getattr(_watching, "on", False)
     _watching.on = True
+    release_sidebar()
     try:
         yield
     finally:
         _watching.on = before
+
+
+class _HeldSidebar:
+    """Stands in for the script run's message sender on a browser session's first view: the sidebar's elements
+    are held back, everything else goes out at once. ``release()`` sends the held ones in their order;
+    ``drop()`` forgets them (the run ends at its first chart, and the full rerun sends the sidebar again).
+
+    The sidebar's controls still run on the server, so the page computes with exactly the values they will show;
+    only their drawing waits. Which container an element belongs to is the first index of its delta path."""
+
+    def __init__(self, ctx, send):
+        self.ctx, self.send, self.held = ctx, send, []
+        runner = getattr(send, "__self__", None)
+        events = getattr(runner, "on_event", None)
+        from streamlit.runtime.scriptrunner.script_runner import ScriptRunnerEvent
+
+        # Held elements go out even after st.stop(): the runner's own sender would stop again before sending.
+        self.deliver = (lambda msg: events.send(runner, event=ScriptRunnerEvent.ENQUEUE_FORWARD_MSG,
+                                                forward_msg=msg)) if events is not None else send
+
+    def __call__(self, msg) -> None:
+        path = msg.metadata.delta_path if msg.HasField("delta") else ()
+        if path and path[0] == _SIDEBAR:
+            self.held.append(msg)
+        else:
+            self.send(msg)
+
+    def _restore(self) -> list:
+        held, self.held = self.held, []
+        if self.ctx._enqueue is self:
+            self.ctx._enqueue = self.send
+        return held
+
+    def release(self) -> None:
+        for msg in self._restore():
+            self.deliver(msg)
+
+    def drop(self) -> None:
+        self._restore()
+
+
+_SIDEBAR = 1  # RootContainer.SIDEBAR in the delta path
+
+
+def _hold_sidebar() -> None:
+    """On a browser session's first view, hold the sidebar's elements back (:class:`_HeldSidebar`). Does nothing
+    where the view is drawn in one run anyway (AppTest, a protocol client, a session that has drawn a chart) or
+    where this Streamlit has no per-run sender to stand in for."""
+    from streamlit.runtime.scriptrunner import get_script_run_ctx
+
+    if st.session_state.get(DRAWN) or not _runs_javascript():
+        return
+    ctx = get_script_run_ctx(suppress_warning=True)
+    if ctx is None or not hasattr(ctx, "_enqueue") or isinstance(ctx._enqueue, _HeldSidebar):
+        return
+    ctx._enqueue = _HeldSidebar(ctx, ctx._enqueue)
+
+
+def _held():
+    """This script run's held sidebar, if any."""
+    from streamlit.runtime.scriptrunner import get_script_run_ctx
+
+    ctx = get_script_run_ctx(suppress_warning=True)
+    held = getattr(ctx, "_enqueue", None)
+    return held if isinstance(held, _HeldSidebar) else None
+
+
+def release_sidebar() -> None:
+    """Send the sidebar now (a run that will not end at its first chart: a watched run, a chart in a fragment,
+    the end of the run)."""
+    held = _held()
+    if held is not None:
+        held.release()
 
 
 def after_chart() -> None:
@@ -136,8 +224,12 @@ def after_chart() -> None:
     here, with a signal that reruns the page as soon as the browser has drawn the chart."""
     global _signal
     if st.session_state.get(DRAWN) or getattr(_watching, "on", False) or _in_fragment() or not _runs_javascript():
+        release_sidebar()
         return
     if _signal is None:
         _signal = st.components.v2.component("lab_first_chart", js=_SIGNAL_JS)
     _signal(key="lab-first-chart", on_drawn_change=_drawn)
+    held = _held()
+    if held is not None:
+        held.drop()
     st.stop()
