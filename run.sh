@@ -52,7 +52,8 @@ case "${1:-}" in
       case "$a" in --server.address|--server.address=*) addr=() ;; esac
     done
     [ -n "${STREAMLIT_SERVER_ADDRESS:-}" ] && addr=()
-    exec "$VENV/bin/python" -m streamlit run app.py "${addr[@]}" "${@:2}"
+    # serve.py: Streamlit running app.py, plus the line in each page's head that lets a deep link connect at once
+    exec "$VENV/bin/python" -m streamlit run serve.py "${addr[@]}" "${@:2}"
     ;;
   test)
     ensure_venv

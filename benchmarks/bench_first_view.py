@@ -1,6 +1,6 @@
 """Seconds from opening a page to its first plot, in headless Chromium, on a warm server, beside two floors.
 
-Starts ``streamlit run app.py`` and opens every page once, waiting until its script has ended: that warms the
+Starts the lab as ``run.sh app`` serves it (``streamlit run serve.py``) and opens every page once, waiting until its script has ended: that warms the
 server (imports, caches, stored runs) and tells which pages draw a plot on first view; the others (a lesson
 before its first step is run, Compare runs without pins, …) are listed as skipped, with the reason. Then it
 opens each page with a plot again in a new tab and prints the time until the first ``.js-plotly-plot`` is drawn

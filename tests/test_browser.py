@@ -44,7 +44,7 @@ def server():
         pytest.skip("no /usr/bin/chromium")
     port = _free_port()
     env = {**os.environ, "OPENBLAS_NUM_THREADS": "1"}
-    proc = subprocess.Popen([sys.executable, "-m", "streamlit", "run", str(ROOT / "app.py"),
+    proc = subprocess.Popen([sys.executable, "-m", "streamlit", "run", str(ROOT / "serve.py"),
                              "--server.port", str(port), "--server.address", "127.0.0.1",
                              "--server.headless", "true", "--browser.gatherUsageStats", "false"],
                             cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)

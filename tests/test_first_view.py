@@ -101,6 +101,34 @@ def test_a_browsers_first_view_sends_its_chart_before_the_sidebar_computed_from_
     assert len(at.get("plotly_chart")) == 1 and at.markdown[0].value == "below the headline"
 
 
+def test_a_linked_value_held_back_by_the_first_view_reaches_the_browser_with_its_control(monkeypatch):
+    """A link sets a control's value through session state; Streamlit tells the browser that value only in the
+    run that set it, which the first view did not send: the full run must send it again (set_value), or the
+    browser shows the control's default while the page computes with the linked value."""
+    import ui.first_view as fv
+
+    monkeypatch.setattr(fv, "_runs_javascript", lambda: True)
+    at = AppTest.from_string(_script("""
+        if "linked" not in st.session_state:
+            st.session_state["n"] = 40  # as a link sets it, once
+            st.session_state["linked"] = True
+        n = st.sidebar.number_input("People n", 1, 100, key="n")
+        kind = st.sidebar.selectbox("Kind", ["a", "b"], key="kind")
+        st.sidebar.button("Run", key="go")  # no value to resend
+        chart(go.Figure(go.Scatter(x=list(range(n)), y=[1] * n)), "headline")
+    """), default_timeout=30).run()
+    assert not at.exception and not at.sidebar.number_input
+    assert len(_specs(at)[0]["data"][0]["x"]) == 40
+    at.session_state[fv.DRAWN] = True
+    at.run()
+    assert not at.exception
+    box = at.sidebar.number_input[0].proto
+    assert box.set_value and box.value == 40  # what the browser shows, not the default of 1
+    assert at.sidebar.selectbox[0].value == "a" and at.sidebar.button[0].proto.label == "Run"
+    at.run()  # later runs: the browser has the value, nothing is forced again
+    assert not at.sidebar.number_input[0].proto.set_value and at.sidebar.number_input[0].value == 40
+
+
 @pytest.mark.parametrize("ending", ["st.stop()", "raise ValueError('a failing page')", "st.markdown('no chart')",
                                     "from ui.first_view import watching_run\nwith watching_run():\n"
                                     "    chart(go.Figure(go.Scatter(x=[0], y=[0])), 'live')\n    st.stop()"])
@@ -166,6 +194,10 @@ def test_a_new_tab_draws_its_first_chart_then_the_whole_page(server, browser):  
         loaded = page.evaluate("() => performance.getEntriesByType('resource').map(e => e.name)"
                                ".filter(n => n.includes('/static/js/PlotlyChart.'))")
         assert loaded and all(n.startswith(server) for n in loaded)
+        # served by serve.py, a deep link asks the app's root for its health once, not the page's path first
+        probes = page.evaluate("() => performance.getEntriesByType('resource').map(e => e.name)"
+                               ".filter(n => n.includes('_stcore/health'))")
+        assert probes == [f"{server}/_stcore/health"]
         gl = page.evaluate("() => [...document.querySelectorAll('.js-plotly-plot')]"
                            ".filter(el => el.querySelector('canvas.gl-canvas')).length")
         assert gl <= MAX_WEBGL_CHARTS

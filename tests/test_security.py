@@ -98,7 +98,7 @@ def test_run_sh_app_binds_to_localhost_unless_an_address_is_given(tmp_path, extr
     proc = subprocess.run(["bash", str(ROOT / "run.sh"), "app", *extra], capture_output=True, text=True,
                           env=env, timeout=30)
     assert proc.returncode == 0, proc.stderr
-    assert proc.stdout.split("\n")[:-1] == ["-m", "streamlit", "run", "app.py", *expect]
+    assert proc.stdout.split("\n")[:-1] == ["-m", "streamlit", "run", "serve.py", *expect]
 
 
 # ------------------------------------------------------------------ no pickle / eval of anything
@@ -233,7 +233,7 @@ def test_streamlit_alone_cannot_forbid_framing_and_the_shipped_proxy_does(tmp_pa
         pytest.skip("caddy is not installed (apt-get install caddy)")
     app_port, proxy_port = _free_port(), _free_port()
     env = {**os.environ, "OPENBLAS_NUM_THREADS": "1"}
-    app = subprocess.Popen([sys.executable, "-m", "streamlit", "run", str(ROOT / "app.py"), "--server.port",
+    app = subprocess.Popen([sys.executable, "-m", "streamlit", "run", str(ROOT / "serve.py"), "--server.port",
                             str(app_port), "--server.address", "127.0.0.1", "--server.headless", "true"],
                            cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     proxy = None

@@ -62,6 +62,7 @@ def page_run():
     or the run ends without one, whichever comes first."""
     preload_plotly()
     st.session_state[WEBGL] = set()
+    _resend_held_values()
     _hold_sidebar()
     try:
         yield
@@ -182,10 +183,35 @@ class _HeldSidebar:
             self.deliver(msg)
 
     def drop(self) -> None:
-        self._restore()
+        """Forget the held elements, and have the next run send the values of their keyed controls afresh.
+
+        A control whose value was set through session state (a link, a preset) tells the browser that value
+        only in the run that set it, and the browser never saw that run's sidebar: without the resend it
+        would show the control's default while the page computes with the linked value."""
+        keys = []
+        for msg in self._restore():
+            element = msg.delta.new_element
+            kind = element.WhichOneof("type") if msg.HasField("delta") else None
+            if kind in _SETTABLE:
+                with contextlib.suppress(Exception):  # a control without a key shows its default anyway
+                    keys.append(self.ctx.session_state._state._key_id_mapper.get_key_from_id(
+                        getattr(element, kind).id))
+        st.session_state[_RESEND] = keys
 
 
 _SIDEBAR = 1  # RootContainer.SIDEBAR in the delta path
+_RESEND = "_first_view.resend"  # session state: keys of controls whose values the next run sends again
+# controls whose value session state may set (buttons, uploads and the like may not, and have none to resend)
+_SETTABLE = frozenset({"slider", "number_input", "text_input", "text_area", "checkbox", "radio", "selectbox",
+                       "multiselect", "color_picker", "date_input", "time_input", "button_group"})
+
+
+def _resend_held_values() -> None:
+    """Set each control held back by the first view to its own value, before any control of this run exists:
+    Streamlit then sends the value with the control (``set_value``), as it did in the run the browser missed."""
+    for key in st.session_state.pop(_RESEND, None) or ():
+        if key in st.session_state:
+            st.session_state[key] = st.session_state[key]
 
 
 def _hold_sidebar() -> None:

@@ -1,0 +1,12 @@
+"""Serve the lab: Streamlit's own server running app.py, with one line added to each page's head so that a
+shared deep link connects at once (ui/page_head.py). ``bash run.sh app`` starts this file; every Streamlit
+option (``--server.port``, ``--server.address``, .streamlit/config.toml) applies as to ``streamlit run app.py``.
+
+    python -m streamlit run serve.py --server.port 8501 --server.address 127.0.0.1
+"""
+import streamlit as st
+from starlette.middleware import Middleware
+
+from ui.page_head import PageHead
+
+app = st.App("app.py", middleware=[Middleware(PageHead)])

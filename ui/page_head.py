@@ -1,0 +1,96 @@
+"""One line added to the head of every page the lab serves: where the app's server is, so a shared deep link
+connects at once.
+
+Streamlit's browser code does not know whether ``/Location_membership`` is a page of an app served at ``/`` or
+an app served under the path ``/Location_membership`` (behind a proxy, say). So it asks both: first
+``/Location_membership/_stcore/health`` (a 404 here), then, after a retry pause, ``/_stcore/health``. Measured
+on the class machine, every page opened from a link or in a new tab lost 0.10–0.15 s to that second round,
+about a tenth of the one-chart floor of ``benchmarks/bench_first_view.py``; the home page, at the root, never
+did. The server does know: it has just served that HTML for a page path. :class:`PageHead` writes the answer
+into the page as Streamlit's own embedding setting (``window.__streamlit.BACKEND_BASE_URL``), read once when
+its code starts, and the browser probes one address.
+
+The answer is computed in the browser from its own address (the page's last path segment dropped), so a proxy
+that serves the lab under a prefix of its own keeps working; a path the server does not serve as a page (two
+or more segments past ``server.baseUrlPath``, Streamlit's catch-all) gets nothing added and Streamlit probes
+as before. The line is the same for every visitor and holds nothing from the request.
+
+Used by ``serve.py`` (an ``st.App`` around app.py, which ``run.sh app`` starts); ``streamlit run app.py`` serves
+the same lab without it.
+"""
+from __future__ import annotations
+
+import gzip
+
+# The page's directory (its last segment dropped), or the app's root itself.
+_PAGE = (b"<script>window.__streamlit=Object.assign({},window.__streamlit,{BACKEND_BASE_URL:"
+         b"location.origin+location.pathname.replace(/\\/[^\\/]*$/,'/')});</script>")
+_ROOT = (b"<script>window.__streamlit=Object.assign({},window.__streamlit,{BACKEND_BASE_URL:"
+         b"location.origin+location.pathname});</script>")
+_DROPPED = (b"content-length", b"content-encoding", b"etag", b"last-modified")
+
+
+def head_line(path: str, base_url_path: str = "") -> bytes | None:
+    """The line for the HTML served at ``path`` (the request's path, ``base_url_path`` Streamlit's
+    ``server.baseUrlPath``): ``_ROOT`` at the app's root, ``_PAGE`` one segment below it, else None."""
+    base = [s for s in base_url_path.split("/") if s]
+    parts = [s for s in path.split("/") if s]
+    if parts[:len(base)] != base:
+        return None
+    rest = parts[len(base):]
+    return _ROOT if not rest else _PAGE if len(rest) == 1 else None
+
+
+def with_head_line(html: bytes, line: bytes) -> bytes:
+    """``html`` with ``line`` as the last element of its head (unchanged if it has no ``</head>``)."""
+    at = html.find(b"</head>")
+    return html if at < 0 else html[:at] + line + html[at:]
+
+
+class PageHead:
+    """ASGI middleware: adds :func:`head_line` to the HTML pages of the app (a GET answered 200 with
+    ``text/html``); every other response passes through untouched, streamed as it comes.
+
+    The page is read whole (Streamlit's ``index.html``, 2 kB), unzipped if an inner layer zipped it, and sent
+    with its new length; its validators (ETag, Last-Modified) are dropped because they describe the file
+    without the line."""
+
+    def __init__(self, app, base_url_path: str | None = None):
+        self.app = app
+        if base_url_path is None:
+            from streamlit import config
+
+            base_url_path = config.get_option("server.baseUrlPath") or ""
+        self.base_url_path = base_url_path
+
+    async def __call__(self, scope, receive, send):
+        line = (head_line(scope.get("path", ""), self.base_url_path)
+                if scope["type"] == "http" and scope.get("method") == "GET" else None)
+        if line is None:
+            await self.app(scope, receive, send)
+            return
+        start, body = None, []
+
+        async def send_with_line(message):
+            nonlocal start
+            if message["type"] == "http.response.start":
+                headers = {k.lower(): v for k, v in message.get("headers", [])}
+                if message.get("status") == 200 and headers.get(b"content-type", b"").startswith(b"text/html"):
+                    start = message  # held until the whole page is read
+                    return
+            if start is None or message["type"] != "http.response.body":
+                await send(message)
+                return
+            body.append(message.get("body", b""))
+            if message.get("more_body"):
+                return
+            html = b"".join(body)
+            headers = start.get("headers", [])
+            if any(k.lower() == b"content-encoding" and v.strip().lower() == b"gzip" for k, v in headers):
+                html = gzip.decompress(html)
+            html = with_head_line(html, line)
+            headers = [(k, v) for k, v in headers if k.lower() not in _DROPPED]
+            await send({**start, "headers": [*headers, (b"content-length", str(len(html)).encode())]})
+            await send({"type": "http.response.body", "body": html})
+
+        await self.app(scope, receive, send_with_line)
