@@ -74,10 +74,11 @@ def test_a_browsers_first_view_ends_at_its_first_chart_and_returns_in_full_once_
     """), default_timeout=30).run()
     assert not at.exception
     assert len(at.get("plotly_chart")) == 1 and not at.markdown  # the headline only, and the signal
-    assert at.title[0].value == "A lab"
+    assert at.title[0].value == "A lab" and not at.expander  # its text alternative comes with the full run
     at.session_state[fv.DRAWN] = True  # what the signal's callback records once the browser has drawn the chart
     at.run()
     assert len(at.get("plotly_chart")) == 2 and at.markdown[0].value == "below the headline"
+    assert [e.label for e in at.expander] == ["Chart as text and data table"] * 2
     at.run()  # every later run of the session is drawn in full at once
     assert len(at.get("plotly_chart")) == 2
 
@@ -163,19 +164,6 @@ def test_charts_drawn_while_a_run_is_watched_or_in_a_fragment_never_end_the_view
                                                                                   "after the fragment"]
 
 
-def test_plotly_is_preloaded_from_streamlits_own_chunk():
-    import streamlit
-
-    from ui.first_view import _PRELOAD, plotly_chunk
-
-    chunk = plotly_chunk()
-    assert chunk and (Path(streamlit.__file__).parent / "static" / "static" / "js" / chunk).is_file()
-    assert "http" not in _PRELOAD  # resolved against the app's own entry script: nothing from elsewhere
-    at = AppTest.from_string(_script("st.write('x')"), default_timeout=30).run()
-    preload = [el for el in at.get("html") if chunk in el.proto.body]
-    assert len(preload) == 1 and preload[0].proto.unsafe_allow_javascript
-
-
 @pytest.mark.browser
 def test_a_new_tab_draws_its_first_chart_then_the_whole_page(server, browser):  # noqa: F811
     ctx = browser.new_context(viewport={"width": 1400, "height": 1600})
@@ -201,6 +189,19 @@ def test_a_new_tab_draws_its_first_chart_then_the_whole_page(server, browser):  
         gl = page.evaluate("() => [...document.querySelectorAll('.js-plotly-plot')]"
                            ".filter(el => el.querySelector('canvas.gl-canvas')).length")
         assert gl <= MAX_WEBGL_CHARTS
+    finally:
+        ctx.close()
+
+
+@pytest.mark.browser
+def test_a_page_without_a_chart_has_plotly_loaded_for_its_first_one(server, browser):  # noqa: F811
+    ctx = browser.new_context(viewport={"width": 1400, "height": 1000})
+    page = ctx.new_page()
+    try:
+        page.goto(f"{server}/Glossary", wait_until="commit")
+        page.wait_for_function("() => performance.getEntriesByType('resource')"
+                               ".some(e => e.name.includes('/static/js/PlotlyChart.'))", timeout=30_000)
+        assert page.locator("[data-testid=stPlotlyChart]").count() == 0  # no chart asked for it
     finally:
         ctx.close()
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import gzip
+from pathlib import Path
 
 import pytest
 
@@ -28,6 +29,17 @@ def test_the_line_is_the_last_element_of_the_head_and_nothing_else_changes():
     assert with_head_line(b"<p>no head</p>", _PAGE) == b"<p>no head</p>"
     for line in (_PAGE, _ROOT):  # a fixed script: nothing from the request or the visitor reaches the page
         assert b"location.origin+location.pathname" in line and b"BACKEND_BASE_URL" in line
+
+
+def test_the_late_plotly_import_names_streamlits_own_chunk_on_this_server():
+    import streamlit
+
+    from ui.first_view import plotly_chunk
+
+    chunk = plotly_chunk()
+    assert chunk and (Path(streamlit.__file__).parent / "static" / "static" / "js" / chunk).is_file()
+    for line in (_PAGE, _ROOT):  # relative, as Streamlit's own scripts: nothing is fetched from elsewhere
+        assert f"import('./static/js/{chunk}')".encode() in line and b"http" not in line
 
 
 def _serve(path: str, *, body: bytes = INDEX, content_type: bytes = b"text/html; charset=utf-8", status=200,

@@ -12,6 +12,7 @@ import streamlit as st
 # highlighter's light blue (#00a4d4, 2.81:1) gives way to the code's own dark colour, and long lines wrap instead of
 # scrolling (a scrollable block must be reachable by keyboard, and Streamlit's is not focusable). An inactive
 # widget's label fades to 40% (2.26:1); a mid grey (#62666d, 5.3:1 on the sidebar) still reads as inactive.
+# Last rule: the first view's signal (ui/first_view.py) is an invisible component that takes no room.
 ACCESSIBLE_CSS = """<style>
 [data-testid="stCaptionContainer"]{opacity:1 !important;color:#55585f !important}
 [data-testid="stCaptionContainer"] a{color:#1a56a8 !important}
@@ -20,6 +21,7 @@ ACCESSIBLE_CSS = """<style>
 [data-testid="stCode"] pre{overflow:visible !important}
 [data-testid="stElementContainer"]:has(input:disabled,textarea:disabled,button:disabled) [data-testid="stWidgetLabel"]
 {color:#62666d !important}
+.st-key-lab-first-chart{display:none}
 </style>"""
 
 

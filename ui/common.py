@@ -357,15 +357,17 @@ def param_widgets(scenario: Scenario, container=None, only=None, exclude=(), see
 
 def chart(fig, name: str, **kw) -> None:
     """``st.plotly_chart`` with a key unique to the current draw (live redraws repeat charts), its series told
-    apart by line style and marker as well as colour, its text alternative under it, and at most six WebGL
-    charts on a page (ui.first_view.webgl_budget)."""
+    apart by line style and marker as well as colour, its text alternative under it (on a new tab's first view,
+    which ends at this chart, with the full run that follows), and at most six WebGL charts on a page
+    (ui.first_view.webgl_budget)."""
     from core.plots.common import distinguish
     from ui.access import chart_text
-    from ui.first_view import after_chart, webgl_budget
+    from ui.first_view import after_chart, view_ends_here, webgl_budget
 
     st.plotly_chart(distinguish(webgl_budget(fig, name)), key=f"{name}-{st.session_state.get('_draw_tick', 0)}",
                     width="stretch", **kw)
-    chart_text(fig)
+    if not view_ends_here():
+        chart_text(fig)
     after_chart()  # a new tab's first view ends here; the rest follows once the browser has drawn this chart
 
 

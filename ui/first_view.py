@@ -1,21 +1,22 @@
-"""A new tab's first plot, sooner: Plotly's JavaScript fetched early, and the rest of the page after the first chart.
+"""A new tab's first plot, sooner: the page's first chart before the rest of it, and before the sidebar.
 
-Streamlit loads its Plotly chunk (4.7 MB, about a second of the browser's time to evaluate on the class
+Streamlit loads its Plotly chunk (4.7 MB, about 0.6 s of the browser's main thread to evaluate on the class
 machines) only when the first chart's message arrives, so a page opened in a new tab waits for the connection,
-its script up to the first chart *and then* for Plotly. :func:`preload_plotly` starts that import with the
-app's very first element (app.py draws it before any page runs), so Plotly is evaluated while the connection is
-made and the page's script runs. The chunk is the one Streamlit serves from its own static files, at the same
-address its own lazy import asks for: the browser's module map holds it once, and nothing is fetched from
-anywhere but the lab's own server.
+its script up to the first chart *and then* for Plotly; anything the browser renders before that chart delays
+the import. (Importing Plotly from an element of its own, sent first, did not help: Streamlit runs such a
+script only once its first batch of elements is rendered, after the chart's own import has begun. The served
+page's head starts it instead where no chart has come by then, ui/page_head.py.)
 
 Fetching Plotly early is not enough: a lab sends its first chart within a second, but also 50–70 more elements
 (text, tables, widgets, 3–7 more charts) that the browser renders in the same task as that chart, which then
 appears only when all of them are drawn — 2–4× later than a page with one chart. So a browser session's first
 page view ends at its first chart (:func:`after_chart`): the browser draws it, says so through a small
 component, and the page runs again in full — the charts and tables below arrive once the first one is on screen.
-Every later view (another lab chosen in the sidebar, a widget changed) is drawn in one run as before. A session
-that is not a browser running JavaScript (AppTest, a protocol client) is never cut short, nor is a page while it
-watches a run on the worker pool (stopping there would cancel the run), nor a chart in an ``st.fragment``.
+Its text alternative (the expander with the chart's data, a 15–30 kB table) comes with the full run, a
+moment later. Every later view (another lab chosen in the sidebar, a widget changed) is drawn in one run as
+before. A session that is not a browser running JavaScript (AppTest, a protocol client) is never cut short,
+nor is a page while it watches a run on the worker pool (stopping there would cancel the run), nor a chart in
+an ``st.fragment``.
 
 Before its first chart every lab draws 15–40 sidebar controls (sliders, number inputs, select boxes, uploads),
 whose JavaScript is loaded on demand and rendered before the chart, and the browser imports Plotly only once
@@ -23,12 +24,15 @@ it reaches the chart. So on that first view the sidebar is held back (:func:`pag
 on the server, so the chart is computed from the very values they will show, but their elements are sent only
 by the full rerun (or at once, if the run will not end at a chart). Measured on the class machine, a new tab's
 first plot came 0.1–0.3 s sooner, 1.19–1.34× the one-chart floor instead of 1.23–1.52×.
+
+The sidebar's controls are dropped from the first view, not sent after its chart: sent after it, they were
+rendered before the chart was drawn and the gain was gone. A control whose value a link set is then told
+to the browser again by the full run (:meth:`_HeldSidebar.drop`).
 """
 from __future__ import annotations
 
 import contextlib
 import functools
-import json
 import threading
 from pathlib import Path
 
@@ -36,20 +40,11 @@ import streamlit as st
 
 WEBGL = "_first_view.webgl"  # session state: names of the charts of this run that use WebGL
 
-# The import names the chunk relative to Streamlit's own entry script, wherever the app is served (a path prefix
-# behind a proxy included); the element that holds it is hidden, so it takes no room on the page.
-_PRELOAD = """<span id="lab-plotly-preload"></span>
-<style>[data-testid="stElementContainer"]:has(#lab-plotly-preload),.st-key-lab-first-chart{display:none}</style>
-<script>(() => {
-  const entry = document.querySelector('script[src*="/static/js/index."]');
-  if (entry) import(new URL(%s, entry.src).href).catch(() => {});
-})();</script>"""
-
 
 @functools.lru_cache(maxsize=1)
 def plotly_chunk() -> str | None:
     """The file name of Streamlit's lazily loaded chunk that holds Plotly's JavaScript (None if this Streamlit
-    has none: then nothing is preloaded and charts load as before)."""
+    has none: then nothing is preloaded and charts load as Streamlit loads them)."""
     static = Path(st.__file__).parent / "static" / "static" / "js"
     found = sorted(static.glob("PlotlyChart.*.js"))
     return found[0].name if len(found) == 1 else None
@@ -57,10 +52,9 @@ def plotly_chunk() -> str | None:
 
 @contextlib.contextmanager
 def page_run():
-    """Around every run of the app (app.py): Plotly's early fetch, a fresh count of the page's WebGL charts, and
-    on a browser's first view the sidebar held back until the page's first chart has gone out (:func:`after_chart`)
-    or the run ends without one, whichever comes first."""
-    preload_plotly()
+    """Around every run of the app (app.py): a fresh count of the page's WebGL charts, and on a browser's first
+    view the sidebar held back until the page's first chart has gone out (:func:`after_chart`) or the run ends
+    without one, whichever comes first."""
     st.session_state[WEBGL] = set()
     _resend_held_values()
     _hold_sidebar()
@@ -83,14 +77,6 @@ def webgl_budget(fig, name: str):
         used.add(name)
         return fig
     return without_webgl(fig)
-
-
-def preload_plotly() -> None:
-    """Start loading Plotly's JavaScript in the browser now (app.py, before any page draws). The browser runs
-    the import once per tab; later runs send the same element, which the page keeps."""
-    chunk = plotly_chunk()
-    if chunk is not None:
-        st.html(_PRELOAD % json.dumps(chunk), unsafe_allow_javascript=True)
 
 
 # ------------------------------------------------------------ the rest of the page after the first chart
@@ -245,11 +231,18 @@ def release_sidebar() -> None:
         held.release()
 
 
+def view_ends_here() -> bool:
+    """Whether a chart sent now ends this run (:func:`after_chart`): a browser session's first view, outside a
+    watched run and a fragment."""
+    return not (st.session_state.get(DRAWN) or getattr(_watching, "on", False) or _in_fragment()
+                or not _runs_javascript())
+
+
 def after_chart() -> None:
     """Called right after a chart is sent (``ui.common.chart``): on a browser session's first view, end this run
     here, with a signal that reruns the page as soon as the browser has drawn the chart."""
     global _signal
-    if st.session_state.get(DRAWN) or getattr(_watching, "on", False) or _in_fragment() or not _runs_javascript():
+    if not view_ends_here():
         release_sidebar()
         return
     if _signal is None:

@@ -1,5 +1,5 @@
 """One line added to the head of every page the lab serves: where the app's server is, so a shared deep link
-connects at once.
+connects at once, and Plotly's JavaScript for a page whose first chart is slow to come.
 
 Streamlit's browser code does not know whether ``/Location_membership`` is a page of an app served at ``/`` or
 an app served under the path ``/Location_membership`` (behind a proxy, say). So it asks both: first
@@ -15,6 +15,12 @@ that serves the lab under a prefix of its own keeps working; a path the server d
 or more segments past ``server.baseUrlPath``, Streamlit's catch-all) gets nothing added and Streamlit probes
 as before. The line is the same for every visitor and holds nothing from the request.
 
+The same line imports Plotly's chunk (Streamlit's own file, at the address its lazy import uses, so the
+browser holds one copy) if no chart has appeared 2.5 s after the page's head was read: a lab whose default run
+computes for a while, or a page without a chart, then has Plotly ready when its chart comes. A page whose
+first chart comes sooner imports it through that chart, at once; an earlier import competes with the page's
+own start for the browser's one main thread (0.6 s to evaluate Plotly) and was measured slower.
+
 Used by ``serve.py`` (an ``st.App`` around app.py, which ``run.sh app`` starts); ``streamlit run app.py`` serves
 the same lab without it.
 """
@@ -22,11 +28,23 @@ from __future__ import annotations
 
 import gzip
 
+
+def _line(base: str) -> bytes:
+    """The script: Streamlit's setting for its server's address (``base``, a JavaScript expression), and the
+    late import of Plotly's chunk, named relative to the page as Streamlit's own scripts are."""
+    from ui.first_view import plotly_chunk
+
+    chunk = plotly_chunk()
+    late = ("" if chunk is None else
+            "setTimeout(function(){if(!document.querySelector('[data-testid=stPlotlyChart]'))"
+            f"import('./static/js/{chunk}').catch(function(){{}})}},2500);")
+    return (f"<script>window.__streamlit=Object.assign({{}},window.__streamlit,{{BACKEND_BASE_URL:{base}}});"
+            f"{late}</script>").encode()
+
+
 # The page's directory (its last segment dropped), or the app's root itself.
-_PAGE = (b"<script>window.__streamlit=Object.assign({},window.__streamlit,{BACKEND_BASE_URL:"
-         b"location.origin+location.pathname.replace(/\\/[^\\/]*$/,'/')});</script>")
-_ROOT = (b"<script>window.__streamlit=Object.assign({},window.__streamlit,{BACKEND_BASE_URL:"
-         b"location.origin+location.pathname});</script>")
+_PAGE = _line("location.origin+location.pathname.replace(/\\/[^\\/]*$/,'/')")
+_ROOT = _line("location.origin+location.pathname")
 _DROPPED = (b"content-length", b"content-encoding", b"etag", b"last-modified")
 
 
