@@ -22,8 +22,9 @@ Before its first chart every lab draws 15–40 sidebar controls (sliders, number
 whose JavaScript is loaded on demand and rendered before the chart, and the browser imports Plotly only once
 it reaches the chart. So on that first view the sidebar is held back (:func:`page_run`): its controls still run
 on the server, so the chart is computed from the very values they will show, but their elements are sent only
-by the full rerun (or at once, if the run will not end at a chart). Measured on the class machine, a new tab's
-first plot came 0.1–0.3 s sooner, 1.19–1.34× the one-chart floor instead of 1.23–1.52×.
+by the full rerun (or at once, if the run will not end at a chart). Measured on the class machine
+(``benchmarks/bench_first_view.py``), with the text alternative deferred and the served head of
+ui/page_head.py, a new tab's first plot came at 1.12–1.26× the one-chart floor instead of 1.23–1.52×.
 
 The sidebar's controls are dropped from the first view, not sent after its chart: sent after it, they were
 rendered before the chart was drawn and the gain was gone. A control whose value a link set is then told
