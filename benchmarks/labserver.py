@@ -72,7 +72,8 @@ class Server:
 
 def start(port: int = 0, env: dict | None = None, startup_seconds: float = 120, log=subprocess.DEVNULL,
           app: Path = ROOT / "serve.py") -> Server:
-    """``python -m streamlit run serve.py`` (the lab as ``run.sh app`` serves it; or another ``app``) on 127.0.0.1 (``port`` 0: a free one), waiting
+    """``python -m streamlit run serve.py`` (the lab as ``run.sh app`` serves it; or another ``app``) on
+    127.0.0.1 (``port`` 0: a free one), waiting
     for its health check. ``env`` adds to this process's environment (``OPENBLAS_NUM_THREADS=1`` as in the
     tests)."""
     port = port or free_port()

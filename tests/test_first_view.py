@@ -2,6 +2,7 @@
 browser (and comes back in full once the browser has drawn it), and Plotly's JavaScript fetched early."""
 from __future__ import annotations
 
+import contextlib
 import json
 import textwrap
 from pathlib import Path
@@ -131,8 +132,8 @@ def test_a_linked_value_held_back_by_the_first_view_reaches_the_browser_with_its
 
 
 @pytest.mark.parametrize("ending", ["st.stop()", "raise ValueError('a failing page')", "st.markdown('no chart')",
-                                    "from ui.first_view import watching_run\nwith watching_run():\n"
-                                    "    chart(go.Figure(go.Scatter(x=[0], y=[0])), 'live')\n    st.stop()"])
+                                    ("from ui.first_view import watching_run\nwith watching_run():\n"
+                                     "    chart(go.Figure(go.Scatter(x=[0], y=[0])), 'live')\n    st.stop()")])
 def test_a_first_view_that_ends_without_its_chart_still_sends_the_sidebar(monkeypatch, ending):
     import ui.first_view as fv
 
@@ -164,12 +165,26 @@ def test_charts_drawn_while_a_run_is_watched_or_in_a_fragment_never_end_the_view
                                                                                   "after the fragment"]
 
 
+@contextlib.contextmanager
+def _new_tab(chromium, url: str):
+    """A page opened at ``url`` in a tab of a fresh browser context (closed afterwards)."""
+    ctx = chromium.new_context(viewport={"width": 1400, "height": 1600})
+    try:
+        page = ctx.new_page()
+        page.goto(url, wait_until="commit")
+        yield page
+    finally:
+        ctx.close()
+
+
+def _resources(page, part: str) -> list[str]:
+    return page.evaluate("part => performance.getEntriesByType('resource').map(e => e.name)"
+                         ".filter(n => n.includes(part))", part)
+
+
 @pytest.mark.browser
 def test_a_new_tab_draws_its_first_chart_then_the_whole_page(server, browser):  # noqa: F811
-    ctx = browser.new_context(viewport={"width": 1400, "height": 1600})
-    page = ctx.new_page()
-    try:
-        page.goto(f"{server}/Location_membership", wait_until="commit")
+    with _new_tab(browser, f"{server}/Location_membership") as page:
         page.wait_for_selector(".js-plotly-plot .main-svg", timeout=120_000)
         # the rest follows: every chart of the page's default view, the signal gone
         page.wait_for_function("() => document.querySelectorAll('.js-plotly-plot .main-svg').length >= 5",
@@ -179,31 +194,21 @@ def test_a_new_tab_draws_its_first_chart_then_the_whole_page(server, browser):  
         assert page.get_by_text("Chart as text and data table").count() >= 5  # each chart keeps its text
         # the sidebar's controls, held back on the first view, come with the full run
         page.locator("[data-testid=stSidebarUserContent] [data-testid=stSlider]").first.wait_for(timeout=60_000)
-        loaded = page.evaluate("() => performance.getEntriesByType('resource').map(e => e.name)"
-                               ".filter(n => n.includes('/static/js/PlotlyChart.'))")
+        loaded = _resources(page, "/static/js/PlotlyChart.")
         assert loaded and all(n.startswith(server) for n in loaded)
         # served by serve.py, a deep link asks the app's root for its health once, not the page's path first
-        probes = page.evaluate("() => performance.getEntriesByType('resource').map(e => e.name)"
-                               ".filter(n => n.includes('_stcore/health'))")
-        assert probes == [f"{server}/_stcore/health"]
+        assert _resources(page, "_stcore/health") == [f"{server}/_stcore/health"]
         gl = page.evaluate("() => [...document.querySelectorAll('.js-plotly-plot')]"
                            ".filter(el => el.querySelector('canvas.gl-canvas')).length")
         assert gl <= MAX_WEBGL_CHARTS
-    finally:
-        ctx.close()
 
 
 @pytest.mark.browser
 def test_a_page_without_a_chart_has_plotly_loaded_for_its_first_one(server, browser):  # noqa: F811
-    ctx = browser.new_context(viewport={"width": 1400, "height": 1000})
-    page = ctx.new_page()
-    try:
-        page.goto(f"{server}/Glossary", wait_until="commit")
+    with _new_tab(browser, f"{server}/Glossary") as page:
         page.wait_for_function("() => performance.getEntriesByType('resource')"
                                ".some(e => e.name.includes('/static/js/PlotlyChart.'))", timeout=30_000)
         assert page.locator("[data-testid=stPlotlyChart]").count() == 0  # no chart asked for it
-    finally:
-        ctx.close()
 
 
 from test_browser import browser, server  # noqa: E402,F401  (fixtures: a server on a free port, Chromium)
