@@ -144,6 +144,24 @@ def test_a_first_view_that_ends_without_its_chart_still_sends_the_sidebar(monkey
     assert (len(at.exception) == 1) == ending.startswith("raise")
 
 
+def test_a_sidebar_the_browser_already_holds_is_never_held_back_again(monkeypatch):
+    """A first view without a chart (a link to a lab on the visitor's own file) sends its sidebar; the upload's
+    run then draws the first chart. Holding the sidebar back in that run would make the browser drop the
+    uploader, and the file with it."""
+    import ui.first_view as fv
+
+    monkeypatch.setattr(fv, "_runs_javascript", lambda: True)
+    at = AppTest.from_string(_script("""
+        if st.sidebar.toggle("Data uploaded", key="up"):
+            chart(go.Figure(go.Scatter(x=[0, 1], y=[0, 1])), "on the upload")
+        else:
+            st.markdown("upload a file")
+    """), default_timeout=30).run()
+    assert len(at.sidebar.toggle) == 1 and not at.get("plotly_chart")
+    at.sidebar.toggle[0].set_value(True).run()  # as an upload: the first chart, in a run of the same session
+    assert len(at.get("plotly_chart")) == 1 and len(at.sidebar.toggle) == 1 and at.sidebar.toggle[0].value
+
+
 def test_charts_drawn_while_a_run_is_watched_or_in_a_fragment_never_end_the_view(monkeypatch):
     import ui.first_view as fv
 

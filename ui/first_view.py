@@ -156,6 +156,8 @@ class _HeldSidebar:
         path = msg.metadata.delta_path if msg.HasField("delta") else ()
         if path and path[0] == _SIDEBAR:
             self.held.append(msg)
+            if msg.delta.new_element.WhichOneof("type") == "file_uploader":
+                self.release()  # a lab on the visitor's own file: the uploader and its file stay in the browser
         else:
             self.send(msg)
 
@@ -168,6 +170,7 @@ class _HeldSidebar:
     def release(self) -> None:
         for msg in self._restore():
             self.deliver(msg)
+        st.session_state[_SIDEBAR_SENT] = True
 
     def drop(self) -> None:
         """Forget the held elements, and have the next run send the values of their keyed controls afresh.
@@ -187,6 +190,7 @@ class _HeldSidebar:
 
 
 _SIDEBAR = 1  # RootContainer.SIDEBAR in the delta path
+_SIDEBAR_SENT = "_first_view.sidebar_sent"  # session state: the browser holds this session's sidebar
 _RESEND = "_first_view.resend"  # session state: keys of controls whose values the next run sends again
 # controls whose value session state may set (buttons, uploads and the like may not, and have none to resend)
 _SETTABLE = frozenset({"slider", "number_input", "text_input", "text_area", "checkbox", "radio", "selectbox",
@@ -204,10 +208,12 @@ def _resend_held_values() -> None:
 def _hold_sidebar() -> None:
     """On a browser session's first view, hold the sidebar's elements back (:class:`_HeldSidebar`). Does nothing
     where the view is drawn in one run anyway (AppTest, a protocol client, a session that has drawn a chart) or
-    where this Streamlit has no per-run sender to stand in for."""
+    where this Streamlit has no per-run sender to stand in for; nor once the browser holds a sidebar of this
+    session (a first view without a chart, awaiting an upload): dropping it then would take away the controls
+    the visitor is using, and the file just uploaded with them."""
     from streamlit.runtime.scriptrunner import get_script_run_ctx
 
-    if st.session_state.get(DRAWN) or not _runs_javascript():
+    if st.session_state.get(DRAWN) or st.session_state.get(_SIDEBAR_SENT) or not _runs_javascript():
         return
     ctx = get_script_run_ctx(suppress_warning=True)
     if ctx is None or not hasattr(ctx, "_enqueue") or isinstance(ctx._enqueue, _HeldSidebar):
