@@ -144,22 +144,43 @@ def test_a_first_view_that_ends_without_its_chart_still_sends_the_sidebar(monkey
     assert (len(at.exception) == 1) == ending.startswith("raise")
 
 
-def test_a_sidebar_the_browser_already_holds_is_never_held_back_again(monkeypatch):
+@pytest.mark.parametrize("ending", ["", "st.stop()"])
+def test_a_sidebar_the_browser_already_holds_is_never_held_back_again(monkeypatch, ending):
     """A first view without a chart (a link to a lab on the visitor's own file) sends its sidebar; the upload's
     run then draws the first chart. Holding the sidebar back in that run would make the browser drop the
-    uploader, and the file with it."""
+    uploader, and the file with it. The labs end such a view with ``st.stop()`` (awaiting the upload), after
+    which no Streamlit command works, session state included: the mark that the sidebar went out must still
+    be kept."""
     import ui.first_view as fv
 
     monkeypatch.setattr(fv, "_runs_javascript", lambda: True)
-    at = AppTest.from_string(_script("""
+    at = AppTest.from_string(_script(f"""
         if st.sidebar.toggle("Data uploaded", key="up"):
             chart(go.Figure(go.Scatter(x=[0, 1], y=[0, 1])), "on the upload")
         else:
             st.markdown("upload a file")
+            {ending}
     """), default_timeout=30).run()
     assert len(at.sidebar.toggle) == 1 and not at.get("plotly_chart")
     at.sidebar.toggle[0].set_value(True).run()  # as an upload: the first chart, in a run of the same session
     assert len(at.get("plotly_chart")) == 1 and len(at.sidebar.toggle) == 1 and at.sidebar.toggle[0].value
+
+
+def test_a_sidebar_with_an_uploader_is_held_back_like_any_other(monkeypatch):
+    """A lab whose sidebar offers an upload (ML models does, whatever the data) but opens on built-in data
+    draws its first chart before its sidebar, as every lab does: the uploader is sent with the full run."""
+    import ui.first_view as fv
+
+    monkeypatch.setattr(fv, "_runs_javascript", lambda: True)
+    at = AppTest.from_string(_script("""
+        st.sidebar.file_uploader("CSV file", key="up")
+        st.sidebar.selectbox("Data", ["built-in", "your CSV"], key="data")
+        chart(go.Figure(go.Scatter(x=[0, 1], y=[0, 1])), "headline")
+    """), default_timeout=30).run()
+    assert not at.exception and not at.sidebar.get("file_uploader") and not at.sidebar.selectbox
+    at.session_state[fv.DRAWN] = True
+    at.run()
+    assert len(at.sidebar.get("file_uploader")) == 1 and at.sidebar.selectbox[0].value == "built-in"
 
 
 def test_charts_drawn_while_a_run_is_watched_or_in_a_fragment_never_end_the_view(monkeypatch):

@@ -142,8 +142,8 @@ class _HeldSidebar:
     The sidebar's controls still run on the server, so the page computes with exactly the values they will show;
     only their drawing waits. Which container an element belongs to is the first index of its delta path."""
 
-    def __init__(self, ctx, send):
-        self.ctx, self.send, self.held = ctx, send, []
+    def __init__(self, ctx, send, marks: dict):
+        self.ctx, self.send, self.held, self.marks = ctx, send, [], marks
         runner = getattr(send, "__self__", None)
         events = getattr(runner, "on_event", None)
         from streamlit.runtime.scriptrunner.script_runner import ScriptRunnerEvent
@@ -156,8 +156,6 @@ class _HeldSidebar:
         path = msg.metadata.delta_path if msg.HasField("delta") else ()
         if path and path[0] == _SIDEBAR:
             self.held.append(msg)
-            if msg.delta.new_element.WhichOneof("type") == "file_uploader":
-                self.release()  # a lab on the visitor's own file: the uploader and its file stay in the browser
         else:
             self.send(msg)
 
@@ -168,9 +166,13 @@ class _HeldSidebar:
         return held
 
     def release(self) -> None:
+        """Send the held elements, and remember that the browser holds this session's sidebar. The mark goes
+        into a dictionary the session already holds, not through ``st.session_state``: a release at the end of
+        a run that ``st.stop()`` ended (a lab awaiting its upload) may use no Streamlit command, session state
+        included — each raises the stop again, and the mark would be lost."""
         for msg in self._restore():
             self.deliver(msg)
-        st.session_state[_SIDEBAR_SENT] = True
+        self.marks[_SIDEBAR_SENT] = True
 
     def drop(self) -> None:
         """Forget the held elements, and have the next run send the values of their keyed controls afresh.
@@ -190,7 +192,8 @@ class _HeldSidebar:
 
 
 _SIDEBAR = 1  # RootContainer.SIDEBAR in the delta path
-_SIDEBAR_SENT = "_first_view.sidebar_sent"  # session state: the browser holds this session's sidebar
+_MARKS = "_first_view.marks"  # session state: a dictionary of what the browser of this session holds
+_SIDEBAR_SENT = "sidebar_sent"  # in it: the browser holds this session's sidebar
 _RESEND = "_first_view.resend"  # session state: keys of controls whose values the next run sends again
 # controls whose value session state may set (buttons, uploads and the like may not, and have none to resend)
 _SETTABLE = frozenset({"slider", "number_input", "text_input", "text_area", "checkbox", "radio", "selectbox",
@@ -213,12 +216,13 @@ def _hold_sidebar() -> None:
     the visitor is using, and the file just uploaded with them."""
     from streamlit.runtime.scriptrunner import get_script_run_ctx
 
-    if st.session_state.get(DRAWN) or st.session_state.get(_SIDEBAR_SENT) or not _runs_javascript():
+    marks = st.session_state.setdefault(_MARKS, {})
+    if st.session_state.get(DRAWN) or marks.get(_SIDEBAR_SENT) or not _runs_javascript():
         return
     ctx = get_script_run_ctx(suppress_warning=True)
     if ctx is None or not hasattr(ctx, "_enqueue") or isinstance(ctx._enqueue, _HeldSidebar):
         return
-    ctx._enqueue = _HeldSidebar(ctx, ctx._enqueue)
+    ctx._enqueue = _HeldSidebar(ctx, ctx._enqueue, marks)
 
 
 def _held():
