@@ -103,6 +103,50 @@ def test_a_browsers_first_view_sends_its_chart_before_the_sidebar_computed_from_
     assert len(at.get("plotly_chart")) == 1 and at.markdown[0].value == "below the headline"
 
 
+_DEFERRED = """
+    from ui.first_view import deferred
+    st.title("A lab")
+    with deferred(st.expander("What is happening here?")):
+        st.markdown("a long explanation")
+    st.markdown("above the chart")
+    if st.session_state.get("no_data"):
+        st.info("upload a file")
+        st.stop()
+    chart(go.Figure(go.Scatter(x=[0, 1], y=[0, 1])), "headline")
+"""
+
+
+def test_a_collapsed_expanders_text_waits_for_the_full_view_and_its_label_does_not(monkeypatch):
+    import ui.first_view as fv
+
+    monkeypatch.setattr(fv, "_runs_javascript", lambda: True)
+    at = AppTest.from_string(_script(_DEFERRED), default_timeout=30).run()
+    assert not at.exception
+    assert [e.label for e in at.expander] == ["What is happening here?"]  # the label: nothing moves later
+    assert [m.value for m in at.markdown] == ["above the chart"]  # its text is held back, the rest is not
+    assert len(at.get("plotly_chart")) == 1
+    at.session_state[fv.DRAWN] = True
+    at.run()
+    assert at.expander[0].markdown[0].value == "a long explanation"
+
+
+def test_a_first_view_that_stops_before_its_chart_still_sends_the_deferred_text(monkeypatch):
+    """A lab awaiting an upload stops before any chart: its explanation is what the visitor reads meanwhile."""
+    import ui.first_view as fv
+
+    monkeypatch.setattr(fv, "_runs_javascript", lambda: True)
+    at = AppTest.from_string(_script(_DEFERRED), default_timeout=30)
+    at.session_state["no_data"] = True
+    at.run()
+    assert not at.exception and not at.get("plotly_chart")
+    assert at.expander[0].markdown[0].value == "a long explanation"
+
+
+def test_outside_a_browser_a_deferred_container_is_drawn_at_once():
+    at = AppTest.from_string(_script(_DEFERRED), default_timeout=30).run()
+    assert at.expander[0].markdown[0].value == "a long explanation" and len(at.get("plotly_chart")) == 1
+
+
 def test_a_linked_value_held_back_by_the_first_view_reaches_the_browser_with_its_control(monkeypatch):
     """A link sets a control's value through session state; Streamlit tells the browser that value only in the
     run that set it, which the first view did not send: the full run must send it again (set_value), or the

@@ -72,9 +72,11 @@ def scenario_page(name: str, about: str, sidebar: str, content_name: str | None 
     the lab's content file, and the sidebar's heading. Returns the scenario."""
     from core.scenario import get
 
+    from ui.first_view import deferred
+
     scenario = get(name)
     page_header(scenario, summary=summary)
-    with st.expander(about, expanded=False):
+    with deferred(st.expander(about, expanded=False)):  # collapsed: a new tab's first view sends its text later
         st.markdown(content(content_name or name.replace("-", "_")))
     st.sidebar.header(sidebar)
     return scenario

@@ -26,9 +26,13 @@ by the full rerun (or at once, if the run will not end at a chart). Measured on 
 (``benchmarks/bench_first_view.py``), with the text alternative deferred and the served head of
 ui/page_head.py, a new tab's first plot came at 1.12–1.26× the one-chart floor instead of 1.23–1.52×.
 
+The same holds for the text of a collapsed expander above the first chart (a lab's 4-8 kB "What is happening
+here?"): nobody sees it on the first view, so its contents wait for the full run (:func:`deferred`) while its
+label goes out at once.
+
 The sidebar's controls are dropped from the first view, not sent after its chart: sent after it, they were
 rendered before the chart was drawn and the gain was gone. A control whose value a link set is then told
-to the browser again by the full run (:meth:`_HeldSidebar.drop`).
+to the browser again by the full run (:meth:`_HeldBack.drop`).
 """
 from __future__ import annotations
 
@@ -134,16 +138,18 @@ def watching_run():
         _watching.on = before
 
 
-class _HeldSidebar:
-    """Stands in for the script run's message sender on a browser session's first view: the sidebar's elements
-    are held back, everything else goes out at once. ``release()`` sends the held ones in their order;
-    ``drop()`` forgets them (the run ends at its first chart, and the full rerun sends the sidebar again).
+class _HeldBack:
+    """Stands in for the script run's message sender on a browser session's first view: the elements of the
+    sidebar and of any container passed to :func:`deferred` are held back, everything else goes out at once.
+    ``release()`` sends the held ones in their order; ``drop()`` forgets them (the run ends at its first chart,
+    and the full rerun sends them again).
 
     The sidebar's controls still run on the server, so the page computes with exactly the values they will show;
-    only their drawing waits. Which container an element belongs to is the first index of its delta path."""
+    only their drawing waits. Which container an element belongs to is told by the start of its delta path."""
 
     def __init__(self, ctx, send, marks: dict):
         self.ctx, self.send, self.held, self.marks = ctx, send, [], marks
+        self.prefixes: list[tuple[int, ...]] = [(_SIDEBAR,)]
         runner = getattr(send, "__self__", None)
         events = getattr(runner, "on_event", None)
         from streamlit.runtime.scriptrunner.script_runner import ScriptRunnerEvent
@@ -153,8 +159,8 @@ class _HeldSidebar:
                                                 forward_msg=msg)) if events is not None else send
 
     def __call__(self, msg) -> None:
-        path = msg.metadata.delta_path if msg.HasField("delta") else ()
-        if path and path[0] == _SIDEBAR:
+        path = tuple(msg.metadata.delta_path) if msg.HasField("delta") else ()
+        if path and any(path[:len(prefix)] == prefix for prefix in self.prefixes):
             self.held.append(msg)
         else:
             self.send(msg)
@@ -209,7 +215,7 @@ def _resend_held_values() -> None:
 
 
 def _hold_sidebar() -> None:
-    """On a browser session's first view, hold the sidebar's elements back (:class:`_HeldSidebar`). Does nothing
+    """On a browser session's first view, hold the sidebar's elements back (:class:`_HeldBack`). Does nothing
     where the view is drawn in one run anyway (AppTest, a protocol client, a session that has drawn a chart) or
     where this Streamlit has no per-run sender to stand in for; nor once the browser holds a sidebar of this
     session (a first view without a chart, awaiting an upload): dropping it then would take away the controls
@@ -220,9 +226,9 @@ def _hold_sidebar() -> None:
     if st.session_state.get(DRAWN) or marks.get(_SIDEBAR_SENT) or not _runs_javascript():
         return
     ctx = get_script_run_ctx(suppress_warning=True)
-    if ctx is None or not hasattr(ctx, "_enqueue") or isinstance(ctx._enqueue, _HeldSidebar):
+    if ctx is None or not hasattr(ctx, "_enqueue") or isinstance(ctx._enqueue, _HeldBack):
         return
-    ctx._enqueue = _HeldSidebar(ctx, ctx._enqueue, marks)
+    ctx._enqueue = _HeldBack(ctx, ctx._enqueue, marks)
 
 
 def _held():
@@ -231,7 +237,19 @@ def _held():
 
     ctx = get_script_run_ctx(suppress_warning=True)
     held = getattr(ctx, "_enqueue", None)
-    return held if isinstance(held, _HeldSidebar) else None
+    return held if isinstance(held, _HeldBack) else None
+
+
+def deferred(container):
+    """``container`` — a collapsed expander, whose contents the first view does not show — with its contents held
+    back on a browser's first view like the sidebar's: sent with the full run, or at the end of a run that does
+    not end at a chart. The label still goes out at once, so nothing on the page moves when the contents come.
+    Measured on the class machine, deferring the 4-8 kB "What is happening here?" text of a lab brought its
+    first plot 30-250 ms sooner. Elsewhere (every later view, AppTest) the container is drawn as usual."""
+    held = _held()
+    if held is not None:
+        held.prefixes.append(tuple(container._cursor.delta_path[:-1]))  # the container's own path
+    return container
 
 
 def release_sidebar() -> None:
