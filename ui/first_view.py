@@ -246,9 +246,9 @@ def deferred(container):
     not end at a chart. The label still goes out at once, so nothing on the page moves when the contents come.
     Measured on the class machine, deferring the 4-8 kB "What is happening here?" text of a lab brought its
     first plot 30-250 ms sooner. Elsewhere (every later view, AppTest) the container is drawn as usual."""
-    held = _held()
-    if held is not None:
-        held.prefixes.append(tuple(container._cursor.delta_path[:-1]))  # the container's own path
+    held, cursor = _held(), getattr(container, "_cursor", None)  # Streamlit's own: a newer one may lack it
+    if held is not None and cursor is not None:
+        held.prefixes.append(tuple(cursor.delta_path[:-1]))  # the container's own path (its next child's, less one)
     return container
 
 
