@@ -67,17 +67,18 @@ def draw(result, final):
                                        m.get("majority_baseline"), "the reconstruction", "Play more trials.")
         if caution:
             st.warning(caution, icon=":material/info:")
+    # each figure is built just before it is drawn: a new tab's first view ends at the first (ui/first_view.py)
     figs = {}
     if s.get("accuracy_vs_query_ratio", {}).get("x"):
-        figs["accuracy_vs_query_ratio"] = plots.accuracy_vs_ratio(s, m, chosen=config["query_ratio"],
-                                                                  theory=theory)
+        figs["accuracy_vs_query_ratio"] = lambda: plots.accuracy_vs_ratio(s, m, chosen=config["query_ratio"],
+                                                                          theory=theory)
     if s.get("accuracy_vs_defense_level", {}).get("x"):
-        figs["accuracy_vs_defense_level"] = plots.accuracy_vs_level(
+        figs["accuracy_vs_defense_level"] = lambda: plots.accuracy_vs_level(
             s, m, chosen=_chosen_level(s.get("sweep_defense")), theory=theory)
     cols = st.columns(2)
-    for col, (name, fig) in zip(cols, list(figs.items())[:2]):
+    for col, (name, build) in zip(cols, list(figs.items())[:2]):
         with col:
-            figure(fig, f"reconstruction-{name}", downloads=final)
+            figure(build(), f"reconstruction-{name}", downloads=final)
     if s.get("accuracy_vs_rmse"):
         left, right = st.columns(2)
         with left:

@@ -16,7 +16,6 @@ retrains and re-attacks. Data are built once in :meth:`MLModels.prepare`.
 """
 from __future__ import annotations
 
-import copy
 import functools
 import os
 import time
@@ -103,29 +102,15 @@ def categorical_columns(text: str) -> tuple[str, ...]:
 
 def load_population(config: dict, seed: int) -> P.DisparityData:
     """The population of ``config`` (cached); raises :class:`DataError` for unusable columns."""
-    return _load(*_population_args(config, seed))
-
-
-def _population_args(config: dict, seed: int) -> tuple[tuple, tuple]:
-    """The cache key of a population and the configuration items that build it."""
     keys = ("dataset", "label", "sensitive", "group", "n_per_group", "groups", "min_group", "max_records", "data_path",
             "categorical")
-    return data_key(config, seed), tuple((k, config[k]) for k in keys)
+    return _load(data_key(config, seed), tuple((k, config[k]) for k in keys))
 
 
 def population_preview(config: dict, seed: int = 0) -> dict:
     """Per-group correlation ρ_g between s and y of the training data (the ground truth the attacker does
-    not see), for an instant first plot before any model is trained.
-
-    Computed once per population (as the population itself is): the page draws it first on every view, and
-    coding each categorical column to find the targeting candidates took 0.3 s of a slow server's time before
-    that first chart. Each call returns its own copy."""
-    return copy.deepcopy(_preview(*_population_args(config, _data_seed(seed))))
-
-
-@functools.lru_cache(maxsize=8)
-def _preview(key: tuple, config_items: tuple) -> dict:
-    d = _load(key, config_items)
+    not see), for an instant first plot before any model is trained."""
+    d = load_population(config, _data_seed(seed))
     n = np.bincount(d.g, minlength=d.n_groups)
     return {"groups": d.group_names, "rho": d.group_rho().tolist(), "n": n.tolist(),
             "rho_target": None if d.rho_target is None else d.rho_target.tolist(), "info": d.summary(),
