@@ -23,6 +23,7 @@ from ui.import_step import import_upload, role_select, suggestions
 from ui.report import run_tools
 from ui.runs import run_scenario
 
+
 @st.cache_data(show_spinner=False, max_entries=8)
 def preview_of(config, seed):
     """The first chart's data, once per population: finding the targeting candidates codes every categorical
