@@ -76,7 +76,9 @@ def test_keyboard_alone_changes_the_main_control_and_starts_and_stops_a_run(serv
 
     page = browser.new_page(viewport={"width": 1400, "height": 1000})
     page.goto(f"{server}/Aggregate_statistics", wait_until="domcontentloaded")
-    settle(page, need_plot=True)  # the default run is over
+    assert settle(page, need_plot=True), "the default run did not finish"
+    # the control is there before any key is pressed: focus that passed it into the main area would not come back
+    expect(page.locator('input[aria-label="ε per aggregate (0 = no noise)"]')).to_be_attached(timeout=60_000)
     page.locator("body").press("Tab")  # focus enters the page from the keyboard
     # 1. the lab's main control, ε per aggregate: reach it with Tab, type a new value, Enter
     _tab_to(page, "el.tagName === 'INPUT' && el.getAttribute('aria-label') === 'ε per aggregate (0 = no noise)'")

@@ -77,19 +77,25 @@ def browser():
 
 
 def settle(page, need_plot: bool) -> bool:
-    """Wait for the sidebar (and a plot where the page draws one), then for the default run to finish (the run's
-    status box stops saying "Running"), then a moment for the last draw; False if the run is still going after
-    4 minutes."""
+    """Wait for the sidebar (and a plot where the page draws one), then for the page's full view: a new tab's
+    first view ends at its first chart and the page runs again in full (ui/first_view.py), so the first view's
+    signal must be gone; then for the page to be still — no run shown as going and nothing added or removed for
+    1.5 s (a short run shows no status at all). False if the page is still changing after 4 minutes."""
     page.wait_for_selector('[data-testid="stSidebar"]', timeout=60_000)
     if need_plot:
         page.wait_for_selector(".js-plotly-plot", timeout=120_000)
-    deadline = time.time() + 240
-    running = page.get_by_text(re.compile(r"^Running "))
-    while time.time() < deadline and (running.count() or page.locator('[data-testid="stStatusWidget"]').count()):
-        page.wait_for_timeout(500)
-    finished = running.count() == 0
-    page.wait_for_timeout(1500)
-    return finished
+        page.wait_for_selector('[class*="st-key-lab-first-chart"]', state="detached", timeout=120_000)
+    deadline, still_since, last = time.time() + 240, time.time(), None
+    while time.time() < deadline:
+        now = page.evaluate("""() => [document.getElementsByTagName('*').length,
+            !!document.querySelector('[data-testid="stStatusWidget"]'),
+            /(^|\\n)Running /.test(document.body.innerText)]""")
+        if now != last or now[1] or now[2]:
+            last, still_since = now, time.time()
+        elif time.time() - still_since >= 1.5:
+            return True
+        page.wait_for_timeout(250)
+    return False
 
 
 def _check_page(browser, url: str, name: str, need_plot: bool = True) -> None:
