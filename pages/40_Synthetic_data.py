@@ -152,6 +152,11 @@ def draw(result, final):
     points = list(s["privacy_utility"]) + st.session_state.get("synthetic.compare_points", [])
     fig = plots.privacy_utility(points, metric, s["high_risk"], s["good_utility"])
     chart(fig, "synthetic-tradeoff")
+    if final:  # under the chart it sets; a new tab's first view, which ends at the chart, draws one element less
+        st.radio("Utility error on the x axis", list(UTILITY_METRICS), horizontal=True,
+                 format_func=UTILITY_METRICS.get, key="synthetic.metric_choice",
+                 help="MRE>10: mean relative error of 3-way counts above 10. 3-TVD: total variation distance of "
+                      "3-way marginals. Both: lower = more useful; the paper calls < 0.2 good utility.")
     st.caption(content("synthetic", "tradeoff"))
     if final:
         download_figure(fig, "synthetic-tradeoff")
@@ -192,10 +197,6 @@ def draw(result, final):
         run_tools(result)  # audit banner (claimed vs measured ε), f-DP panel, Pin this run, HTML report
 
 
-st.radio("Utility error on the trade-off plot's x axis", list(UTILITY_METRICS), horizontal=True,
-         format_func=UTILITY_METRICS.get, key="synthetic.metric_choice",
-         help="MRE>10: mean relative error of 3-way counts above 10. 3-TVD: total variation distance of 3-way "
-              "marginals. Both: lower = more useful; the paper calls < 0.2 good utility.")
 @st.cache_data(max_entries=32, show_spinner=False)
 def _data_preview(items: tuple, seed: int) -> dict:
     return data_preview(dict(items), seed)

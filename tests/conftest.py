@@ -8,8 +8,21 @@ import pytest
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
-# Each test session gets its own empty result store (core/runtime/store.py), never the user's shared one.
-os.environ.setdefault("LAB_STORE", tempfile.mkdtemp(prefix="lab-store-test-"))
+# Each test session gets its own empty result store (core/runtime/store.py), never the user's shared one; each
+# of pytest-xdist's worker processes its own (a worker inherits the environment its controller set).
+if os.environ.get("PYTEST_XDIST_WORKER"):
+    os.environ["LAB_STORE"] = tempfile.mkdtemp(prefix=f"lab-store-test-{os.environ['PYTEST_XDIST_WORKER']}-")
+else:
+    os.environ.setdefault("LAB_STORE", tempfile.mkdtemp(prefix="lab-store-test-"))
+
+
+def pytest_collection_modifyitems(config, items):
+    """The browser tests share one lab server and one Chromium (session fixtures of tests/test_browser.py): under
+    ``-n 2 --dist loadgroup`` they all run in one worker, one after another, while the other worker takes the
+    engine and AppTest tests."""
+    for item in items:
+        if item.get_closest_marker("browser") is not None or {"server", "browser"} & set(item.fixturenames):
+            item.add_marker(pytest.mark.xdist_group("browser"))
 
 
 @pytest.fixture(autouse=True)
