@@ -89,3 +89,27 @@ def test_stopping_a_dask_sweep_keeps_finished_points_and_cancels_the_rest():
     by_point = {r["defense_level"]: r for r in local["rows"]}
     assert [r["defense_level"] for r in out["rows"]] == sorted(r["defense_level"] for r in out["rows"])
     assert all(r == by_point[r["defense_level"]] for r in out["rows"])
+
+
+def test_a_local_cluster_beside_another_says_nothing_about_the_port():
+    # Two clusters on one machine (two sweeps, two test processes) both want the scheduler's HTTP port 8787;
+    # the second takes a free one, and its warning about it is noise for a user who never opens that port.
+    import socket
+    import warnings
+
+    from core.runtime.sweep import dask_backend
+
+    holder = socket.socket()
+    try:
+        holder.bind(("", 8787))  # held here, or already by another cluster: either way in use
+        holder.listen()
+    except OSError:
+        pass
+    try:
+        with warnings.catch_warnings(record=True) as seen:
+            warnings.simplefilter("always")
+            with dask_backend("local", n_workers=1) as client:
+                assert client.submit(sum, [1, 2]).result() == 3
+    finally:
+        holder.close()
+    assert not [w for w in seen if "already in use" in str(w.message)], [str(w.message) for w in seen]

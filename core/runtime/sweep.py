@@ -32,6 +32,7 @@ import math
 import os
 import threading
 import time
+import warnings
 from typing import Any, Callable, Iterator
 
 from ..cancel import stop_check
@@ -154,8 +155,13 @@ def dask_backend(scheduler: str, n_workers: int | None = None, timeout: float = 
     cluster = None
     try:
         if scheduler == "local":
-            cluster = LocalCluster(n_workers=n_workers or usable_cores(), threads_per_worker=1,
-                                   processes=True, dashboard_address=None)
+            # With the dashboard off, the scheduler still opens its small HTTP endpoint (health checks) on
+            # port 8787, and warns when another cluster of this machine holds it (a second sweep, a second
+            # test process) before taking a free port; nothing here uses that endpoint, so the warning is noise.
+            with warnings.catch_warnings():
+                warnings.filterwarnings("ignore", message=r"Port \d+ is already in use", category=UserWarning)
+                cluster = LocalCluster(n_workers=n_workers or usable_cores(), threads_per_worker=1,
+                                       processes=True, dashboard_address=None)
             client = Client(cluster)
         else:
             client = _connect(Client, scheduler, timeout)
