@@ -84,7 +84,9 @@ def settle(page, need_plot: bool) -> bool:
     page.wait_for_selector('[data-testid="stSidebar"]', timeout=60_000)
     if need_plot:
         page.wait_for_selector(".js-plotly-plot", timeout=120_000)
-        page.wait_for_selector('[class*="st-key-lab-first-chart"]', state="detached", timeout=120_000)
+        from ui.first_view import SIGNAL_KEY
+
+        page.wait_for_selector(f'[class*="st-key-{SIGNAL_KEY}"]', state="detached", timeout=120_000)
     deadline, still_since, last = time.time() + 240, time.time(), None
     while time.time() < deadline:
         now = page.evaluate("""() => [document.getElementsByTagName('*').length,

@@ -12,6 +12,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from core.plots.common import MAX_WEBGL_CHARTS, uses_webgl, without_webgl
+from ui.first_view import SIGNAL_KEY
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -273,7 +274,7 @@ def test_a_new_tab_draws_its_first_chart_then_the_whole_page(server, browser):  
         page.wait_for_function("() => document.querySelectorAll('.js-plotly-plot .main-svg').length >= 5",
                                timeout=120_000)
         # the signal leaves the page when the full run ends (Streamlit clears what a run no longer draws)
-        page.locator(".st-key-lab-first-chart").wait_for(state="detached", timeout=120_000)
+        page.locator(f".st-key-{SIGNAL_KEY}").wait_for(state="detached", timeout=120_000)
         assert page.get_by_text("Chart as text and data table").count() >= 5  # each chart keeps its text
         # the sidebar's controls, held back on the first view, come with the full run
         page.locator("[data-testid=stSidebarUserContent] [data-testid=stSlider]").first.wait_for(timeout=60_000)

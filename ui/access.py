@@ -6,6 +6,8 @@ import html
 
 import streamlit as st
 
+from ui.first_view import SIGNAL_KEY
+
 # Streamlit draws captions at 60% opacity: its grey (#828180 on white, 3.88:1) fails WCAG 2.1 AA contrast (4.5:1
 # for body-size text), and links inside turn a pale blue (2.96:1). Full opacity with a darker grey (#55585f, 6.9:1)
 # and a darker link blue (#1a56a8, 6.9:1) keep captions visibly secondary and readable. Code blocks: the syntax
@@ -21,8 +23,8 @@ ACCESSIBLE_CSS = """<style>
 [data-testid="stCode"] pre{overflow:visible !important}
 [data-testid="stElementContainer"]:has(input:disabled,textarea:disabled,button:disabled) [data-testid="stWidgetLabel"]
 {color:#62666d !important}
-.st-key-lab-first-chart{display:none}
-</style>"""
+.st-key-%s{display:none}
+</style>""" % SIGNAL_KEY
 
 
 def accessible_styles() -> None:
