@@ -81,7 +81,12 @@ def first_visit(ctx, url: str, timeout_s: float = 300) -> tuple[float | None, in
     page = ctx.new_page()
     start = time.perf_counter()
     page.goto(url, wait_until="commit")
-    page.wait_for_selector("h1", timeout=timeout_s * 1000)
+    try:
+        page.wait_for_selector("h1", timeout=timeout_s * 1000)
+    except Exception as exc:  # say which page, and what it showed instead, rather than a bare driver timeout
+        shot = Path(os.environ.get("TMPDIR", "/tmp")) / "bench_first_view_stuck.png"
+        page.screenshot(path=str(shot))
+        raise SystemExit(f"{url}: no page title after {timeout_s:.0f} s (screenshot: {shot}): {exc}") from exc
     seconds = None
     for _ in range(2):  # a first page view may rerun once (ui.common._use_app_navigation)
         settle(page, timeout_s)

@@ -129,8 +129,6 @@ def draw(result, final):
                    "person: " + ("none (exact counts)" if m.get("claimed_epsilon") is None else
                                  f"{m['claimed_epsilon']:.3g} ({say.odds_short(m['claimed_epsilon'])})"))
     metric_row(m, COUNTS, fmt="{:.0f}")
-    if final and "count_error_measured" in m:
-        accuracy_side(m, s)
     if "auc_not_deterministic" in m:
         st.caption(f"DeSIA on the targets the solver did not settle: AUC {m['auc_not_deterministic']:.3f}; "
                    f"M_D {result.timings.get('md_seconds_per_target', 0):.2f} s and M_S {result.timings.get('ms_seconds_per_target', 0):.2f}"
@@ -144,6 +142,10 @@ def draw(result, final):
             st.caption("AUC · " + " · ".join(f"{name} {v:.3f}" for name, v in aucs))
         if final:
             download_figure(fig, "aggregates-roc")
+    # What the counts lose comes after what the attack gains: the ROC is the page's headline chart, and a new
+    # tab's first view, which ends at the first chart, then renders nine elements fewer before it.
+    if final and "count_error_measured" in m:
+        accuracy_side(m, s)
     table = plots.ablation_table(s)
     if not table.empty:
         st.subheader("Ablation (paper Table 3)")

@@ -29,6 +29,7 @@ from ui.common import (
     download_result,
     download_table,
     figure,
+    keep,
     metric_row,
     param_widgets,
     scenario_page,
@@ -41,6 +42,9 @@ from ui.runs import run_scenario, run_sweep
 
 scenario = scenario_page("synthetic", about="What is happening here? (read me first)",
                          sidebar="Release")
+
+# The x-axis choice is drawn only under a finished run's chart: a run that fails or is stopped must not reset it.
+keep("synthetic.metric_choice")
 
 # Small, fast page defaults (first plot within seconds); the sidebar scales up to the paper's setting.
 PAGE_DEFAULTS = scenario.page_defaults  # where this page starts (Scenario.page_defaults)
@@ -139,11 +143,6 @@ def draw(result, final):
     metric_row(v.headline, HEADLINE_NAMES)
     st.caption(content("synthetic", "interval"))
     metric_row(v.metrics, NAMES)
-    metric_row(v.eps_metrics, EPS_NAMES, fmt="{:.2f}")
-    frac = result.metrics.get("sample_equivalent")
-    if isinstance(frac, (int, float)) and frac == frac:
-        st.caption(say.equivalent_sample_sentence(frac, "These synthetic data cost") + " " + content("synthetic",
-                                                                                                     "sample"))
     if v.per_attack:
         metric_row(v.metrics, ATTACK_NAMES, fmt="{:.1%}")
     # --- headline: the privacy–utility scatter (this run + any comparison already computed)
@@ -160,6 +159,13 @@ def draw(result, final):
     st.caption(content("synthetic", "tradeoff"))
     if final:
         download_figure(fig, "synthetic-tradeoff")
+    # ε, claimed and measured, under the chart: a new tab's first view ends at the chart, and every element
+    # before it is rendered before the chart is drawn.
+    metric_row(v.eps_metrics, EPS_NAMES, fmt="{:.2f}")
+    frac = result.metrics.get("sample_equivalent")
+    if isinstance(frac, (int, float)) and frac == frac:
+        st.caption(say.equivalent_sample_sentence(frac, "These synthetic data cost") + " " + content("synthetic",
+                                                                                                     "sample"))
     left, right = st.columns(2)
     with left:
         cap = plots.dp_bound(before) if before is not None else None

@@ -26,3 +26,27 @@ def test_page_rejects_query_ratio_beyond_what_k_offers():
     at = open_page(PAGE, games=2, synth_size=100, n=200, query_k=2, query_ratio=50)
     assert not at.exception, at.exception
     assert any("query_ratio" in e.value for e in at.error)
+
+
+
+def test_the_x_axis_choice_outlives_a_run_that_draws_no_chart(monkeypatch):
+    """The radio is drawn only under a finished run's chart. A run the server refuses draws no chart, yet the
+    page's script goes on to its end (the comparison below), and Streamlit forgets a widget such a run did not
+    draw: the choice must still be there when the next run draws the chart again."""
+    import ui.runs
+
+    at = open_page(PAGE, games=2, synth_size=100, n=200)
+    assert not at.exception, at.exception
+    at.radio(key="synthetic.metric_choice").set_value("tvd3").run()
+    assert not at.exception, at.exception
+    seed = at.session_state["synthetic.seed"]
+    monkeypatch.setattr(ui.runs, "_limits", lambda: {"max_seconds": 1e-9, "max_bytes": 1})
+    at.session_state["synthetic.seed"] = seed + 1  # a run not yet stored, refused by the server's limits
+    at.run()
+    assert not at.exception, at.exception
+    assert at.error and not [r for r in at.radio if r.key == "synthetic.metric_choice"]
+    monkeypatch.undo()
+    at.session_state["synthetic.seed"] = seed  # the stored run again: its chart, and the radio under it
+    at.run()
+    assert not at.exception, at.exception
+    assert at.radio(key="synthetic.metric_choice").value == "tvd3"

@@ -144,6 +144,16 @@ def lazy_tabs(demos: dict, key: str) -> None:
                 demo()
 
 
+def keep(key: str) -> None:
+    """Keep the value of a control that some runs do not draw (one drawn only under a finished result, say).
+
+    Streamlit forgets a widget's value after a run that does not draw it, so the control would come back at its
+    default. Set again from session state at the top of a run, the value is the session's own and outlives that
+    run (the way Streamlit's documentation keeps a widget's value across pages)."""
+    if key in st.session_state:
+        st.session_state[key] = st.session_state[key]
+
+
 def kept_editor(base: pd.DataFrame, *, key: str, **kw) -> pd.DataFrame:
     """``st.data_editor`` whose edits survive runs that do not draw it, such as a closed lazy tab.
 
