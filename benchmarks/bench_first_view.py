@@ -26,6 +26,10 @@ median floor looked up to 40% slower than it was.
 
     python benchmarks/bench_first_view.py [--port 8604] [--repeat 2] [--passes 3] [--shots /tmp/shots]
         [--pages Location_membership ML_models] [--returning-only]
+    python benchmarks/bench_first_view.py --element-costs [--repeat 5]
+
+``--element-costs`` measures only what a page's elements above its first chart cost that chart (the floor page
+with 12 metrics, 10 paragraphs, 10 captions or 4 controls before its chart, each against the floor beside it).
 """
 from __future__ import annotations
 
@@ -208,8 +212,24 @@ def plotly_chunk() -> str:
     return f"/static/js/{found[0].name}"
 
 
+# What one kind of element above a page's first chart costs that chart: the floor page with N such elements
+# before its chart (--element-costs). The first view of every lab ends at its first chart, so whatever a lab
+# draws above that chart is rendered before the chart can be.
+_HEAD = 'import plotly.graph_objects as go\nimport streamlit as st\nst.title("One chart")\n'
+_CHART = 'st.plotly_chart(go.Figure(go.Scatter(x=[0, 1, 2], y=[0, 1, 0])))\n'
+ELEMENT_VARIANTS = {  # name: (elements above the chart, the code that draws them)
+    "12 metrics": (12, "for r in range(3):\n    for i, c in enumerate(st.columns(4)):\n"
+                       "        c.metric(f'Metric {r}{i}', f'{0.5 + i / 10:.3f}', help='what it is')\n"),
+    "10 paragraphs": (10, "for i in range(10):\n    st.markdown('A **sentence** with a [link](/Glossary) and "
+                          "some words to wrap. ' * 4)\n"),
+    "10 captions": (10, "for i in range(10):\n    st.caption('A caption of about one line of small words. ' * 2)\n"),
+    "4 controls": (4, "st.multiselect('m', ['a', 'b', 'c'], ['a', 'b'])\nst.select_slider('s', [1, 2, 3], 1)\n"
+                      "st.slider('x', 0.0, 1.0, 0.3)\nst.slider('y', 0.0, 1.0, 0.3)\n"),
+}
+
+
 @contextlib.contextmanager
-def floor_page(browser, preload: bool = False):
+def floor_page(browser, preload: bool = False, source: str = FLOOR_APP):
     """A page that holds nothing but a title and one Plotly chart, on its own server: what Streamlit and Plotly's
     JavaScript cost on this machine before any page of ours adds to it. Yields ``visit()``, one new tab by a
     returning browser: (seconds to the chart, the longest browser task before it — Plotly's JavaScript being
@@ -219,7 +239,7 @@ def floor_page(browser, preload: bool = False):
     import tempfile
     with tempfile.TemporaryDirectory() as tmp:
         app = Path(tmp) / "floor.py"
-        app.write_text(FLOOR_APP, encoding="utf-8")
+        app.write_text(source, encoding="utf-8")
         with serve(app=app) as server:
             ctx = browser.new_context(viewport={"width": 1400, "height": 1600})
             ctx.add_init_script(LONG_TASKS + (PRELOAD % plotly_chunk() if preload else ""))
@@ -253,9 +273,16 @@ def main() -> None:
     ap.add_argument("--pages", nargs="*", default=None, help="page slugs (default: every page with a plot)")
     ap.add_argument("--returning-only", action="store_true",
                     help="only the returning browser's new tab (skip the empty-cache visits)")
+    ap.add_argument("--element-costs", action="store_true",
+                    help="only what elements above the first chart cost it: the floor page with metrics, "
+                         "paragraphs, captions or controls before its chart, each against the floor beside it")
     args = ap.parse_args()
     from playwright.sync_api import sync_playwright
 
+    if args.element_costs:
+        with sync_playwright() as p:
+            element_costs(p.chromium.launch(**launch_options()), args.repeat)
+        return
     with serve(args.port) as server, sync_playwright() as p:
         base = server.url
         browser = p.chromium.launch(**launch_options())
@@ -328,6 +355,38 @@ def main() -> None:
         browser.close()
     print(f"(os.getloadavg() = {', '.join(f'{x:.1f}' for x in os.getloadavg())} — timings are noisy under load; "
           "the ratios to the floors, measured in the same run, cancel most of it)")
+
+
+def element_costs(browser, repeat: int) -> None:
+    """The floor page, and the floor page with each of ``ELEMENT_VARIANTS`` above its chart, visited in turn
+    ``repeat`` times (at least 3) by a returning browser in a new tab: the median seconds to the chart, the
+    median of each visit against the floor visit just before it, and what one element adds."""
+    repeat = max(repeat, 3)
+    with contextlib.ExitStack() as stack:
+        floor_visit = stack.enter_context(floor_page(browser))
+        visits = {name: stack.enter_context(floor_page(browser, source=_HEAD + code + _CHART))
+                  for name, (_, code) in ELEMENT_VARIANTS.items()}
+        floors: list[float] = []
+        seconds: dict[str, list[float]] = {name: [] for name in visits}
+        ratios: dict[str, list[float]] = {name: [] for name in visits}
+        for _ in range(repeat):
+            for name, visit in visits.items():
+                floor = floor_visit()[0]
+                floors.append(floor)
+                seconds[name].append(visit()[0])
+                ratios[name].append(seconds[name][-1] / floor)
+    floor = statistics.median(floors)
+    # Two estimates of one element's cost: from the medians of the seconds, and from the median ratio to the
+    # floor visit just before; where they disagree in sign, the cost is below this run's noise.
+    print(f"{'above the first chart':22s} {'seconds':>8s} {'/ floor beside it':>18s} "
+          f"{'ms per element (medians; ratios)':>33s}")
+    print(f"{'(nothing: the floor)':22s} {floor:8.2f}")
+    for name, (count, _) in ELEMENT_VARIANTS.items():
+        ratio, median = statistics.median(ratios[name]), statistics.median(seconds[name])
+        print(f"{name:22s} {median:8.2f} {ratio:18.2f} {1000 * (median - floor) / count:22.0f}; "
+              f"{1000 * (ratio - 1) * floor / count:.0f}", flush=True)
+    print(f"(median of {repeat} visits each; os.getloadavg() = "
+          f"{', '.join(f'{x:.1f}' for x in os.getloadavg())})")
 
 
 def in_app(ctx, base: str, titles: dict, passes: int) -> None:
