@@ -36,7 +36,7 @@ def main() -> None:
     from ui import heap
 
     start = time.perf_counter()
-    for name in heap.page_imports([heap.ROOT / "app.py", *sorted((heap.ROOT / "pages").glob("[0-9]*_*.py"))]):
+    for name in heap.page_imports(heap.app_files()):
         __import__(name)
     imported = time.perf_counter() - start
     tracked = len(gc.get_objects())

@@ -142,8 +142,7 @@ def draw(result, final):
             st.caption("AUC · " + " · ".join(f"{name} {v:.3f}" for name, v in aucs))
         if final:
             download_figure(fig, "aggregates-roc")
-    # What the counts lose comes after what the attack gains: the ROC is the page's headline chart, and a new
-    # tab's first view, which ends at the first chart, then renders nine elements fewer before it.
+    # What the counts lose comes after what the attack gains: the ROC is the page's headline chart.
     if final and "count_error_measured" in m:
         accuracy_side(m, s)
     table = plots.ablation_table(s)

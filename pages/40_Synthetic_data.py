@@ -43,7 +43,7 @@ from ui.runs import run_scenario, run_sweep
 scenario = scenario_page("synthetic", about="What is happening here? (read me first)",
                          sidebar="Release")
 
-# The x-axis choice is drawn only under a finished run's chart: a run that fails or is stopped must not reset it.
+# The x-axis choice is drawn only under a finished run's chart: a run refused or failed must not reset it.
 keep("synthetic.metric_choice")
 
 # Small, fast page defaults (first plot within seconds); the sidebar scales up to the paper's setting.
@@ -159,8 +159,7 @@ def draw(result, final):
     st.caption(content("synthetic", "tradeoff"))
     if final:
         download_figure(fig, "synthetic-tradeoff")
-    # ε, claimed and measured, under the chart: a new tab's first view ends at the chart, and every element
-    # before it is rendered before the chart is drawn.
+    # ε, claimed and measured, under the chart: the attack's numbers lead straight into the trade-off they make.
     metric_row(v.eps_metrics, EPS_NAMES, fmt="{:.2f}")
     frac = result.metrics.get("sample_equivalent")
     if isinstance(frac, (int, float)) and frac == frac:

@@ -9,7 +9,7 @@ import textwrap
 
 import pytest
 
-from ui.heap import ROOT, freeze_libraries, page_imports
+from ui.heap import ROOT, app_files, freeze_libraries, page_imports
 
 
 def test_page_imports_are_the_top_level_absolute_imports_in_order_each_once(tmp_path):
@@ -26,7 +26,8 @@ def test_page_imports_are_the_top_level_absolute_imports_in_order_each_once(tmp_
 
 
 def test_the_real_pages_need_streamlit_and_the_engine():
-    files = [ROOT / "app.py", *sorted((ROOT / "pages").glob("[0-9]*_*.py"))]
+    files = app_files()
+    assert files[0] == ROOT / "app.py" and len(files) > 10
     names = page_imports(files)
     assert {"streamlit", "ui.common", "ui.first_view"} <= set(names)
     assert any(n.startswith("core.") for n in names)

@@ -40,11 +40,16 @@ def page_imports(files) -> list[str]:
     return list(dict.fromkeys(names))
 
 
+def app_files() -> list[Path]:
+    """app.py and the pages it serves (the files whose imports a visitor's first run needs)."""
+    return [ROOT / "app.py", *sorted((ROOT / "pages").glob("[0-9]*_*.py"))]
+
+
 def freeze_libraries(files=None) -> int:
     """Import what the app and its pages import (``files``: app.py and pages/*.py), collect, then freeze the
     heap. A module that fails to import is logged and left to fail where a page imports it, with the page's own
     message. Returns the number of objects frozen."""
-    files = files if files is not None else [ROOT / "app.py", *sorted((ROOT / "pages").glob("[0-9]*_*.py"))]
+    files = files if files is not None else app_files()
     # Before the server runs, each st.cache_data a module defines checks its settings against an in-memory store
     # and says so ("No runtime found"); the cache itself is made at its first call, in the server's own store.
     quiet = logging.getLogger("streamlit.runtime.caching.cache_data_api")
