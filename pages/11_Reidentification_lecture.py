@@ -90,19 +90,23 @@ sb.caption(inert_text(lecture.describe(P)))  # an upload's column names: text, n
 st.caption(content("reid_lecture"))
 
 
+# Each demo's controls sit in the sidebar under the people they run on, as on every other lab: the main column reads
+# as the slide and then its result, with nothing to scroll past, and a new tab's first view draws the result's chart
+# before any control (ui/first_view.py holds the sidebar back until that chart is drawn).
 # ------------------------------------------------------------------------------------------------------ linkage
 def linkage_demo():
     st.markdown(content("reid_lecture", "link"))
-    qis = st.multiselect("Quasi-identifiers the attacker can link on", P.quasi_identifiers, P.default_qis,
+    sb.header("Linkage")
+    qis = sb.multiselect("Quasi-identifiers the attacker can link on", P.quasi_identifiers, P.default_qis,
                          key=f"reid.qis.{P.source}", **B)
     levels = {}
-    for col, q in zip(st.columns(max(len(qis), 1)), qis):
+    for q in qis:
         h = P.hierarchies[q]  # its top level ("suppressed") would just drop the QI; yes/no columns stay exact
-        levels[q] = col.select_slider(inert_text(q), list(range(h.height)), 0, format_func=h.describe,
-                                      key=f"reid.lvl.{P.source}.{q}", **B) if h.height > 1 else 0
-    c1, c2 = st.columns(2)
-    rel = c1.slider("Share of people in the de-identified release", 0.05, 1.0, 0.3, 0.05, key="reid.rel", **B)
-    vot = c2.slider("Share of people on the voter list", 0.05, 1.0, 0.5, 0.05, key="reid.vot", **B)
+        levels[q] = sb.select_slider(f"Generalise {inert_text(q)}", list(range(h.height)), 0,
+                                     format_func=h.describe, key=f"reid.lvl.{P.source}.{q}", **B) \
+            if h.height > 1 else 0
+    rel = sb.slider("Share of people in the de-identified release", 0.05, 1.0, 0.3, 0.05, key="reid.rel", **B)
+    vot = sb.slider("Share of people on the voter list", 0.05, 1.0, 0.5, 0.05, key="reid.vot", **B)
     try:
         L = link(pkey, levels, rel, vot, seed, P)
     except LabError as exc:
@@ -126,32 +130,30 @@ def linkage_demo():
 # -------------------------------------------------------------------------------------------------- k-anonymity
 def k_anonymity_demo():
     st.markdown(content("reid_lecture", "kanon"))
-    top = st.container()  # the verdict and the leaking class, above the controls: the first view shows the failure
-    data = st.radio("Table", list(lecture.KANON_DATA), horizontal=True, key="reid.kdata", **B,
+    sb.header("k-anonymity")
+    data = sb.radio("Table", list(lecture.KANON_DATA), key="reid.kdata", **B,
                     format_func=lambda v: lecture.kanon_label(v, sources[source]))
-    c1, c2, c3 = st.columns(3)
-    method = c1.radio("Generaliser", list(k_anonymity.METHODS), format_func=k_anonymity.METHODS.get,
+    method = sb.radio("Generaliser", list(k_anonymity.METHODS), format_func=k_anonymity.METHODS.get,
                       key="reid.method", **B)
     setup = lecture.kanon_setup(P, data)
     if setup.fixed is None:
-        kq = c2.multiselect("QIs to generalise", setup.choices, setup.qis, key=f"reid.kq.{P.source}", **B)
+        kq = sb.multiselect("QIs to generalise", setup.choices, setup.qis, key=f"reid.kq.{P.source}", **B)
     else:
         kq = setup.qis
-        c2.markdown(setup.fixed)
-    k = number_field(c3, "k", key=f"reid.k.{data}", kind="int", default=setup.k, low=1, high=1000, **B)
-    supp = c3.slider("Max share of records suppressed (full-domain)", 0.0, 0.2, 0.0, 0.01, key="reid.supp", **B) \
+        sb.caption(setup.fixed)
+    k = number_field(sb, "k", key=f"reid.k.{data}", kind="int", default=setup.k, low=1, high=1000, **B)
+    supp = sb.slider("Max share of records suppressed (full-domain)", 0.0, 0.2, 0.0, 0.01, key="reid.supp", **B) \
         if method == "full_domain" else 0.0
     try:
         G = anonymise(pkey, data, kq, int(k), method, supp, P)
     except LabError as exc:
         show_error(exc)
     else:
-        with top:
-            plain(G.sentence)
-            if G.homogeneous:  # the leaking class first, before anything that needs scrolling
-                st.markdown("**The equivalence classes** (homogeneous ones first: everyone in them shares one "
-                            f"{G.sensitive})")
-                st.dataframe(G.classes, hide_index=True)
+        plain(G.sentence)
+        if G.homogeneous:  # the leaking class first, before anything that needs scrolling
+            st.markdown("**The equivalence classes** (homogeneous ones first: everyone in them shares one "
+                        f"{G.sensitive})")
+            st.dataframe(G.classes, hide_index=True)
         (st.success if G.passes else st.error)(G.status)
         if G.homogeneity is not None:
             (st.warning if G.homogeneous else st.info)(G.homogeneity)
@@ -181,16 +183,16 @@ def k_anonymity_demo():
 # ------------------------------------------------------------------------------------------------------ Netflix
 def netflix_demo():
     st.markdown(content("reid_lecture", "netflix"))
-    c1, c2, c3 = st.columns(3)
-    kw = dict(n_aux=c1.slider("Ratings in aux", 1, 20, 8, key="reid.nf.aux", **B),
-              phi=c1.slider("φ (eccentricity threshold)", 0.0, 5.0, 1.5, key="reid.nf.phi", **B),
-              rating_noise=c2.slider("aux: chance a rating is off by one", 0.0, 1.0, 0.2, key="reid.nf.rnoise", **B),
-              date_noise=c2.slider("aux: date error (± days)", 0, 120, 14, key="reid.nf.dnoise", **B),
-              release_fraction=c3.slider("Share of users in x̂ (target may be absent)", 0.1, 1.0, 1.0,
+    sb.header("Netflix")
+    kw = dict(n_aux=sb.slider("Ratings in aux", 1, 20, 8, key="reid.nf.aux", **B),
+              phi=sb.slider("φ (eccentricity threshold)", 0.0, 5.0, 1.5, key="reid.nf.phi", **B),
+              rating_noise=sb.slider("aux: chance a rating is off by one", 0.0, 1.0, 0.2, key="reid.nf.rnoise", **B),
+              date_noise=sb.slider("aux: date error (± days)", 0, 120, 14, key="reid.nf.dnoise", **B),
+              release_fraction=sb.slider("Share of users in x̂ (target may be absent)", 0.1, 1.0, 1.0,
                                          key="reid.nf.release", **B),
-              perturb_fraction=c3.slider("Share of x̂ records perturbed", 0.0, 1.0, 0.2, key="reid.nf.perturb", **B),
+              perturb_fraction=sb.slider("Share of x̂ records perturbed", 0.0, 1.0, 0.2, key="reid.nf.perturb", **B),
               seed=seed)
-    curves = st.toggle("Also compute rates over 100 random targets for every aux size and φ (≈ 2–5 s)",
+    curves = sb.toggle("Also compute rates over 100 random targets for every aux size and φ (≈ 2–5 s)",
                        key="reid.nf.curves", **B)
     try:
         N = ns08(**kw, curves=curves)
@@ -211,13 +213,13 @@ def netflix_demo():
 # ------------------------------------------------------------------------------------------------- differencing
 def differencing_demo():
     st.markdown(content("reid_lecture", "diff"))
-    c1, c2, c3 = st.columns(3)
+    sb.header("Differencing")
     bit_labels = lecture.bit_choices(P)
-    bit_src = c1.radio("Secret bits", list(bit_labels), format_func=bit_labels.get, key="reid.diff.bits", **B)
+    bit_src = sb.radio("Secret bits", list(bit_labels), format_func=bit_labels.get, key="reid.diff.bits", **B)
     n_max, n_default = lecture.differencing_range(P)
-    n = c2.slider("n (people queried)", 10, n_max, n_default, key="reid.diff.n", **B)
-    floor = c3.slider("Curator's minimum query size (fraction of n)", 0.0, 0.5, 0.1, 0.05, key="reid.diff.floor", **B)
-    meth = st.radio("Attack", list(differencing.METHODS), format_func=differencing.METHODS.get, horizontal=True,
+    n = sb.slider("n (people queried)", 10, n_max, n_default, key="reid.diff.n", **B)
+    floor = sb.slider("Curator's minimum query size (fraction of n)", 0.0, 0.5, 0.1, 0.05, key="reid.diff.floor", **B)
+    meth = sb.radio("Attack", list(differencing.METHODS), format_func=differencing.METHODS.get,
                     key="reid.diff.method", **B)
     try:
         D = lecture.differencing_view(P, bit_src, n, floor, meth, seed)
