@@ -5,7 +5,10 @@ machines) only when the first chart's message arrives, so a page opened in a new
 its script up to the first chart *and then* for Plotly; anything the browser renders before that chart delays
 the import. (Importing Plotly from an element of its own, sent first, did not help: Streamlit runs such a
 script only once its first batch of elements is rendered, after the chart's own import has begun. The served
-page's head starts it instead where no chart has come by then, ui/page_head.py.)
+page's head starts it instead where no chart has come by then, ui/page_head.py. Nor did a hidden, empty chart
+sent before anything else, which does start Plotly's evaluation at a one-chart page's moment: measured in one
+run against the same lab without it, five labs came at 1.14-1.27x the floor with it and 1.07-1.19x without;
+the evaluation then competes with rendering the page's own elements for the browser's one main thread.)
 
 Fetching Plotly early is not enough: a lab sends its first chart within a second, but also 50–70 more elements
 (text, tables, widgets, 3–7 more charts) that the browser renders in the same task as that chart, which then
