@@ -10,6 +10,9 @@ from ui.common import content, download_table, figure, kept_editor, lazy_tabs, m
     plain, show_error
 
 B = {"bind": "query-params"}  # every control is mirrored in the address bar: a link reproduces the view
+# Each demo's controls sit in the sidebar, as on the lecture's page and every lab: the main column reads as the
+# slide and then its result (the downcoding demo's table stays there: it is the data the student edits).
+sb = st.sidebar
 
 page_header("More reidentification demos: k-anonymity's blind spots",
             "Three slides from the end of the reidentification lecture: a k-anonymiser whose *choices* leak, "
@@ -44,9 +47,9 @@ def relational_worlds(k):
 # --------------------------------------------------------------------------------------------------- relational
 def relational_demo():
     st.markdown(content("reid_more", "relational"))
-    c1, c2 = st.columns(2)
-    k_rel = number_field(c1, "k", key="rm.k_rel", kind="int", default=2, low=1, high=8, **B)
-    tb = c2.toggle("Salil has tuberculosis (the world that is released)", True, key="rm.tb", **B)
+    sb.header("Privacy is relational")
+    k_rel = number_field(sb, "k", key="rm.k_rel", kind="int", default=2, low=1, high=8, **B)
+    tb = sb.toggle("Salil has tuberculosis (the world that is released)", True, key="rm.tb", **B)
     try:
         W = relational_worlds(int(k_rel))
     except LabError as exc:
@@ -85,22 +88,22 @@ def relational_demo():
 def downcoding_demo():
     st.markdown(content("reid_more", "downcoding"))
     st.info(downcoding.THEOREM, icon=":material/menu_book:")
-    c1, c2, c3 = st.columns(3)
-    preset = c1.radio("Data", list(downcoding.PRESETS), format_func=lambda p: downcoding.PRESETS[p][0],
+    sb.header("Downcoding")
+    preset = sb.radio("Data", list(downcoding.PRESETS), format_func=lambda p: downcoding.PRESETS[p][0],
                       key="rm.preset", **B)
-    knowledge = c2.radio("The attacker knows that", list(downcoding.KNOWLEDGE), format_func=downcoding.KNOWLEDGE.get,
+    knowledge = sb.radio("The attacker knows that", list(downcoding.KNOWLEDGE), format_func=downcoding.KNOWLEDGE.get,
                          key="rm.knowledge", **B)
-    anonymiser = c3.radio("Anonymiser producing Y", list(downcoding.ANONYMISERS),
+    anonymiser = sb.radio("Anonymiser producing Y", list(downcoding.ANONYMISERS),
                           format_func=downcoding.ANONYMISERS.get, key="rm.anon", **B)
     base, hier = downcoding.PRESETS[preset][1]()
-    c3.caption("Hierarchy: " + "; ".join(
+    sb.caption("Hierarchy: " + "; ".join(
         f"{col}: " + ", ".join(f"{g} = {{{', '.join(v for v, gg in h.items() if gg == g)}}}"
                                for g in dict.fromkeys(h.values())) for col, h in hier.items()))
     x = kept_editor(base, key=f"rm.x.{preset}", num_rows="dynamic", hide_index=True)
     x = pd.DataFrame(x).dropna().reset_index(drop=True)
     # Only the k the brute force can finish for this table (the engine refuses the others).
     k_lo, k_hi = downcode_k_range(x, preset, anonymiser)
-    k_dc = number_field(c1, "k", key=f"rm.k_dc.{preset}", kind="int", default=min(max(3 if preset == "slide" else 2,
+    k_dc = number_field(sb, "k", key=f"rm.k_dc.{preset}", kind="int", default=min(max(3 if preset == "slide" else 2,
                         k_lo), k_hi), low=k_lo, high=k_hi, help="Larger k: more tables X′ to try", **B)
     try:
         D = run_downcoding(x, preset, int(k_dc), knowledge, anonymiser)
@@ -131,13 +134,13 @@ def composition_demo():
             f"**{composition.EDX_PCT_UNIQUE}% uniques ({composition.EDX_N_UNIQUE:,} learners)** and "
             f"**{composition.EDX_PCT_NOT_K}% not {composition.EDX_K}-anonymous**; re-identification used LinkedIn "
             "profiles and the dataset was then heavily redacted.", icon=":material/menu_book:")
-    c1, c2, c3 = st.columns(3)
-    n_learners = c1.select_slider("Learners", [2_000, 5_000, 10_000, 20_000], 10_000, key="rm.n", **B)
-    n_courses = c1.slider("Courses", 2, 16, 16, key="rm.courses", **B)
-    k_c = number_field(c2, "k", key="rm.k_c", kind="int", default=composition.EDX_K, low=2, high=20, **B)
-    course = number_field(c2, "Course in release B", key="rm.course", kind="int", default=1, low=1,
+    sb.header("Composition")
+    n_learners = sb.select_slider("Learners", [2_000, 5_000, 10_000, 20_000], 10_000, key="rm.n", **B)
+    n_courses = sb.slider("Courses", 2, 16, 16, key="rm.courses", **B)
+    k_c = number_field(sb, "k", key="rm.k_c", kind="int", default=composition.EDX_K, low=2, high=20, **B)
+    course = number_field(sb, "Course in release B", key="rm.course", kind="int", default=1, low=1,
                           high=int(n_courses), **B)
-    seed = number_field(c3, "Seed", key="rm.seed", kind="int", default=0, low=0, high=2**31 - 1, **B)
+    seed = number_field(sb, "Seed", key="rm.seed", kind="int", default=0, low=0, high=2**31 - 1, **B)
     try:
         C = run_composition(n_learners, n_courses, int(k_c), int(course), int(seed))
     except LabError as exc:
