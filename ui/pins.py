@@ -13,7 +13,7 @@ from typing import Any
 
 import streamlit as st
 
-from core.runtime.games import Result
+from core.runtime.games import Result, _jsonable
 
 MAX_PINS = 6
 # The labs whose runs can be pinned (their pages end with ui.report.run_tools), linked from an empty Compare page.
@@ -32,8 +32,13 @@ def _as_dict(result: Result | dict) -> dict:
 
 
 def pin_id(result: Result | dict) -> str:
-    d = _as_dict(result)
-    return hashlib.sha1(f"{d['scenario']}|{json.dumps(d['config'], sort_keys=True)}".encode()).hexdigest()[:12]
+    """A run's name among the pins: its scenario and configuration. Read from those two fields alone, never by
+    converting the whole result (a run's per-record table made that about a second on every draw of a lab)."""
+    if isinstance(result, Result):
+        scenario, config = result.scenario, _jsonable(result.config)
+    else:
+        scenario, config = result["scenario"], result["config"]
+    return hashlib.sha1(f"{scenario}|{json.dumps(config, sort_keys=True)}".encode()).hexdigest()[:12]
 
 
 def pinned() -> list[dict]:
