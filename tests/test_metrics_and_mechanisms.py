@@ -36,6 +36,23 @@ def test_clopper_pearson_known_values():
     assert s["accuracy"] == 0.9 and s["accuracy_ci_low"] < 0.9 < s["accuracy_ci_high"]
 
 
+def test_clopper_pearson_closed_form_is_scipys_exact_interval():
+    from scipy.stats import binomtest
+    for n in (1, 2, 5, 10, 37, 100, 1000):
+        ks = list(range(n + 1)) if n <= 100 else [0, 1, 2, 499, 998, 999, 1000]
+        for confidence in (0.95, 0.9):
+            low, high = metrics.clopper_pearson_many(ks, [n] * len(ks), confidence)
+            for k, lo, hi in zip(ks, low, high):
+                ref = binomtest(k, n).proportion_ci(confidence_level=confidence, method="exact")
+                assert (lo, hi) == pytest.approx((ref.low, ref.high), abs=1e-9), (k, n, confidence)
+                assert metrics.clopper_pearson(k, n, confidence) == (lo, hi)
+    low, high = metrics.clopper_pearson_many([0, 0], [0, 5])  # no trials: no interval
+    assert np.isnan(low[0]) and np.isnan(high[0]) and low[1] == 0.0 and 0 < high[1] < 1
+    assert math.isnan(metrics.clopper_pearson(0, 0)[0])
+    with pytest.raises(ValueError):
+        metrics.clopper_pearson_many([11], [10])
+
+
 def test_empirical_epsilon_bounds():
     # A perfect test on many games certifies a large ε; a coin flip certifies none.
     # With no error in 10,000 games each way, the 95% upper bounds are ≈ 3e-4, so ε ≥ ln(1/3e-4) ≈ 8.1.

