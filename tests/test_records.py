@@ -292,3 +292,18 @@ def test_lecture_records_of_an_uploaded_file_name_its_data_rows():
         assert (str(link.columns["age"][j]), link.columns["zip"][j]) == (str(row["age"]), str(row["zip"]))
     for j, rid in enumerate(kanon.columns["id"]):  # the secret is the row's own diagnosis
         assert kanon.columns["secret"][j] == frame.iloc[int(rid) - 1]["diagnosis"]
+
+
+def test_the_prior_of_a_guess_counts_equal_values_across_number_types_and_missing():
+    from core.measure.records import guess_prior
+    secrets = [3, 3.0, np.int64(3), "3", None, float("nan"), "a", 4]
+    table = RecordTable(columns={"secret": secrets}, known=[], total=len(secrets), tier_counts={}, accuracy=None,
+                        calibration={}, certification={})
+    assert guess_prior(table, 3) == pytest.approx(3 / 8)  # 3, 3.0 and numpy's 3 are one value; the text "3" is not
+    assert guess_prior(table, np.float64(3.0)) == pytest.approx(3 / 8)
+    assert guess_prior(table, None) == pytest.approx(2 / 8)  # None and NaN are both missing
+    assert guess_prior(table, "a") == pytest.approx(1 / 8) and guess_prior(table, "b") == 0.0
+    table.columns["secret"] = []
+    assert guess_prior(table, 3) == 0.5
+    table.baseline = 0.001
+    assert guess_prior(table, 3) == 0.001
