@@ -76,9 +76,11 @@ def _first_view():
         first_view._runs_javascript = before
 
 
-def page_seconds(page: Path | None, repeat: int, first_view: bool = False, app: Path = ROOT / "app.py") -> list[float]:
+def page_seconds(page: Path | None, repeat: int, first_view: bool = False, app: Path = ROOT / "app.py",
+                 profile: cProfile.Profile | None = None) -> list[float]:
     """Seconds of ``repeat`` runs of ``page`` (through app.py's navigation) after one warming run; ``page`` None
-    runs ``app`` itself. Each run is a new session, as a new visitor's is."""
+    runs ``app`` itself. Each run is a new session, as a new visitor's is. ``profile`` records the page's runs
+    (not the home page's run each new session starts with)."""
     times = []
     with _first_view() if first_view else contextlib.nullcontext():
         for i in range(repeat + 1):
@@ -86,7 +88,11 @@ def page_seconds(page: Path | None, repeat: int, first_view: bool = False, app: 
             if page is not None:
                 at.run()
                 at.switch_page(str(page.relative_to(ROOT)))
-            at.run()
+            _clock["profile"] = profile if i else None
+            try:
+                at.run()
+            finally:
+                _clock["profile"] = None
             if at.exception:
                 raise SystemExit(f"{page}: {at.exception[0].message}")
             if i:
@@ -98,12 +104,8 @@ def profile(slug: str, top: int) -> None:
     page = next((p for p in _labs() if p.stem.split("_", 1)[1] == slug), None)
     if page is None:
         raise SystemExit(f"no lab page named {slug}")
-    page_seconds(page, 1)  # warm
-    _clock["profile"] = prof = cProfile.Profile()
-    try:
-        page_seconds(page, 0)
-    finally:
-        _clock["profile"] = None
+    prof = cProfile.Profile()
+    page_seconds(page, 1, profile=prof)  # a warming run, then the profiled one
     out = io.StringIO()
     pstats.Stats(prof, stream=out).sort_stats("cumulative").print_stats(top)
     print(out.getvalue())
