@@ -303,6 +303,10 @@ def test_the_prior_of_a_guess_counts_equal_values_across_number_types_and_missin
     assert guess_prior(table, np.float64(3.0)) == pytest.approx(3 / 8)
     assert guess_prior(table, None) == pytest.approx(2 / 8)  # None and NaN are both missing
     assert guess_prior(table, "a") == pytest.approx(1 / 8) and guess_prior(table, "b") == 0.0
+    flags = RecordTable(columns={"secret": [True, 1, 1.0, False]}, known=[], total=4, tier_counts={},
+                        accuracy=None, calibration={}, certification={})
+    assert guess_prior(flags, True) == pytest.approx(1 / 4)  # True equals 1 in Python, but reads differently
+    assert guess_prior(flags, 1) == pytest.approx(2 / 4)
     table.columns["secret"] = []
     assert guess_prior(table, 3) == 0.5
     table.baseline = 0.001

@@ -26,7 +26,6 @@ row, and the table says when it was cut.
 from __future__ import annotations
 
 import math
-from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any, Iterable, Sequence
 
@@ -307,11 +306,8 @@ def guess_prior(table: RecordTable, guess: Any) -> float:
     values the secrets take (a name for a person), else the share of its records whose secret is ``guess``."""
     if table.baseline is not None:
         return float(table.baseline)
-    secrets = table.columns.get("secret", [])
-    if not len(secrets):
-        return 0.5
-    key = _value_key(guess)  # the distinct raw values are few: each is read as text once, not once per record
-    return sum(n for v, n in Counter(secrets).items() if _value_key(v) == key) / len(secrets)
+    secrets = _value_keys(table.columns.get("secret", []))
+    return secrets.count(_value_key(guess)) / len(secrets) if secrets else 0.5
 
 
 def find_records(table: RecordTable, record_id: Any) -> list[dict]:
@@ -326,12 +322,28 @@ def guess_hit_rate(table: RecordTable, guess: Any) -> tuple[float | None, int]:
     """(share right, how many) of the run's guesses equal to ``guess`` — the measured counterpart of the bound,
     which caps the chance that a guess of this value is right; for guesses that are not secret values (names),
     every guess of the run counts."""
-    guesses = [_value_key(v) for v in table.columns.get("guess", [])]
+    guesses = _value_keys(table.columns.get("guess", []))
     right = table.columns.get("correct", [])
     key = _value_key(guess)
     rows = range(len(guesses)) if table.baseline is not None else [i for i, g in enumerate(guesses) if g == key]
     n = len(rows)
     return (sum(bool(right[i]) for i in rows) / n if n else None), n
+
+
+def _value_keys(values: Iterable) -> list[str]:
+    """:func:`_value_key` of each value, each distinct value read as text once: a run's table holds up to tens of
+    thousands of rows but few distinct secrets and guesses, and the record card reads them on every draw. Values
+    are told apart by type as well (``True == 1``, yet they read differently)."""
+    seen: dict = {}
+    out = []
+    for v in values:
+        try:
+            if (type(v), v) not in seen:
+                seen[type(v), v] = _value_key(v)
+            out.append(seen[type(v), v])
+        except TypeError:  # an unhashable cell
+            out.append(_value_key(v))
+    return out
 
 
 def _value_key(v: Any) -> str:
