@@ -34,6 +34,7 @@ from streamlit.runtime.scriptrunner import script_runner  # noqa: E402
 from streamlit.testing.v1 import AppTest  # noqa: E402
 
 from bench_first_view import FLOOR_APP  # noqa: E402
+from bench_load import LABS  # noqa: E402
 
 _run_script = script_runner.ScriptRunner._run_script
 _clock: dict = {"seconds": None, "profile": None}
@@ -59,9 +60,9 @@ script_runner.ScriptRunner._run_script = _timed_run_script
 
 
 def _labs() -> list[Path]:
-    """The pages that draw a plot on a visit (the labs, numbered below 60), as bench_load.py counts them."""
-    return [p for p in sorted((ROOT / "pages").glob("[0-9]*_*.py")) if int(p.name.split("_")[0]) < 60
-            and p.stem != "03_Lessons"]
+    """The pages that draw a plot on a visit (bench_load.py's labs), less the lessons (a prediction comes first)."""
+    return [p for p in sorted((ROOT / "pages").glob("[0-9]*_*.py"))
+            if p.stem.split("_", 1)[1] in LABS and p.stem.split("_", 1)[1] != "Lessons"]
 
 
 @contextlib.contextmanager
