@@ -5,12 +5,12 @@ from core.errors import LabError
 from core.output.inert import inert_text
 from core.plots import reid as plots
 from core.reid import differencing, exact_example, k_anonymity, lecture
-from ui.import_step import import_upload, role_select, suggestions
+from ui.reid_people import BIND, CACHE_TTL, people_controls
 from ui.records import exposure_panel
 from ui.common import content, download_table, figure as _figure, lazy_tabs, metric_row, number_field, page_header, \
     plain, show_error
 
-B = {"bind": "query-params"}  # every control is mirrored in the address bar: a link reproduces the view
+B = BIND  # every control is mirrored in the address bar: a link reproduces the view
 
 page_header("Reidentification & reconstruction: the lecture's demos",
             "Removing names does not make data anonymous. Five small experiments from the lecture, run on real "
@@ -18,19 +18,7 @@ page_header("Reidentification & reconstruction: the lecture's demos",
             "CS208 (Harvard, 2025) lecture 2 slides, “Reidentification & Reconstruction Attacks”")
 
 
-# Every cache is bounded: its arguments come from the address bar (one population is ~20 MB, and a script can
-# send a thousand seeds); an upload's key is the path of its normalised file, which is named by the content's
-# SHA-256, and it is kept for at most CACHE_TTL seconds.
-POPULATIONS = 6
-CACHE_TTL = 1800
-
-
-@st.cache_resource(show_spinner=False, max_entries=POPULATIONS, ttl=CACHE_TTL)
-def load(source, n_people, n_zips, seed, upload=None, sensitive=None):
-    """The people of the demos; ``upload``: the path of the uploaded file, normalised (ui.import_step)."""
-    return lecture.load(source, n_people, n_zips, seed, upload, sensitive)
-
-
+# The demos' caches are bounded as the people's (ui/reid_people.py): their arguments come from the address bar.
 @st.cache_data(show_spinner="Linking…", max_entries=32, ttl=CACHE_TTL)
 def link(pkey, levels, rel, vot, seed, _P):
     return lecture.linkage_view(_P, levels, rel, vot, seed)
@@ -51,39 +39,8 @@ def figure(fig, name):
 
 
 sb = st.sidebar
-sb.header("People")
-sources, default_source = lecture.source_choices()
-# A radio, not a select box: the long names of the record sets stay readable (a select box truncates them).
-source = sb.radio("Records", list(sources), format_func=sources.get, key="reid.source", index=default_source, **B)
-n_people, n_zips = lecture.TOWN_DEFAULT, lecture.ZIPS_DEFAULT
-seed = int(number_field(sb, "Seed", key="reid.seed", kind="int", default=0, low=0, high=2**31 - 1, **B))
-upload, sens = None, None
-if source == "synthetic":
-    n_people = sb.select_slider("People in the town", list(lecture.TOWN_SIZES), lecture.TOWN_DEFAULT,
-                                key="reid.town", **B)
-    n_zips = sb.slider("ZIP codes", 1, 20, lecture.ZIPS_DEFAULT, help="fewer people per ZIP → more people unique",
-                       key="reid.zips", **B)
-elif source == lecture.UPLOAD:
-    f = sb.file_uploader("CSV, one person per row", type=["csv"])
-    if f is None:
-        st.info("Upload a CSV in the sidebar, or pick one of the built-in record sets.")
-        st.stop()
-    try:  # the import step: detected format (with overrides), first rows, column types, suggested roles
-        upload, table = import_upload(f, "reid")  # the normalised file's path (named by its content's hash)
-    except LabError as exc:
-        show_error(exc)
-        st.stop()
-    sens = role_select(sb, "Sensitive column", [c.name for c in table.columns], "reid.sensitive",
-                       suggestions(table).get("sensitive"),
-                       help="The attribute a linked record reveals; the other columns are candidate "
-                            "quasi-identifiers (columns unique on every row, such as names, are left out).")
-try:
-    pkey = (source, n_people, n_zips, seed, upload, sens)
-    P = load(*pkey)
-except LabError as exc:
-    show_error(exc)
-    st.stop()
-sb.caption(inert_text(lecture.describe(P)))  # an upload's column names: text, not Markdown
+people = people_controls(sb)
+P, pkey, seed = people.P, people.key, people.seed
 st.caption(content("reid_lecture"))
 
 
@@ -129,7 +86,7 @@ def k_anonymity_demo():
     st.markdown(content("reid_lecture", "kanon"))
     sb.header("k-anonymity")
     data = sb.radio("Table", list(lecture.KANON_DATA), key="reid.kdata", **B,
-                    format_func=lambda v: lecture.kanon_label(v, sources[source]))
+                    format_func=lambda v: lecture.kanon_label(v, people.label))
     method = sb.radio("Generaliser", list(k_anonymity.METHODS), format_func=k_anonymity.METHODS.get,
                       key="reid.method", **B)
     setup = lecture.kanon_setup(P, data)

@@ -4,14 +4,13 @@ import pandas as pd
 import streamlit as st
 
 from core.output import plain_language as say
-from core.data.census import binary_columns
 from core.errors import LabError
-from core.output.inert import inert, inert_text
 from core.plots import aggregates as plots
 from core.scenarios.aggregates import utility
 from core.scenarios.aggregates.preview import block_preview
 from ui.common import (chart, charts_side_by_side, content, download_figure, download_result, download_table,
                        metric_row, scenario_page, param_widgets, plain, show_error, stop_unless_ready)
+from ui.aggregates_data import data_controls
 from ui.runs import run_scenario
 from ui.report import run_tools
 
@@ -27,71 +26,17 @@ scenario = scenario_page("aggregates", about="What is happening here? (read me f
 PAGE_DEFAULTS = scenario.page_defaults  # where this page starts (Scenario.page_defaults)
 
 
-source = st.sidebar.radio("Data", ["Synthetic census blocks", "PPMF-format CSV", "Generic CSV"],
-                          key="aggregates.source_choice",
-                          help="PPMF columns: QSEX, QAGE, CENRACE, CENHISP (+ block-id columns). A generic CSV "
-                               "needs a yes/no (two-valued) sensitive column.")
-extra = {"data": "synthetic"}
-missing = None  # why the run cannot start yet (shown after the widgets, which always render)
-problem = None  # an unreadable upload, shown after the widgets too
-if source != "Synthetic census blocks":
-    upload = st.sidebar.file_uploader("CSV file", type=["csv"], key="aggregates.upload")
-    if upload is None:
-        missing = "Upload a CSV in the sidebar, or switch back to the synthetic census blocks."
-    elif source.startswith("PPMF"):
-        from ui.uploads import save_upload  # private 0600 file, deleted when no session needs it
-
-        extra = {"data": "ppmf",
-                 "data_path": str(save_upload(upload.getvalue(), kind="aggregates", name=upload.name))}
-    else:
-        from ui.import_step import import_upload, role_select, suggestions
-        from ui.uploads import save_upload
-
-        try:
-            path, table = import_upload(upload, "aggregates")  # the import step: format, preview, column types
-            candidates = binary_columns(path)
-        except LabError as exc:
-            problem, candidates = exc, None
-        if candidates is None:
-            pass
-        elif not candidates:
-            missing = (f"{inert(upload.name)} has no column with exactly two values. The attacks infer a "
-                       "yes/no secret: add such a column (e.g. smoker = yes/no) or switch back to the census "
-                       "blocks.")
-        else:
-            roles = suggestions(table)
-            sensitive = role_select(
-                st.sidebar, "Sensitive column (yes/no)", candidates, "aggregates.sensitive", roles.get("sensitive"),
-                help="The secret the attacker infers; only columns with exactly two values are offered.")
-            others = [c.name for c in table.columns if c.name != sensitive]
-            qi = roles.get("quasi_identifiers")
-            if "aggregates.known" not in st.session_state or \
-                    not set(st.session_state["aggregates.known"]) <= set(others):
-                st.session_state["aggregates.known"] = [c for c in (qi.columns if qi else others[:4]) if c in others]
-            known = st.sidebar.multiselect(
-                "What the attacker knows (columns)", others, key="aggregates.known",
-                help="The released counts are tabulated over these columns and the secret; each extra column "
-                     "multiplies the cells the solver must consider, so keep the few an attacker could learn "
-                     "elsewhere (age, sex, place…).")
-            if qi is not None:
-                st.sidebar.caption(f"Suggested: {inert_text(qi.why)}.")
-            if not known:
-                missing = "Choose at least one column the attacker knows about the target."
-            else:
-                # the engine reads only the chosen columns and the secret, in the file's order
-                extra = {"data": "csv", "sensitive_column": sensitive,
-                         "data_path": str(save_upload(table.normalised_csv(known + [sensitive]), "aggregates",
-                                                           name=upload.name))}
+data = data_controls()
 
 config = param_widgets(scenario, exclude=("data", "sweep"), defaults=PAGE_DEFAULTS, cost_capped="drivers")
 tolerance = st.sidebar.number_input(
     "Count tolerance (for the accuracy side)", min_value=0, max_value=1000, value=1, step=1,
     key="aggregates.tolerance",
     help="A published count counts as wrong when it is off by more than this many people")
-stop_unless_ready(problem, missing)  # every control is drawn above, so none is forgotten
+stop_unless_ready(data.problem, data.missing)  # every control is drawn above, so none is forgotten
 try:
     seed = config.pop("seed")
-    config = scenario.resolve({**config, **extra})
+    config = scenario.resolve({**config, **data.extra})
     config["seed"] = seed
 except LabError as exc:
     show_error(exc)

@@ -4,21 +4,15 @@ import streamlit as st
 from core.errors import LabError
 from core.output import plain_language as say
 from core.plots import synthetic as plots
-from core.releases.synthesizers import SYNTHESIZERS
-from core.scenarios.synthetic.data import DATASETS, DP_GENERATORS, GENERATORS
 from core.scenarios.synthetic.preview import data_preview
 from core.scenarios.synthetic.views import (
     UTILITY_METRICS,
     compare_setup,
     compare_view,
-    epsilon_choices,
     games_table,
     noise_warning,
     page_params,
-    records_cap,
     result_view,
-    secret_choices,
-    secret_param,
 )
 from core.studies.registry import ticks as deployment_ticks
 from ui.common import (
@@ -36,9 +30,9 @@ from ui.common import (
     show_error,
     stop_unless_ready,
 )
-from ui.import_step import import_upload, role_select, suggestions
 from ui.report import run_tools
 from ui.runs import run_scenario, run_sweep
+from ui.synthetic_release import release_controls
 
 scenario = scenario_page("synthetic", about="What is happening here? (read me first)",
                          sidebar="Release")
@@ -51,68 +45,14 @@ PAGE_DEFAULTS = scenario.page_defaults  # where this page starts (Scenario.page_
 
 
 # ------------------------------------------------------------------ sidebar: data, secret, generator, ε
-p_data = scenario.param("dataset")
-dataset = st.sidebar.selectbox("Data", DATASETS, key="synthetic.dataset", bind="query-params",
-                               format_func=lambda d: p_data.choice_labels.get(d, d), help=p_data.help)
-extra = {"dataset": dataset}
-# The run cannot start without a file or with an unreadable one, but every other control is still drawn below:
-# a control Streamlit does not draw in a run is forgotten, and an upload must never change another control.
-missing = problem = None
-upload_name, table, options = "", None, None
-if dataset == "csv":
-    upload = st.sidebar.file_uploader("CSV file", type=["csv"], key="synthetic.upload",
-                                      help="One row per person. Columns with many numeric values are cut into "
-                                           "ranges for the generators; the secret is a yes/no column (or "
-                                           "column=value).")
-    if upload is None:
-        missing = "Upload a CSV in the sidebar, or pick one of the built-in data sets."
-    else:
-        try:
-            extra["data_path"], table = import_upload(upload, "synthetic")  # private 0600, removed when unused
-            upload_name = upload.name
-        except LabError as exc:
-            problem = exc
-if missing is None and problem is None:
-    try:
-        options = secret_choices(dataset, extra.get("data_path", ""), upload_name)
-    except LabError as exc:
-        problem = exc
-if options:
-    help_secret = ("The attribute the attacker tries to learn. Two-valued columns, or column=value to binarise a "
-                   "categorical one.")
-    if table is not None:
-        secret = role_select(st.sidebar, "Secret column", options, f"synthetic.secret.{dataset}",
-                             suggestions(table).get("secret"), help=help_secret, bind="query-params")
-    else:
-        secret = st.sidebar.selectbox("Secret column", options, key=f"synthetic.secret.{dataset}",
-                                      bind="query-params", help=help_secret)
-    extra["secret"] = secret_param(dataset, secret)
-
-p_gen = scenario.param("generator")
-generator = st.sidebar.selectbox("Generator", GENERATORS, key="synthetic.generator", bind="query-params",
-                                 format_func=lambda g: p_gen.choice_labels.get(g, g), help=p_gen.help)
-extra["generator"] = generator
-if generator in DP_GENERATORS:
-    _grid, _default = epsilon_choices(generator)
-    extra["epsilon"] = st.sidebar.select_slider("ε (privacy budget)", _grid, value=_default,
-                                                key=f"synthetic.epsilon.{generator}", bind="query-params",
-                                                help="The generator's differential-privacy budget (paper: 1, 10, "
-                                                     "100; IndHist: DataSynthesizer's 0.1); smaller = more noise")
-    st.sidebar.caption(f"In plain words — {say.odds_short(float(extra['epsilon']))}")
-else:
-    st.sidebar.caption(f"{SYNTHESIZERS[generator].title or generator}: no DP guarantee, so no ε to set.")
-
+release = release_controls(scenario)
+extra = release.extra
+generator = extra["generator"]
 st.sidebar.header("Game and attack")
-caps = {}
-if table is not None and options and problem is None:
-    try:  # n never passes the records the user's table holds
-        caps["n"] = records_cap(dataset, extra.get("data_path", ""), extra["secret"])
-    except LabError as exc:
-        problem = exc
-widget_config = param_widgets(scenario, exclude=page_params(generator), defaults=PAGE_DEFAULTS, data_caps=caps,
-                              cost_capped="drivers")
+widget_config = param_widgets(scenario, exclude=page_params(generator), defaults=PAGE_DEFAULTS,
+                              data_caps=release.caps, cost_capped="drivers")
 seed = widget_config.pop("seed")
-stop_unless_ready(problem, missing)  # every control is drawn above, so none is forgotten
+stop_unless_ready(release.problem, release.missing)  # every control is drawn above, so none is forgotten
 try:
     config = scenario.resolve({**widget_config, **extra})
 except LabError as exc:
