@@ -45,6 +45,13 @@ except LabError as exc:
 num = data["numbers"]
 plain(say.epsilon_explorer(float(epsilon), int(k_max), num["accuracy_bound_1"], num["accuracy_bound_k"]))
 sb.caption(f"In plain words — {say.odds_short(float(epsilon), float(delta))}")
+# The two headline charts right under the sentence, their numbers under them (a new tab's first view ends at
+# the first chart, and everything above it is drawn before it can be).
+left, right = st.columns(2)
+with left:
+    figure(plots.accuracy_bound_figure(data), "epsilon-accuracy-bound", label="accuracy bound vs k")
+with right:
+    figure(plots.roc_bound_figure(data), "epsilon-roc-bound", label="ROC bound")
 metric_row({"acc1": num["accuracy_bound_1"], "acck": num["accuracy_bound_k"], "odds": num["odds_factor"],
             "lap": num["laplace_scale_count"], "gauss": num["gaussian_sigma_count_analytic"]},
            {"acc1": "Max accuracy, 1 release", "acck": f"… after k = {k_max}",
@@ -55,11 +62,6 @@ st.caption(f"Accuracy: the highest [balanced accuracy]({say.GLOSSARY_PAGE}#balan
            f"δ = {data['reconstruction']['gaussian_delta']:g} (classic rule: "
            f"{num['gaussian_sigma_count_classic']:.2f}).")
 
-left, right = st.columns(2)
-with left:
-    figure(plots.accuracy_bound_figure(data), "epsilon-accuracy-bound", label="accuracy bound vs k")
-with right:
-    figure(plots.roc_bound_figure(data), "epsilon-roc-bound", label="ROC bound")
 st.markdown(content("epsilon_explorer"))
 
 left, right = st.columns(2)

@@ -53,21 +53,13 @@ def draw(result, final):
     m, s = result.metrics, result.series
     t = result.timings
     plain(say.reconstruction(m))
-    shown = {**m, "solver_ms": 1000 * t["solver_seconds"]} if "solver_seconds" in t else m
-    metric_row(shown, {"accuracy": "Bits recovered", "majority_baseline": "Majority-guess baseline",
-                       "answer_rmse": "Answer RMSE", "sqrt_n": "√n", "solver_ms": "Solver ms / game"})
-    if "accuracy" in m:
-        eps = m.get("release_epsilon")
-        eps_txt = ("no differential-privacy guarantee" if eps is None else
-                   f"ε ≈ {eps:.3g} at δ = 1e-5 for the release ({say.odds_short(eps, 1e-5)})")
-        st.caption(f"95% {say.term('clopper-pearson-interval', 'Clopper–Pearson interval')} for the accuracy: [{m['accuracy_ci_low']:.3f}, "
-                   f"{m['accuracy_ci_high']:.3f}] over {m['trials_done']} trials × n bits · m = {m['queries']} "
-                   f"queries · {eps_txt}.")
+    if "accuracy" in m:  # a warning about the run's size belongs above what it qualifies
         caution = say.interval_caution(m["accuracy"], m["accuracy_ci_low"], m["accuracy_ci_high"],
                                        m.get("majority_baseline"), "the reconstruction", "Play more trials.")
         if caution:
             st.warning(caution, icon=":material/info:")
-    # each figure is built just before it is drawn: a new tab's first view ends at the first (ui/first_view.py)
+    # The headline charts right under the sentence, their numbers under them: a new tab's first view ends at the
+    # first chart (ui/first_view.py), and every element above it is drawn before it can be.
     figs = {}
     if s.get("accuracy_vs_query_ratio", {}).get("x"):
         figs["accuracy_vs_query_ratio"] = lambda: plots.accuracy_vs_ratio(s, m, chosen=config["query_ratio"],
@@ -79,6 +71,16 @@ def draw(result, final):
     for col, (name, build) in zip(cols, list(figs.items())[:2]):
         with col:
             figure(build(), f"reconstruction-{name}", downloads=final)
+    shown = {**m, "solver_ms": 1000 * t["solver_seconds"]} if "solver_seconds" in t else m
+    metric_row(shown, {"accuracy": "Bits recovered", "majority_baseline": "Majority-guess baseline",
+                       "answer_rmse": "Answer RMSE", "sqrt_n": "√n", "solver_ms": "Solver ms / game"})
+    if "accuracy" in m:
+        eps = m.get("release_epsilon")
+        eps_txt = ("no differential-privacy guarantee" if eps is None else
+                   f"ε ≈ {eps:.3g} at δ = 1e-5 for the release ({say.odds_short(eps, 1e-5)})")
+        st.caption(f"95% {say.term('clopper-pearson-interval', 'Clopper–Pearson interval')} for the accuracy: [{m['accuracy_ci_low']:.3f}, "
+                   f"{m['accuracy_ci_high']:.3f}] over {m['trials_done']} trials × n bits · m = {m['queries']} "
+                   f"queries · {eps_txt}.")
     if s.get("accuracy_vs_rmse"):
         left, right = st.columns(2)
         with left:

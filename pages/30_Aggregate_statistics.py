@@ -65,6 +65,16 @@ def draw(result, final):
                        f"confidence interval of **{lo:.2f} – {hi:.2f}**, too wide to say how well the attack "
                        "works. Use more blocks, a larger block or more targets per block.",
                        icon=":material/warning:")
+    # The headline chart right under the sentence, its numbers under it: a new tab's first view ends at the first
+    # chart (ui/first_view.py), and every element above it is drawn before it can be.
+    if s.get("roc"):
+        fig = plots.roc_all(s)
+        chart(fig, "aggregates-roc")
+        aucs = [(name, m[f"auc_{key}"]) for key, name in ATTACK_NAMES.items() if f"auc_{key}" in m]
+        if aucs:
+            st.caption("AUC · " + " · ".join(f"{name} {v:.3f}" for name, v in aucs))
+        if final:
+            download_figure(fig, "aggregates-roc")
     metric_row(m, NAMES)
     if "auc_ci_low" in m:
         st.caption(f"[AUC](/Glossary#auc) 95% CI {m.get('auc_ci_low', float('nan')):.3f} – "
@@ -79,14 +89,6 @@ def draw(result, final):
                    f"M_D {result.timings.get('md_seconds_per_target', 0):.2f} s and M_S {result.timings.get('ms_seconds_per_target', 0):.2f}"
                    f" s per target; shadow-model validation AUC {m.get('shadow_validation_auc', float('nan')):.3f}; "
                    f"solver timeouts {m.get('timeouts', 0)}.")
-    if s.get("roc"):
-        fig = plots.roc_all(s)
-        chart(fig, "aggregates-roc")
-        aucs = [(name, m[f"auc_{key}"]) for key, name in ATTACK_NAMES.items() if f"auc_{key}" in m]
-        if aucs:
-            st.caption("AUC · " + " · ".join(f"{name} {v:.3f}" for name, v in aucs))
-        if final:
-            download_figure(fig, "aggregates-roc")
     # What the counts lose comes after what the attack gains: the ROC is the page's headline chart.
     if final and "count_error_measured" in m:
         accuracy_side(m, s)

@@ -80,12 +80,9 @@ def draw(result, final):
     caution = noise_warning(result.metrics, int(result.config.get("games", 0)))
     if caution:
         st.warning(caution, icon=":material/warning:")
-    metric_row(v.headline, HEADLINE_NAMES)
-    st.caption(content("synthetic", "interval"))
-    metric_row(v.metrics, NAMES)
-    if v.per_attack:
-        metric_row(v.metrics, ATTACK_NAMES, fmt="{:.1%}")
-    # --- headline: the privacy–utility scatter (this run + any comparison already computed)
+    # --- headline: the privacy–utility scatter (this run + any comparison already computed), right under the
+    # sentence and its numbers under it: a new tab's first view ends at this chart (ui/first_view.py), and every
+    # element above it is drawn before it can be.
     st.subheader("Privacy–utility trade-off")
     metric = st.session_state.get("synthetic.metric_choice", "mre_gt10")
     points = list(s["privacy_utility"]) + st.session_state.get("synthetic.compare_points", [])
@@ -99,6 +96,11 @@ def draw(result, final):
     st.caption(content("synthetic", "tradeoff"))
     if final:
         download_figure(fig, "synthetic-tradeoff")
+    metric_row(v.headline, HEADLINE_NAMES)
+    st.caption(content("synthetic", "interval"))
+    metric_row(v.metrics, NAMES)
+    if v.per_attack:
+        metric_row(v.metrics, ATTACK_NAMES, fmt="{:.1%}")
     # ε, claimed and measured, under the chart: the attack's numbers lead straight into the trade-off they make.
     metric_row(v.eps_metrics, EPS_NAMES, fmt="{:.2f}")
     frac = result.metrics.get("sample_equivalent")
