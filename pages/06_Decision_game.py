@@ -44,6 +44,20 @@ except LabError as exc:
     show_error(exc)
     st.stop()
 
+# The chart is there from the start, above the game: the closed form for the rule, and each scored round as a
+# mark. First on the page, it is drawn first in a new tab (whose first view ends at the first chart).
+data = game.chart_data(regions, threshold, scored, sensitivity, mechanism)
+figure(decision_figure(data), "decision-game-flips", label="decision flips vs ε")
+agree = data["agreement_epsilon"]
+summary = ", ".join(f"ε = {r['epsilon']:g}: {r['flip_rate']:.0%}" for r in data["rounds"]) or "none yet"
+st.caption("Text alternative: the blue curve falls from about 50% of decisions flipping at tiny ε towards none "
+           "at large ε; the dashed red curve is the attacker's best chance to tell whether a person is in the "
+           f"data, rising from 50%. Your rounds: {summary}. "
+           + (f"From ε ≈ {agree:.3g} the rule keeps at least 95% of its decisions, where an attacker can be "
+              f"right at most {say.pct(game.guess_bound(agree))} of the time." if agree else
+              "No ε up to 1000 keeps 95% of decisions: a region sits at the threshold."))
+
+
 st.subheader("Deal a round")
 c1, c2 = st.columns([3, 2])
 epsilon = c1.select_slider("ε of the DP release in this round", options=[0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1.0, 2.0,
@@ -101,18 +115,6 @@ if scored:
                            "your decision on the DP count": "fund" if r["decision_dp"] else "don't",
                            "flipped": "yes" if r["flipped"] else "no"} for r in last["regions"]])
     st.dataframe(table, hide_index=True, width="stretch")
-
-# The chart is there from the start: the closed form for the rule, and each scored round as a mark
-data = game.chart_data(regions, threshold, scored, sensitivity, mechanism)
-figure(decision_figure(data), "decision-game-flips", label="decision flips vs ε")
-agree = data["agreement_epsilon"]
-summary = ", ".join(f"ε = {r['epsilon']:g}: {r['flip_rate']:.0%}" for r in data["rounds"]) or "none yet"
-st.caption("Text alternative: the blue curve falls from about 50% of decisions flipping at tiny ε towards none "
-           "at large ε; the dashed red curve is the attacker's best chance to tell whether a person is in the "
-           f"data, rising from 50%. Your rounds: {summary}. "
-           + (f"From ε ≈ {agree:.3g} the rule keeps at least 95% of its decisions, where an attacker can be "
-              f"right at most {say.pct(game.guess_bound(agree))} of the time." if agree else
-              "No ε up to 1000 keeps 95% of decisions: a region sits at the threshold."))
 
 if scored:
     download_table(table, "decision-game-last-round", label="last round")
