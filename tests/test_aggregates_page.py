@@ -1,5 +1,5 @@
 """AppTest: the aggregate-statistics page runs a small default, labels synthetic numbers, rejects bad input."""
-from apptest_helpers import chart_titles, open_page
+from apptest_helpers import before_first_chart, chart_titles, open_page
 
 from core.scenario import get
 
@@ -16,6 +16,8 @@ def test_page_small_run_shows_roc_ablation_and_synthetic_label():
     assert labels["Wrong settled answers"] in ("0", 0)
     assert len(at.dataframe) >= 1  # the ablation table
     assert any("AUC vs" in r.label or "Experiment" in r.label for r in at.radio)
+    # the ROC right under the sentence, its numbers under it: a new tab draws everything above its first chart first
+    assert "metric" not in before_first_chart(at)
 
 
 def test_page_rejects_bad_combination_with_a_message():

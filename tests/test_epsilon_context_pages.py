@@ -4,7 +4,7 @@ import json
 
 import pytest
 
-from apptest_helpers import chart_titles, open_page
+from apptest_helpers import before_first_chart, chart_titles, open_page
 
 
 def test_explorer_odds_follow_the_prior_and_accuracy_first_gives_epsilon():
@@ -12,6 +12,7 @@ def test_explorer_odds_follow_the_prior_and_accuracy_first_gives_epsilon():
     assert not at.exception, at.exception
     infos = [i.value for i in at.info]
     assert any("50/50" in t and "62%" in t for t in infos)  # ε = 0.5: e^0.5/(1+e^0.5) = 62%
+    assert "metric" not in before_first_chart(at)  # the two bound charts first, their numbers under them
     assert "Attacker's certainty vs ε, and real deployments" in chart_titles(at)
     spec = json.loads(at.get("plotly_chart")[4].proto.spec)
     ticks = [t for t in spec["data"] if t.get("meta") == "deployments"]
@@ -30,6 +31,8 @@ def test_decision_game_from_clicks_to_export():
     assert not at.exception, at.exception
     # before any round: the closed form and the attacker's curve, with the ε of 95% agreement marked
     assert chart_titles(at) == ["What noise does to your decisions, and what ε gives an attacker"]
+    # the chart above the game: a new tab draws it before the round's controls
+    assert not {"select_slider", "slider", "button"} & set(before_first_chart(at))
     at.button(key="dg.deal").click().run()
     radios = list(at.radio)
     assert len(radios) == 12  # 6 regions, twice each

@@ -5,6 +5,8 @@ from pathlib import Path
 
 from streamlit.testing.v1 import AppTest
 
+from apptest_helpers import before_first_chart
+
 ROOT = Path(__file__).resolve().parent.parent
 
 
@@ -30,6 +32,7 @@ def test_reconstruction_page_default_and_change():
     assert not at.exception, at.exception
     labels = {m.label: m.value for m in at.metric}
     assert float(labels["Bits recovered"]) == 1.0  # noiseless, m = 2n: every bit recovered
+    assert "metric" not in before_first_chart(at)  # the two sweeps first, their numbers under them
     charts = at.get("plotly_chart")
     assert len(charts) >= 3
     titles = [json.loads(c.proto.spec)["layout"]["title"]["text"] for c in charts]

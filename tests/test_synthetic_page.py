@@ -1,6 +1,6 @@
 """AppTest: the synthetic-data page runs a small game, draws the trade-off scatter and the one-game panel, and
 refuses bad input with a message."""
-from apptest_helpers import chart_titles, open_page
+from apptest_helpers import before_first_chart, chart_titles, open_page
 
 PAGE = "pages/40_Synthetic_data.py"
 
@@ -20,6 +20,7 @@ def test_page_small_run_draws_tradeoff_roc_and_one_game():
     labels = {m.label for m in at.metric}
     assert {"Target accuracy [95% CI]", "All-records accuracy (low variance)", "AUC", "MRE>10", "3-TVD",
             "Claimed ε"} <= labels
+    assert "metric" not in before_first_chart(at)  # the trade-off chart first, its numbers under it
 
 
 def test_page_rejects_query_ratio_beyond_what_k_offers():
