@@ -27,9 +27,16 @@ median floor looked up to 40% slower than it was.
     python benchmarks/bench_first_view.py [--port 8604] [--repeat 2] [--passes 3] [--shots /tmp/shots]
         [--pages Location_membership ML_models] [--returning-only]
     python benchmarks/bench_first_view.py --element-costs [--repeat 5]
+    python benchmarks/bench_first_view.py --against ../other-checkout [--repeat 8] [--pages Decision_game]
 
 ``--element-costs`` measures only what a page's elements above its first chart cost that chart (the floor page
 with 12 metrics, 10 paragraphs, 10 captions or 4 controls before its chart, each against the floor beside it).
+
+``--against TREE`` compares this checkout with another one (the commit before a change, say) in one run: both
+are served side by side and every page is opened in both, in alternating order, each visit against a floor
+visit made just before it. Two separate runs of the whole benchmark differ by ±0.1 in a page's ratio on a
+shared machine, as much as a change to a page is worth; visits interleaved in one run tell changes of 0.05
+apart.
 """
 from __future__ import annotations
 
@@ -283,6 +290,9 @@ def main() -> None:
     ap.add_argument("--pages", nargs="*", default=None, help="page slugs (default: every page with a plot)")
     ap.add_argument("--returning-only", action="store_true",
                     help="only the returning browser's new tab (skip the empty-cache visits)")
+    ap.add_argument("--against", type=Path, default=None, metavar="TREE",
+                    help="only a comparison of this checkout with another one (TREE holds its serve.py): every "
+                         "page in both, visits interleaved, each against the floor visit before it")
     ap.add_argument("--element-costs", action="store_true",
                     help="only what elements above the first chart cost it: the floor page with metrics, "
                          "paragraphs, captions or controls before its chart, each against the floor beside it")
@@ -292,6 +302,10 @@ def main() -> None:
     if args.element_costs:
         with sync_playwright() as p:
             element_costs(p.chromium.launch(**launch_options()), args.repeat)
+        return
+    if args.against:
+        with sync_playwright() as p:
+            against(p.chromium.launch(**launch_options()), args.against, args.pages, args.repeat)
         return
     with serve(args.port) as server, sync_playwright() as p:
         base = server.url
@@ -403,6 +417,54 @@ def element_costs(browser, repeat: int) -> None:
               f"{1000 * (ratio - 1) * floor / count:.0f}", flush=True)
     print(f"(median of {repeat} visits each; os.getloadavg() = "
           f"{', '.join(f'{x:.1f}' for x in os.getloadavg())})")
+
+
+def _with_interval(values: list[float], form: str) -> str:
+    """``values``' median and its 90% interval, each written in ``form``."""
+    mid, low, high = median_interval(values)
+    return f"{form.format(mid)} [{form.format(low)}, {form.format(high)}]"
+
+
+def against(browser, other: Path, pages: list[str] | None, repeat: int) -> None:
+    """This checkout and ``other`` served side by side: each page (``pages``, default every page with a plot on
+    first view) opened ``repeat`` times (at least 5) in a new tab by a returning browser in each, the two in
+    alternating order, each visit divided by a floor visit made just before it. Prints, per page, the median ratio
+    of each checkout with its 90% interval, and the median of the paired differences (this − other, same round):
+    below zero, this checkout draws its first plot sooner."""
+    other = other.resolve()
+    if not (other / "serve.py").is_file() or not (other / "app.py").is_file():
+        raise SystemExit(f"{other}: no serve.py and app.py there; --against needs another checkout of the lab")
+    repeat = max(repeat, 5)
+    names = ("this", "other")
+    with contextlib.ExitStack() as stack:
+        bases = {"this": stack.enter_context(serve()).url,
+                 "other": stack.enter_context(serve(app=other / "serve.py", tree=other)).url}
+        floor_visit = stack.enter_context(floor_page(browser))
+        ctx = browser.new_context(viewport={"width": 1400, "height": 1600})
+        ctx.add_init_script(LONG_TASKS)
+        stack.callback(ctx.close)
+        slugs = []
+        for slug in pages or _pages():  # warm both servers; a page without a plot on first view is left out
+            drawn = [first_visit(ctx, f"{bases[name]}/{slug}")[0] for name in names]
+            if all(seconds is not None for seconds in drawn):
+                slugs.append(slug)
+        ratios = {(slug, name): [] for slug in slugs for name in names}
+        floors = []
+        for round_ in range(repeat):
+            for slug in slugs:
+                for name in names if round_ % 2 == 0 else names[::-1]:
+                    floor = floor_visit()[0]
+                    floors.append(floor)
+                    ratios[slug, name].append(where_time_goes(ctx, f"{bases[name]}/{slug}")["drawn"] / floor)
+    print(f"this = {ROOT}, other = {other}; median floor {statistics.median(floors):.2f} s over {len(floors)} "
+          f"visits; each visit / the floor visit before it, median [90% CI] of {repeat} visits")
+    print(f"{'page':28s} {'this':>20s} {'other':>20s} {'this − other (paired)':>28s}")
+    for slug in slugs:
+        this, that = ratios[slug, "this"], ratios[slug, "other"]
+        cells = [_with_interval(this, "{:.2f}"), _with_interval(that, "{:.2f}"),
+                 _with_interval([a - b for a, b in zip(this, that)], "{:+.2f}")]
+        print(f"{slug:28s} {cells[0]:>20s} {cells[1]:>20s} {cells[2]:>28s}", flush=True)
+    print(f"(os.getloadavg() = {', '.join(f'{x:.1f}' for x in os.getloadavg())})")
 
 
 def in_app(ctx, base: str, titles: dict, passes: int) -> None:

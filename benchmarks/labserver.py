@@ -71,16 +71,17 @@ class Server:
 
 
 def start(port: int = 0, env: dict | None = None, startup_seconds: float = 120, log=subprocess.DEVNULL,
-          app: Path = ROOT / "serve.py") -> Server:
+          app: Path = ROOT / "serve.py", tree: Path = ROOT) -> Server:
     """``python -m streamlit run serve.py`` (the lab as ``run.sh app`` serves it; or another ``app``) on
     127.0.0.1 (``port`` 0: a free one), waiting
     for its health check. ``env`` adds to this process's environment (``OPENBLAS_NUM_THREADS=1`` as in the
-    tests)."""
+    tests). ``tree``: the checkout the server runs in (another one's ``serve.py`` with ``app`` to compare two
+    versions of the lab side by side)."""
     port = port or free_port()
     full_env = {**os.environ, "OPENBLAS_NUM_THREADS": "1", **(env or {})}
     proc = subprocess.Popen([sys.executable, "-m", "streamlit", "run", str(app), "--server.port",
                              str(port), "--server.address", "127.0.0.1", "--server.headless", "true",
-                             "--browser.gatherUsageStats", "false"], cwd=ROOT, env=full_env,
+                             "--browser.gatherUsageStats", "false"], cwd=tree, env=full_env,
                             stdout=log, stderr=log)
     server = Server(proc, port)
     deadline = time.time() + startup_seconds

@@ -20,6 +20,11 @@ browser holds one copy) if no chart has appeared 2.5 s after the page's head was
 computes for a while, or a page without a chart, then has Plotly ready when its chart comes. A page whose
 first chart comes sooner imports it through that chart, at once; an earlier import competes with the page's
 own start for the browser's one main thread (0.6 s to evaluate Plotly) and was measured slower.
+Tried again on the lab as it is now (``bench_first_view.py --against``, five labs, visits interleaved in one
+run): imported at the document's load, a lab moved by -0.10 to +0.11 of the one-chart floor (one lab slower
+beyond noise); imported as soon as the app's websocket opened (so never ahead of the connection), by -0.04 to
++0.07, none beyond noise. The import does run Plotly's code (on the glossary, which draws no chart, a 0.9 s
+task of the browser's follows it at once); why a lab's chart gains nothing from it is not settled.
 
 Used by ``serve.py`` (an ``st.App`` around app.py, which ``run.sh app`` starts); ``streamlit run app.py`` serves
 the same lab without it.
