@@ -24,7 +24,12 @@ Tried again on the lab as it is now (``bench_first_view.py --against``, five lab
 run): imported at the document's load, a lab moved by -0.10 to +0.11 of the one-chart floor (one lab slower
 beyond noise); imported as soon as the app's websocket opened (so never ahead of the connection), by -0.04 to
 +0.07, none beyond noise. The import does run Plotly's code (on the glossary, which draws no chart, a 0.9 s
-task of the browser's follows it at once); why a lab's chart gains nothing from it is not settled.
+task of the browser's follows it at once). Timed in single visits of Aggregate statistics, from the socket's
+open to the first plot took 1.6-1.7 s whichever way Plotly came: fetched and compiled, then evaluated (0.9-1.0 s),
+then the chart drawn with the page's elements (0.3-0.45 s after the evaluation, against the floor's 0.16 s), all
+on the browser's one main thread; an import at the socket's open started the evaluation no sooner than 0.3 s
+after its fetch, and a ``modulepreload`` of the chunk on top of it (fetched with the document) delayed the
+socket's open by about what it saved later (median first plot 2.39 s both ways, 4 visits).
 
 Used by ``serve.py`` (an ``st.App`` around app.py, which ``run.sh app`` starts); ``streamlit run app.py`` serves
 the same lab without it.
