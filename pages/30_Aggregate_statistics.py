@@ -10,12 +10,12 @@ from core.scenarios.aggregates import utility
 from core.scenarios.aggregates.preview import block_preview
 from ui.common import (chart, charts_side_by_side, content, download_figure, download_result, download_table,
                        metric_row, scenario_page, param_widgets, plain, show_error, stop_unless_ready)
-from ui.aggregates_data import SOURCES, data_controls
+from ui.aggregates_data import data_controls, generic_chosen
 from ui.runs import run_scenario
 from ui.report import run_tools
 
 # The header follows the data: the census secret is Hispanic origin, an upload's is the column the user picks.
-_generic = st.session_state.get("aggregates.source_choice", SOURCES[0]) == SOURCES[2]
+_generic = generic_chosen()
 scenario = scenario_page("aggregates", about="What is happening here? (read me first)",
                          sidebar="Table-release game" if _generic else "Census-block game",
                          summary=("Infer a person's yes/no secret (the column you choose) from a few hundred "

@@ -15,6 +15,13 @@ from core.errors import LabError
 from core.output.inert import inert, inert_text
 
 SOURCES = ["Synthetic census blocks", "PPMF-format CSV", "Generic CSV"]
+_SOURCE_KEY = "aggregates.source_choice"
+
+
+def generic_chosen() -> bool:
+    """Whether the data chosen in the sidebar is a generic CSV, known before the sidebar is drawn (the page's header,
+    drawn first, names the secret after it: an upload's column, not the census's Hispanic origin)."""
+    return st.session_state.get(_SOURCE_KEY, SOURCES[0]) == SOURCES[2]
 
 
 @dataclass
@@ -28,7 +35,7 @@ class Data:
 def data_controls() -> Data:
     """Draw the data choice (and, for an upload, the file, the secret and the known columns) in the sidebar."""
     out = Data()
-    source = st.sidebar.radio("Data", SOURCES, key="aggregates.source_choice",
+    source = st.sidebar.radio("Data", SOURCES, key=_SOURCE_KEY,
                               help="PPMF columns: QSEX, QAGE, CENRACE, CENHISP (+ block-id columns). A generic CSV "
                                    "needs a yes/no (two-valued) sensitive column.")
     if source == SOURCES[0]:
