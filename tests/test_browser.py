@@ -121,6 +121,16 @@ def test_home_page(server, browser):
     _check_page(browser, server, "home", need_plot=True)
 
 
+def test_no_other_site_may_control_the_lab_from_a_frame(server):
+    # Streamlit's default lets pages of its Community Cloud domains (where anyone can publish) send a framed app
+    # messages that rerun or stop its script; the browser reads the allowed origins from this endpoint and opens
+    # no channel when the list is empty (.streamlit/config.toml)
+    import json
+
+    config = json.loads(urllib.request.urlopen(f"{server}/_stcore/host-config", timeout=10).read())
+    assert config["allowedOrigins"] == []
+
+
 @pytest.mark.parametrize("path", _pages(), ids=lambda p: p.stem)
 def test_every_page_runs_its_default(server, browser, path):
     # reference pages (90_Glossary), Compare (no pins yet), the presets list and a lesson step (a prediction comes
