@@ -1,5 +1,6 @@
 """The line serve.py adds to each page's head (ui/page_head.py): Streamlit's own setting for where its server
-is, on the app's HTML pages only, so a deep link probes one address instead of two."""
+is, on the app's HTML pages only, so a deep link probes one address instead of two; and the page-wide CSS of
+ui/access.py, which the pages then do not send again."""
 from __future__ import annotations
 
 import asyncio
@@ -9,6 +10,16 @@ from pathlib import Path
 import pytest
 
 from ui.page_head import _PAGE, _ROOT, PageHead, head_line, with_head_line
+
+
+
+@pytest.fixture(autouse=True)
+def _styles_flag_restored(monkeypatch):
+    """Building a PageHead marks the process as serving the CSS in the head; no other test may inherit that."""
+    from ui import page_head
+
+    monkeypatch.setattr(page_head, "STYLES_IN_HEAD", page_head.STYLES_IN_HEAD)
+
 
 INDEX = b"<!DOCTYPE html><html><head><title>Streamlit</title></head><body><div id=root></div></body></html>"
 
@@ -29,6 +40,31 @@ def test_the_line_is_the_last_element_of_the_head_and_nothing_else_changes():
     assert with_head_line(b"<p>no head</p>", _PAGE) == b"<p>no head</p>"
     for line in (_PAGE, _ROOT):  # a fixed script: nothing from the request or the visitor reaches the page
         assert b"location.origin+location.pathname" in line and b"BACKEND_BASE_URL" in line
+
+
+def test_the_head_carries_the_accessible_css_before_the_script():
+    from ui.access import ACCESSIBLE_CSS
+
+    for line in (_PAGE, _ROOT):  # the same fixed sheet the pages send as an element when not served by serve.py
+        assert line.startswith(ACCESSIBLE_CSS.encode()) and line.index(b"<script>") == len(ACCESSIBLE_CSS.encode())
+
+
+def test_the_pages_send_the_css_only_where_no_served_head_carries_it(monkeypatch):
+    from streamlit.testing.v1 import AppTest
+
+    from ui import page_head
+
+    def page():
+        from ui.access import accessible_styles
+
+        accessible_styles()
+
+    monkeypatch.setattr(page_head, "STYLES_IN_HEAD", False)  # streamlit run app.py, AppTest
+    sent = AppTest.from_function(page).run().get("html")
+    assert len(sent) == 1 and "stCaptionContainer" in sent[0].proto.body
+    PageHead(lambda *a: None, base_url_path="")  # what serve.py's server builds before any session's script runs
+    assert page_head.STYLES_IN_HEAD
+    assert len(AppTest.from_function(page).run().get("html")) == 0
 
 
 def test_the_late_plotly_import_names_streamlits_own_chunk_on_this_server():

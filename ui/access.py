@@ -14,7 +14,8 @@ from ui.first_view import SIGNAL_KEY
 # highlighter's light blue (#00a4d4, 2.81:1) gives way to the code's own dark colour, and long lines wrap instead of
 # scrolling (a scrollable block must be reachable by keyboard, and Streamlit's is not focusable). An inactive
 # widget's label fades to 40% (2.26:1); a mid grey (#62666d, 5.3:1 on the sidebar) still reads as inactive.
-# Last rule: the first view's signal (ui/first_view.py) is an invisible component that takes no room.
+# Last rule: the first view's signal (ui/first_view.py) is an invisible component that takes no room (important:
+# served in the page's head, this sheet comes before Streamlit's own styles).
 ACCESSIBLE_CSS = """<style>
 [data-testid="stCaptionContainer"]{opacity:1 !important;color:#55585f !important}
 [data-testid="stCaptionContainer"] a{color:#1a56a8 !important}
@@ -23,13 +24,19 @@ ACCESSIBLE_CSS = """<style>
 [data-testid="stCode"] pre{overflow:visible !important}
 [data-testid="stElementContainer"]:has(input:disabled,textarea:disabled,button:disabled) [data-testid="stWidgetLabel"]
 {color:#62666d !important}
-.st-key-%s{display:none}
+.st-key-%s{display:none !important}
 </style>""" % SIGNAL_KEY
 
 
 def accessible_styles() -> None:
-    """The page-wide CSS that brings Streamlit's faded text up to WCAG 2.1 AA contrast (app.py, every page)."""
-    st.html(ACCESSIBLE_CSS)
+    """The page-wide CSS that brings Streamlit's faded text up to WCAG 2.1 AA contrast (app.py, every page), as
+    an element of the page; served by serve.py, it is in every page's head already (ui/page_head.py), present
+    from the first paint, and the browser is spared an element to sanitise and render before a page's first
+    chart (Streamlit's HTML element runs its content through DOMPurify: about 25 ms of a new tab's first view)."""
+    from ui import page_head
+
+    if not page_head.STYLES_IN_HEAD:
+        st.html(ACCESSIBLE_CSS)
 
 
 def chart_text(fig) -> None:

@@ -1,5 +1,5 @@
 """One line added to the head of every page the lab serves: where the app's server is, so a shared deep link
-connects at once, and Plotly's JavaScript for a page whose first chart is slow to come.
+connects at once, Plotly's JavaScript for a page whose first chart is slow to come, and the lab's page-wide CSS.
 
 Streamlit's browser code does not know whether ``/Location_membership`` is a page of an app served at ``/`` or
 an app served under the path ``/Location_membership`` (behind a proxy, say). So it asks both: first
@@ -29,7 +29,16 @@ open to the first plot took 1.6-1.7 s whichever way Plotly came: fetched and com
 then the chart drawn with the page's elements (0.3-0.45 s after the evaluation, against the floor's 0.16 s), all
 on the browser's one main thread; an import at the socket's open started the evaluation no sooner than 0.3 s
 after its fetch, and a ``modulepreload`` of the chunk on top of it (fetched with the document) delayed the
-socket's open by about what it saved later (median first plot 2.39 s both ways, 4 visits).
+socket's open by about what it saved later (median first plot 2.39 s both ways, 4 visits). Imported the moment
+the websocket message holding the first chart's figure arrives (before React renders the elements above the
+chart, which then render while the chunk is fetched and compiled off the main thread): -0.08 to +0.07, none
+beyond noise (A/B, five labs, 6 visits). The main thread is busy from the socket's open to the first plot;
+moving Plotly's evaluation within that time does not shorten it.
+
+The same line carries the page-wide CSS of ui/access.py (WCAG contrast for captions), so that it applies from
+the first paint and the pages do not send it as an element: Streamlit's HTML element sanitises its content with
+DOMPurify, about 25 ms of the browser's main thread before a new tab's first chart (``benchmarks/
+bench_first_view_trace.py``, a CPU profile of Aggregate statistics).
 
 Used by ``serve.py`` (an ``st.App`` around app.py, which ``run.sh app`` starts); ``streamlit run app.py`` serves
 the same lab without it.
@@ -39,17 +48,24 @@ from __future__ import annotations
 import gzip
 
 
+# Set once serve.py's server has built its middleware (before any session's script can run): the page-wide CSS
+# of ui/access.py then comes with every page's head, and the pages no longer send it as an element.
+STYLES_IN_HEAD = False
+
+
 def _line(base: str) -> bytes:
-    """The script: Streamlit's setting for its server's address (``base``, a JavaScript expression), and the
-    late import of Plotly's chunk, named relative to the page as Streamlit's own scripts are."""
+    """The page-wide CSS of ui/access.py, and the script: Streamlit's setting for its server's address (``base``,
+    a JavaScript expression), and the late import of Plotly's chunk, named relative to the page as Streamlit's
+    own scripts are."""
+    from ui.access import ACCESSIBLE_CSS
     from ui.first_view import plotly_chunk
 
     chunk = plotly_chunk()
     late = ("" if chunk is None else
             "setTimeout(function(){if(!document.querySelector('[data-testid=stPlotlyChart]'))"
             f"import('./static/js/{chunk}').catch(function(){{}})}},2500);")
-    return (f"<script>window.__streamlit=Object.assign({{}},window.__streamlit,{{BACKEND_BASE_URL:{base}}});"
-            f"{late}</script>").encode()
+    return (ACCESSIBLE_CSS + f"<script>window.__streamlit=Object.assign({{}},window.__streamlit,"
+            f"{{BACKEND_BASE_URL:{base}}});{late}</script>").encode()
 
 
 # The page's directory (its last segment dropped), or the app's root itself.
@@ -84,7 +100,9 @@ class PageHead:
     without the line."""
 
     def __init__(self, app, base_url_path: str | None = None):
+        global STYLES_IN_HEAD
         self.app = app
+        STYLES_IN_HEAD = True
         if base_url_path is None:
             from streamlit import config
 
