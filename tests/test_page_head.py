@@ -49,22 +49,29 @@ def test_the_head_carries_the_accessible_css_before_the_script():
         assert line.startswith(ACCESSIBLE_CSS.encode()) and line.index(b"<script>") == len(ACCESSIBLE_CSS.encode())
 
 
-def test_the_pages_send_the_css_only_where_no_served_head_carries_it(monkeypatch):
+def test_a_served_first_view_leaves_the_css_to_the_head_and_every_other_run_sends_it(monkeypatch):
     from streamlit.testing.v1 import AppTest
 
-    from ui import page_head
+    from ui import first_view, page_head
 
     def page():
         from ui.access import accessible_styles
 
         accessible_styles()
 
-    monkeypatch.setattr(page_head, "STYLES_IN_HEAD", False)  # streamlit run app.py, AppTest
-    sent = AppTest.from_function(page).run().get("html")
-    assert len(sent) == 1 and "stCaptionContainer" in sent[0].proto.body
+    def css_elements(at) -> int:
+        return sum("stCaptionContainer" in h.proto.body for h in at.get("html"))
+
+    monkeypatch.setattr(page_head, "STYLES_IN_HEAD", False)  # streamlit run app.py, AppTest: no head line
+    assert css_elements(AppTest.from_function(page).run()) == 1
     PageHead(lambda *a: None, base_url_path="")  # what serve.py's server builds before any session's script runs
     assert page_head.STYLES_IN_HEAD
-    assert len(AppTest.from_function(page).run().get("html")) == 0
+    assert css_elements(AppTest.from_function(page).run()) == 1  # not a browser: never a first view
+    monkeypatch.setattr(first_view, "_runs_javascript", lambda: True)  # a browser's first view
+    at = AppTest.from_function(page).run()
+    assert css_elements(at) == 0
+    at.session_state[first_view.DRAWN] = True  # its first chart drawn: the runs after it
+    assert css_elements(at.run()) == 1
 
 
 def test_the_late_plotly_import_names_streamlits_own_chunk_on_this_server():

@@ -36,9 +36,9 @@ beyond noise (A/B, five labs, 6 visits). The main thread is busy from the socket
 moving Plotly's evaluation within that time does not shorten it.
 
 The same line carries the page-wide CSS of ui/access.py (WCAG contrast for captions), so that it applies from
-the first paint and the pages do not send it as an element: Streamlit's HTML element sanitises its content with
-DOMPurify, about 25 ms of the browser's main thread before a new tab's first chart (``benchmarks/
-bench_first_view_trace.py``, a CPU profile of Aggregate statistics).
+the first paint and a new tab's first view does not send it as an element: Streamlit's HTML element sanitises
+its content with DOMPurify, about 25 ms of the browser's main thread before the page's first chart
+(``benchmarks/bench_first_view_trace.py``, a CPU profile of Aggregate statistics).
 
 Used by ``serve.py`` (an ``st.App`` around app.py, which ``run.sh app`` starts); ``streamlit run app.py`` serves
 the same lab without it.
@@ -49,7 +49,7 @@ import gzip
 
 
 # Set once serve.py's server has built its middleware (before any session's script can run): the page-wide CSS
-# of ui/access.py then comes with every page's head, and the pages no longer send it as an element.
+# of ui/access.py then comes with every page's head, and a new tab's first view does not send it as an element.
 STYLES_IN_HEAD = False
 
 
