@@ -16,9 +16,9 @@ from ui.page_head import _PAGE, _ROOT, PageHead, head_line, with_head_line
 @pytest.fixture(autouse=True)
 def _styles_flag_restored(monkeypatch):
     """Building a PageHead marks the process as serving the CSS in the head; no other test may inherit that."""
-    from ui import page_head
+    from ui import access
 
-    monkeypatch.setattr(page_head, "STYLES_IN_HEAD", page_head.STYLES_IN_HEAD)
+    monkeypatch.setattr(access, "STYLES_IN_HEAD", access.STYLES_IN_HEAD)
 
 
 INDEX = b"<!DOCTYPE html><html><head><title>Streamlit</title></head><body><div id=root></div></body></html>"
@@ -52,7 +52,7 @@ def test_the_head_carries_the_accessible_css_before_the_script():
 def test_a_served_first_view_leaves_the_css_to_the_head_and_every_other_run_sends_it(monkeypatch):
     from streamlit.testing.v1 import AppTest
 
-    from ui import first_view, page_head
+    from ui import access, first_view
 
     def page():
         from ui.access import accessible_styles
@@ -62,10 +62,10 @@ def test_a_served_first_view_leaves_the_css_to_the_head_and_every_other_run_send
     def css_elements(at) -> int:
         return sum("stCaptionContainer" in h.proto.body for h in at.get("html"))
 
-    monkeypatch.setattr(page_head, "STYLES_IN_HEAD", False)  # streamlit run app.py, AppTest: no head line
+    monkeypatch.setattr(access, "STYLES_IN_HEAD", False)  # streamlit run app.py, AppTest: no head line
     assert css_elements(AppTest.from_function(page).run()) == 1
     PageHead(lambda *a: None, base_url_path="")  # what serve.py's server builds before any session's script runs
-    assert page_head.STYLES_IN_HEAD
+    assert access.STYLES_IN_HEAD
     assert css_elements(AppTest.from_function(page).run()) == 1  # not a browser: never a first view
     monkeypatch.setattr(first_view, "_runs_javascript", lambda: True)  # a browser's first view
     at = AppTest.from_function(page).run()

@@ -28,16 +28,20 @@ ACCESSIBLE_CSS = """<style>
 </style>""" % SIGNAL_KEY
 
 
+# Set by ui.page_head.PageHead once serve.py's server has built it (before any session's script can run): every
+# page's head then carries ACCESSIBLE_CSS.
+STYLES_IN_HEAD = False
+
+
 def accessible_styles() -> None:
     """The page-wide CSS that brings Streamlit's faded text up to WCAG 2.1 AA contrast (app.py, every page), as
     an element of the page. Served by serve.py, a page's head carries it already (ui/page_head.py), present from
     the first paint, so a new tab's first view (ui/first_view.py) leaves the element out: Streamlit's HTML
     element runs its content through DOMPurify, about 25 ms of the browser's main thread before the page's first
     chart. Every later run still sends it, for an address whose page got no head line (ui.page_head.head_line)."""
-    from ui import page_head
     from ui.first_view import view_ends_here
 
-    if not (page_head.STYLES_IN_HEAD and view_ends_here()):
+    if not (STYLES_IN_HEAD and view_ends_here()):
         st.html(ACCESSIBLE_CSS)
 
 

@@ -48,11 +48,6 @@ from __future__ import annotations
 import gzip
 
 
-# Set once serve.py's server has built its middleware (before any session's script can run): the page-wide CSS
-# of ui/access.py then comes with every page's head, and a new tab's first view does not send it as an element.
-STYLES_IN_HEAD = False
-
-
 def _line(base: str) -> bytes:
     """The page-wide CSS of ui/access.py, and the script: Streamlit's setting for its server's address (``base``,
     a JavaScript expression), and the late import of Plotly's chunk, named relative to the page as Streamlit's
@@ -100,9 +95,12 @@ class PageHead:
     without the line."""
 
     def __init__(self, app, base_url_path: str | None = None):
-        global STYLES_IN_HEAD
+        import ui.access
+
         self.app = app
-        STYLES_IN_HEAD = True
+        # Built by serve.py's server before any session's script runs: from now on every page's head carries the
+        # page-wide CSS, and a new tab's first view does not send it as an element (ui.access.accessible_styles).
+        ui.access.STYLES_IN_HEAD = True
         if base_url_path is None:
             from streamlit import config
 
