@@ -78,26 +78,29 @@ def phases(events: list[dict], ws_open: float, plot: float) -> dict[str, float]:
             "ws→plot": plot - ws_open, "plot": plot}
 
 
-def traced_visit(browser, ctx, url: str) -> tuple[dict[str, float], str]:
-    """One new tab at ``url``, traced: its phases and its first figure (JSON)."""
+def traced_visit(browser, ctx, url: str) -> dict[str, float]:
+    """One new tab at ``url``, traced: its phases."""
     page = ctx.new_page()
     browser.start_tracing(page=page, categories=CATEGORIES)
     page.goto(url, wait_until="commit")
     page.wait_for_selector(".js-plotly-plot .main-svg", timeout=120_000)
     page.wait_for_timeout(200)
     events = json.loads(browser.stop_tracing())["traceEvents"]
-    plot, ws_open, figure = page.evaluate("[window.__firstPlot, window.__wsOpen]") + [page.evaluate(FIGURE)]
+    plot, ws_open = page.evaluate("[window.__firstPlot, window.__wsOpen]")
     settle(page)
     page.close()
-    return phases(events, ws_open, plot), figure
+    return phases(events, ws_open, plot)
 
 
-def warm(ctx, url: str) -> None:
+def warm(ctx, url: str) -> str:
+    """Open ``url`` once, untimed (the server's caches filled); returns the page's first figure (JSON)."""
     page = ctx.new_page()
     page.goto(url)
     page.wait_for_selector(".js-plotly-plot .main-svg", timeout=300_000)
     settle(page)
+    figure = page.evaluate(FIGURE)
     page.close()
+    return figure
 
 
 def main() -> None:
@@ -117,8 +120,7 @@ def main() -> None:
         lab = stack.enter_context(serve()).url
         own = {}
         for slug in args.pages:  # warm the page, then serve its own first figure on a bare page
-            warm(ctx, f"{lab}/{slug}")
-            _, figure = traced_visit(browser, ctx, f"{lab}/{slug}")
+            figure = warm(ctx, f"{lab}/{slug}")
             (Path(tmp) / f"{slug}.json").write_text(figure, encoding="utf-8")
             app = Path(tmp) / f"own_{slug}.py"
             app.write_text(OWN_CHART_APP.format(path=str(Path(tmp) / f"{slug}.json")), encoding="utf-8")
@@ -131,7 +133,7 @@ def main() -> None:
         runs: dict[str, list[dict]] = {name: [] for name, _ in visits}
         for _ in range(args.repeat):  # interleaved, so every page and floor meets the same load
             for name, url in visits:
-                runs[name].append(traced_visit(browser, ctx, url)[0])
+                runs[name].append(traced_visit(browser, ctx, url))
         _report(runs, args.pages, args.repeat)
 
 
