@@ -159,6 +159,17 @@ def test_interval_caution_speaks_only_when_the_interval_reaches_guessing():
     assert say.interval_caution(0.9, float("nan"), 0.95, 0.5) is None  # no interval, no claim
 
 
+def test_interval_caution_says_an_attack_below_guessing_is_worse_not_uncertain():
+    """A narrow interval wholly below the most-common-value guess (an upload whose secret 93% of people share)
+    is not a small-sample problem: the caution says the attack does worse, and gives no advice to play more."""
+    below = say.interval_caution(0.332, 0.313, 0.351, 0.927, "the attack", "Use more records.")
+    assert below is not None and "below the 92.7% of guessing the most common value" in below
+    assert "does worse than that simple guess" in below
+    assert "too wide" not in below and "Use more records" not in below
+    edge = say.interval_caution(0.90, 0.85, 0.927, 0.927)  # the interval's top reaches the guess: still unclear
+    assert edge is not None and "too wide" in edge
+
+
 def test_every_lab_stops_its_controls_where_the_server_would_refuse(tmp_path, monkeypatch):
     """A link asking for more games than the server accepts at the other settings is corrected on the page, with
     the reason, instead of refused after the fact; a control whose whole range is affordable stays as it was."""

@@ -155,8 +155,9 @@ def suggest_roles(frame: pd.DataFrame, min_group: int = 20) -> dict[str, Suggest
         ranked = sorted(binary, key=lambda b: (not _hits(b[0], SENSITIVE_WORDS), -b[1]))
         c, share, vals = ranked[0]
         reason = "its name suggests a sensitive fact" if _hits(c, SENSITIVE_WORDS) else "the most balanced one"
-        why = (f"two values ({vals}; the rarer one is {share:.0%} of rows): {reason}, so guessing alone is right "
-               f"only {1 - share:.0%} of the time")
+        # The guess's accuracy as a bar the attack must clear, not as a weakness: "only 92%" misread a skewed secret.
+        why = (f"two values ({vals}; the rarer one is {share:.0%} of rows): {reason}; guessing the more common "
+               f"value for everyone is right {1 - share:.0%} of the time")
         out["secret"] = Suggestion([c], why)
         out["sensitive"] = Suggestion([c], why)
         rest = [b for b in binary if b[0] != c]

@@ -355,12 +355,19 @@ def _num(x: float) -> str:
 
 def interval_caution(accuracy, low, high, chance, what: str = "the attack",
                      advice: str = "Use more records or a larger group.") -> str | None:
-    """One caution when an accuracy's 95% interval cannot tell ``what`` from guessing (it reaches down to
-    the ``chance`` accuracy of always guessing the most common value), else None."""
+    """One caution where an accuracy's 95% interval does not lie above the ``chance`` accuracy of always
+    guessing the most common value, else None: either the interval contains it (too few games or records to
+    tell ``what`` from that guess; ``advice`` says what to do), or the whole interval lies below it (``what``
+    is worse than that guess, which more games would only confirm; a skewed secret such as one value held
+    by 93% of people does this to an attack that spreads its guesses over the values)."""
     if any(v is None or v != v for v in (accuracy, low, high, chance)):
         return None
     if low > chance:
         return None
+    if high < chance:
+        return (f"The accuracy of {accuracy:.1%} (95% confidence interval {low:.1%} – {high:.1%}) is below the "
+                f"{chance:.1%} of guessing the most common value for everyone: on these data {what} does worse "
+                "than that simple guess.")
     return (f"The accuracy of {accuracy:.1%} has a 95% confidence interval of {low:.1%} – {high:.1%}, which "
             f"reaches the {chance:.1%} of guessing the most common value: too wide to say how well {what} works. "
             + advice)
