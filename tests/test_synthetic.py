@@ -289,7 +289,8 @@ def test_the_trade_off_chart_marks_the_papers_regions_and_the_coin_flip():
     pts = [dict(generator="nonprivate", epsilon=None, m=m, accuracy=a, ci_low=a - 0.1, ci_high=a + 0.1,
                 mre_gt10=u, tvd3=0.1, games=4, attack="best")
            for m, a, u in ((10, 0.5, 1.5), (100, 0.55, 0.55), (200, 0.75, 0.38))]
-    layout = privacy_utility(pts).to_dict()["layout"]
+    fig = privacy_utility(pts)
+    layout = fig.to_dict()["layout"]
     rects = [s for s in layout["shapes"] if s["type"] == "rect"]
     lines = {(s["xref"], s["yref"]): s for s in layout["shapes"] if s["type"] == "line"}
     assert (rects[0]["x1"], rects[0]["y1"]) == (0.2, 0.6) and rects[1]["y0"] == 0.6
@@ -298,6 +299,5 @@ def test_the_trade_off_chart_marks_the_papers_regions_and_the_coin_flip():
     horizontal = sorted(s["y0"] for s in layout["shapes"] if s["type"] == "line" and s["xref"] == "x domain")
     assert horizontal == [0.5, 0.6]
     assert [a["text"] for a in layout["annotations"]] == ["good utility (< 0.2)", "high risk (accuracy > 60%)"]
-    fig = privacy_utility(pts)
     front = next(t for t in fig.data if t.name == "Pareto front (best trade-offs)")
     assert list(front.x)[0] == 0.38 and list(front.y)[0] == 0.75  # the most useful release starts the front
