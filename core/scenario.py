@@ -114,6 +114,14 @@ class Scenario:
     def n_games(self, config: dict[str, Any]) -> int:
         raise NotImplementedError
 
+    def work_done(self, config: dict[str, Any], done: int) -> str:
+        """The units of work ``done`` in words, for a run's status line ("Done: 25 games in 3.1 s"). A scenario
+        whose ``n_games`` counts more than one kind of game says which, so the status line agrees with a
+        headline that counts only one kind."""
+        from .output.plain_language import count
+
+        return count(done, *self.unit)
+
     def prepare(self, config: dict[str, Any], rng: np.random.Generator) -> Any:
         return None
 

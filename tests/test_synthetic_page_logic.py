@@ -103,6 +103,21 @@ def test_one_game_is_one_game_in_the_sentence():
     assert not v.per_attack and v.example.recon is None  # no LP ran, so no t_u line
 
 
+def test_status_line_says_which_games_a_run_played():
+    """With the query sweep on, a run plays twice its attack games; the status line must not say "4 games" in one
+    place and "8 games" in another for the same run."""
+    sc = get("synthetic")
+    swept = sc.resolve({**SMALL, "games": 4, "query_sweep": True, "attack": "recon"})
+    assert sc.n_games(swept) == 8
+    assert sc.work_done(swept, 8) == "4 attack games + 4 query-sweep games"
+    assert sc.work_done(swept, 5) == "5 games"  # a stopped run: how many, whatever their kind
+    plain = sc.resolve({**SMALL, "games": 4, "query_sweep": False})
+    assert sc.n_games(plain) == 4 and sc.work_done(plain, 4) == "4 games"
+    assert sc.work_done(sc.resolve({**SMALL, "games": 1, "query_sweep": True, "attack": "recon"}), 2) == \
+        "1 attack game + 1 query-sweep game"
+    assert get("location").work_done({}, 1) == "1 game batch"  # other labs name their own unit
+
+
 # ------------------------------------------------------------------ compare generators
 def test_compare_setup_base_and_defaults():
     config = {**get("synthetic").defaults(), "seed": 3, "generator": "rap", "query_sweep": True}

@@ -295,7 +295,7 @@ def _draw_stored(scenario: Scenario, result: Result, seed: int, area, draw) -> R
     """A run already computed (the shared store or this server's memory): drawn at once, labelled as stored."""
     tick()
     with area:
-        st.caption(f"Stored result · {count(result.games_done, *scenario.unit)} · computed in "
+        st.caption(f"Stored result · {scenario.work_done(result.config, result.games_done)} · computed in "
                    f"{result.seconds:.1f} s · seed {seed}")
         draw(result, True)
     return result
@@ -388,7 +388,8 @@ def _run_live(scenario: Scenario, params: dict, seed: int, key: str, estimate: f
     result = Result.from_dict(data)
     state.pop("partial", None)
     state.pop("requested", None)
-    status.update(label=f"Done: {count(result.games_done, *scenario.unit)} in {result.seconds:.1f} s (seed {seed})",
+    done = scenario.work_done(result.config, result.games_done)
+    status.update(label=f"Done: {done} in {result.seconds:.1f} s (seed {seed})",
                   state="complete", expanded=False)
     with top:
         store_note()

@@ -274,6 +274,17 @@ class Synthetic(Scenario):
     def n_games(self, config):
         return config["games"] * (2 if self._sweeps_queries(config) else 1)
 
+    def work_done(self, config, done):
+        """With the query sweep on, a run plays ``games`` attack games and as many again for the accuracy-vs-
+        queries curve (indices ``games`` and up, :meth:`play`); the headline's interval counts the first kind only,
+        so a finished run says both ("4 attack games + 4 query-sweep games"), not "8 games" beside "4 games"."""
+        from core.output.plain_language import count
+
+        games = int(config["games"])
+        if self._sweeps_queries(config) and int(done) == 2 * games:
+            return f"{count(games, 'attack game')} + {count(games, 'query-sweep game')}"
+        return super().work_done(config, done)
+
     def play(self, config, context, index, rng):
         games = config["games"]
         if index < games:
