@@ -54,3 +54,22 @@ def test_every_chart_goes_through_the_helper_that_adds_its_text_alternative():
     direct = [str(f.relative_to(root)) for f in files
               if f.name != "common.py" and "plotly_chart(" in f.read_text(encoding="utf-8")]
     assert not direct, f"draw charts with ui.common.chart / figure, not st.plotly_chart: {direct}"
+
+
+def test_group_ranking_legend_clears_slanted_group_names():
+    """With its groups named under the bars (30 or fewer, slanted), the ranking chart's legend sits at the figure's
+    foot, under the names and the axis title, instead of at a fixed height that the names overran."""
+    from core.plots.ml_models import group_bars
+
+    def series(k):
+        acc = [0.5 + i / (2 * k) for i in range(k)]
+        return {"groups": {"order": list(range(k))[::-1], "name": [f"Occupation-number-{i}" for i in range(k)],
+                           "accuracy": acc, "n": [100] * k, "correct": [round(100 * a) for a in acc],
+                           "risk": [i / k for i in range(k)]}}
+
+    named = group_bars(series(14))
+    assert named.layout.xaxis.showticklabels is True
+    assert (named.layout.legend.yref, named.layout.legend.y, named.layout.legend.yanchor) == ("container", 0, "bottom")
+    unnamed = group_bars(series(40))  # too many to name: no names under the bars, the usual legend place
+    assert unnamed.layout.xaxis.showticklabels is False and unnamed.layout.legend.yref is None
+    assert unnamed.layout.legend.y == -0.2

@@ -59,7 +59,11 @@ def group_bars(series: dict, max_groups: int = 51) -> go.Figure:
     fig.update_layout(yaxis=dict(range=[max(0, lo - 8), 100]),
                       yaxis2=dict(title="risk score (oriented AD, rad)", overlaying="y", side="right",
                                   showgrid=False), bargap=0.15)
-    fig.update_xaxes(showticklabels=len(names) <= 30, tickangle=-45)
+    labelled = len(names) <= 30
+    fig.update_xaxes(showticklabels=labelled, tickangle=-45)
+    if labelled:  # slanted group names take a height of their own: the legend goes under them and the axis title,
+        # at the figure's foot (plotly widens the bottom margin for it), not at a fixed place over the names
+        fig.update_layout(legend=dict(orientation="h", yref="container", y=0, yanchor="bottom"))
     return fig
 
 
