@@ -76,10 +76,8 @@ def draw(result, final):
         return
     st.caption(f":material/science: {v.label} — compare shapes, not values, with the paper." if v.surrogate
                else f":material/groups: {v.label}")
-    st.markdown(v.sentence)
-    caution = noise_warning(result.metrics, int(result.config.get("games", 0)))
-    if caution:
-        st.warning(caution, icon=":material/warning:")
+    st.markdown(v.sentence)  # it says already whether the interval clears a coin flip; the advice to play more
+    # games goes beside the interval's own tiles, under the chart
     # --- headline: the privacy–utility scatter (this run + any comparison already computed), right under the
     # sentence and its numbers under it: a new tab's first view ends at this chart (ui/first_view.py), and every
     # element above it is drawn before it can be.
@@ -97,6 +95,9 @@ def draw(result, final):
     if final:
         download_figure(fig, "synthetic-tradeoff")
     metric_row(v.headline, HEADLINE_NAMES)
+    caution = noise_warning(result.metrics, int(result.config.get("games", 0)))
+    if caution:
+        st.warning(caution, icon=":material/warning:")
     st.caption(content("synthetic", "interval"))
     metric_row(v.metrics, NAMES)
     if v.per_attack:
