@@ -293,6 +293,10 @@ def main() -> None:
     ap.add_argument("--against", type=Path, default=None, metavar="TREE",
                     help="only a comparison of this checkout with another one (TREE holds its serve.py): every "
                          "page in both, visits interleaved, each against the floor visit before it")
+    ap.add_argument("--frame", action="store_true",
+                    help="measure the lab's frame alone: a copy of this checkout with the floor's title and chart "
+                         "added as a page of the lab ('Lab_frame': its config, theme, page head, navigation and "
+                         "first-view machinery, nothing of a lab's own), first, then --pages if given")
     ap.add_argument("--element-costs", action="store_true",
                     help="only what elements above the first chart cost it: the floor page with metrics, "
                          "paragraphs, captions or controls before its chart, each against the floor beside it")
@@ -307,82 +311,109 @@ def main() -> None:
         with sync_playwright() as p:
             against(p.chromium.launch(**launch_options()), args.against, args.pages, args.repeat)
         return
-    with serve(args.port) as server, sync_playwright() as p:
-        base = server.url
-        browser = p.chromium.launch(**launch_options())
-        returning = browser.new_context(viewport={"width": 1400, "height": 1600})
-        returning.add_init_script(LONG_TASKS)  # the floors' visits carry the same observer
-        slugs, skipped, titles = [], [], {}
-        for slug in args.pages or _pages():  # the first visit warms the server and says which pages have a plot
-            seconds, charts, _ = first_visit(returning, f"{base}/{slug}")
-            if seconds is None:
-                skipped.append(slug)
-            else:
-                slugs.append(slug)
-        if skipped:
-            print(f"skipped, no plot on first view (none drawn by the time the page's script ended): "
-                  f"{', '.join(skipped)}", flush=True)
-        print("seconds to the first plot on a warm server, a new tab; 'new browser' = empty HTTP cache, "
-              "'returning' = the browser has the app's JavaScript cached. Where a returning visit's time goes: "
-              "'chart msg' = the websocket message with the first chart's figure arrives (connection + the "
-              "page's script up to its first chart), 'KB before' = websocket bytes before it, 'longest' / "
-              "'tasks' = the longest and all browser tasks over 50 ms before the draw, 'charts' / 'WebGL' on "
-              "the whole first view", flush=True)
-        head = (f"{'page':28s} {'new browser':>11s} {'returning':>9s} {'chart msg':>9s} {'KB before':>9s} "
-                f"{'KB view':>8s} {'longest':>7s} {'tasks':>6s} {'charts':>6s} {'WebGL':>5s}")
-        print(head, flush=True)
-        rows, paired, visit_ratios = {}, {}, {}
-        floors: dict[str, list[float]] = {"plain": [], "preload": [], "task": []}
-        with floor_page(browser) as floor_visit, floor_page(browser, preload=True) as bound_visit:
-            for slug in slugs:
-                fresh, details, beside = [], [], []
-                for i in range(args.repeat):
-                    shot = args.shots / f"first-view-{slug}.png" if args.shots and i == 0 else None
-                    if shot:
-                        args.shots.mkdir(parents=True, exist_ok=True)
-                    if not args.returning_only:
-                        fresh.append(first_plot_seconds(browser, f"{base}/{slug}", shot))
-                    details.append(where_time_goes(returning, f"{base}/{slug}"))
-                    seconds, task = floor_visit()
-                    beside.append(seconds)
-                    floors["plain"].append(seconds)
-                    floors["task"].append(task)
-                    floors["preload"].append(bound_visit()[0])
-                d = {k: statistics.median(x[k] for x in details) for k in details[0]}
-                rows[slug] = d["drawn"]
-                paired[slug] = statistics.median(beside)  # the floor under the same load as this page's visits
-                visit_ratios[slug] = [x["drawn"] / f for x, f in zip(details, beside)]
-                titles[slug] = slug
-                print(f"{slug:28s} {statistics.median(fresh) if fresh else float('nan'):11.2f} {d['drawn']:9.2f} "
-                      f"{d['chart_message']:9.2f} {d['bytes_before'] / 1e3:9.0f} {d['bytes_total'] / 1e3:8.0f} "
-                      f"{d['longest_task']:7.2f} {d['tasks_total']:6.2f} {d['charts']:6.0f} {d['webgl']:5.0f}",
-                      flush=True)
-        floor, bound, task = (statistics.median(floors[k]) for k in ("plain", "preload", "task"))
-        print(f"{'(floor: a title and one chart)':28s} {'':11s} {floor:9.2f}   "
-              f"(median of {len(floors['plain'])} visits, one after each page visit)\n"
-              f"{'(floor, Plotly fetched at load)':28s} {'':11s} {bound:9.2f}\n"
-              f"  the floor's longest browser task before its chart (evaluating Plotly's JavaScript): "
-              f"{task:.2f} s", flush=True)
-        print(f"\n{'page (returning, new tab)':28s} {'seconds':>8s} {'/ floor':>8s} {'/ prefetch floor':>17s} "
-              f"{'/ floor beside it':>18s}  {'each visit / the floor visit after it: median [90% CI]':>56s}")
-        for slug, seconds in rows.items():
-            mid, low, high = median_interval(visit_ratios[slug])
-            interval = f"[{low:.2f}, {high:.2f}]" if low == low else "[needs 5 or more visits]"
-            print(f"{slug:28s} {seconds:8.2f} {seconds / floor:8.2f} {seconds / bound:17.2f} "
-                  f"{seconds / paired[slug]:18.2f}  {mid:>31.2f} {interval:>24s}")
-        clearly = [slug for slug in rows if median_interval(visit_ratios[slug])[1] > RATIO_GOAL]
-        print(f"pages whose whole interval lies above {RATIO_GOAL}× (slower than the goal beyond this run's noise): "
-              f"{', '.join(clearly) or 'none'}")
-        if rows:
-            # each page against the floor visits made between its own (same load), the run's median floor beside
-            worst = max(rows[slug] / paired[slug] for slug in rows)
-            print(f"(against the run's median floor: {max(rows.values()) / floor:.2f}×)")
-            print(f"a new tab: every page's first plot within {worst:.2f}× the one-chart floor "
-                  f"({'meets' if worst <= RATIO_GOAL else 'misses'} the goal of {RATIO_GOAL}×)", flush=True)
-        if args.passes:
-            in_app(returning, base, titles, args.passes)
-        returning.close()
-        browser.close()
+    with contextlib.ExitStack() as stack:
+        tree = stack.enter_context(frame_tree()) if args.frame else ROOT
+        pages = (["Lab_frame"] + (args.pages or [])) if args.frame else args.pages
+        server = stack.enter_context(serve(args.port, app=tree / "serve.py", tree=tree))
+        p = stack.enter_context(sync_playwright())
+        _visit_all(args, server, p, pages)
+
+
+@contextlib.contextmanager
+def frame_tree():
+    """A copy of this checkout (its tracked kind of files: no virtual environments, caches or git data) with the
+    floor page added as one more page of the lab, ``pages/99_Lab_frame.py``: the floor run through everything a
+    lab page runs through except its own content. Against the floor, it says what the frame costs a first plot."""
+    import shutil
+    import tempfile
+
+    with tempfile.TemporaryDirectory(prefix="lab-frame-") as tmp:
+        tree = Path(tmp) / "lab"
+        shutil.copytree(ROOT, tree, ignore=shutil.ignore_patterns(".git", ".venv*", "__pycache__", ".pytest_cache",
+                                                                  "*.pyc", "node_modules"))
+        (tree / "pages" / "99_Lab_frame.py").write_text(
+            '"""The one-chart floor as a page of the lab (benchmarks/bench_first_view.py --frame)."""\n'
+            + FLOOR_APP, encoding="utf-8")
+        yield tree
+
+
+def _visit_all(args, server, p, pages) -> None:
+    """Every page in ``pages`` (default: every page with a plot) against the floors, as ``main`` describes."""
+    base = server.url
+    browser = p.chromium.launch(**launch_options())
+    returning = browser.new_context(viewport={"width": 1400, "height": 1600})
+    returning.add_init_script(LONG_TASKS)  # the floors' visits carry the same observer
+    slugs, skipped, titles = [], [], {}
+    for slug in pages or _pages():  # the first visit warms the server and says which pages have a plot
+        seconds, charts, _ = first_visit(returning, f"{base}/{slug}")
+        if seconds is None:
+            skipped.append(slug)
+        else:
+            slugs.append(slug)
+    if skipped:
+        print(f"skipped, no plot on first view (none drawn by the time the page's script ended): "
+              f"{', '.join(skipped)}", flush=True)
+    print("seconds to the first plot on a warm server, a new tab; 'new browser' = empty HTTP cache, "
+          "'returning' = the browser has the app's JavaScript cached. Where a returning visit's time goes: "
+          "'chart msg' = the websocket message with the first chart's figure arrives (connection + the "
+          "page's script up to its first chart), 'KB before' = websocket bytes before it, 'longest' / "
+          "'tasks' = the longest and all browser tasks over 50 ms before the draw, 'charts' / 'WebGL' on "
+          "the whole first view", flush=True)
+    head = (f"{'page':28s} {'new browser':>11s} {'returning':>9s} {'chart msg':>9s} {'KB before':>9s} "
+            f"{'KB view':>8s} {'longest':>7s} {'tasks':>6s} {'charts':>6s} {'WebGL':>5s}")
+    print(head, flush=True)
+    rows, paired, visit_ratios = {}, {}, {}
+    floors: dict[str, list[float]] = {"plain": [], "preload": [], "task": []}
+    with floor_page(browser) as floor_visit, floor_page(browser, preload=True) as bound_visit:
+        for slug in slugs:
+            fresh, details, beside = [], [], []
+            for i in range(args.repeat):
+                shot = args.shots / f"first-view-{slug}.png" if args.shots and i == 0 else None
+                if shot:
+                    args.shots.mkdir(parents=True, exist_ok=True)
+                if not args.returning_only:
+                    fresh.append(first_plot_seconds(browser, f"{base}/{slug}", shot))
+                details.append(where_time_goes(returning, f"{base}/{slug}"))
+                seconds, task = floor_visit()
+                beside.append(seconds)
+                floors["plain"].append(seconds)
+                floors["task"].append(task)
+                floors["preload"].append(bound_visit()[0])
+            d = {k: statistics.median(x[k] for x in details) for k in details[0]}
+            rows[slug] = d["drawn"]
+            paired[slug] = statistics.median(beside)  # the floor under the same load as this page's visits
+            visit_ratios[slug] = [x["drawn"] / f for x, f in zip(details, beside)]
+            titles[slug] = slug
+            print(f"{slug:28s} {statistics.median(fresh) if fresh else float('nan'):11.2f} {d['drawn']:9.2f} "
+                  f"{d['chart_message']:9.2f} {d['bytes_before'] / 1e3:9.0f} {d['bytes_total'] / 1e3:8.0f} "
+                  f"{d['longest_task']:7.2f} {d['tasks_total']:6.2f} {d['charts']:6.0f} {d['webgl']:5.0f}",
+                  flush=True)
+    floor, bound, task = (statistics.median(floors[k]) for k in ("plain", "preload", "task"))
+    print(f"{'(floor: a title and one chart)':28s} {'':11s} {floor:9.2f}   "
+          f"(median of {len(floors['plain'])} visits, one after each page visit)\n"
+          f"{'(floor, Plotly fetched at load)':28s} {'':11s} {bound:9.2f}\n"
+          f"  the floor's longest browser task before its chart (evaluating Plotly's JavaScript): "
+          f"{task:.2f} s", flush=True)
+    print(f"\n{'page (returning, new tab)':28s} {'seconds':>8s} {'/ floor':>8s} {'/ prefetch floor':>17s} "
+          f"{'/ floor beside it':>18s}  {'each visit / the floor visit after it: median [90% CI]':>56s}")
+    for slug, seconds in rows.items():
+        mid, low, high = median_interval(visit_ratios[slug])
+        interval = f"[{low:.2f}, {high:.2f}]" if low == low else "[needs 5 or more visits]"
+        print(f"{slug:28s} {seconds:8.2f} {seconds / floor:8.2f} {seconds / bound:17.2f} "
+              f"{seconds / paired[slug]:18.2f}  {mid:>31.2f} {interval:>24s}")
+    clearly = [slug for slug in rows if median_interval(visit_ratios[slug])[1] > RATIO_GOAL]
+    print(f"pages whose whole interval lies above {RATIO_GOAL}× (slower than the goal beyond this run's noise): "
+          f"{', '.join(clearly) or 'none'}")
+    if rows:
+        # each page against the floor visits made between its own (same load), the run's median floor beside
+        worst = max(rows[slug] / paired[slug] for slug in rows)
+        print(f"(against the run's median floor: {max(rows.values()) / floor:.2f}×)")
+        print(f"a new tab: every page's first plot within {worst:.2f}× the one-chart floor "
+              f"({'meets' if worst <= RATIO_GOAL else 'misses'} the goal of {RATIO_GOAL}×)", flush=True)
+    if args.passes:
+        in_app(returning, base, titles, args.passes)
+    returning.close()
+    browser.close()
     print(f"(os.getloadavg() = {', '.join(f'{x:.1f}' for x in os.getloadavg())} — timings are noisy under load; "
           "the ratios to the floors, measured in the same run, cancel most of it)")
 
