@@ -388,9 +388,8 @@ def _run_live(scenario: Scenario, params: dict, seed: int, key: str, estimate: f
     result = Result.from_dict(data)
     state.pop("partial", None)
     state.pop("requested", None)
-    done = scenario.work_done(result.config, result.games_done)
-    status.update(label=f"Done: {done} in {result.seconds:.1f} s (seed {seed})",
-                  state="complete", expanded=False)
+    status.update(label=f"Done: {scenario.work_done(result.config, result.games_done)} in {result.seconds:.1f} s "
+                        f"(seed {seed})", state="complete", expanded=False)
     with top:
         store_note()
     tick()
