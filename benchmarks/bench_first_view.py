@@ -50,6 +50,7 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+from floor_pages import ELEMENT_VARIANTS, FLOOR_APP, _CHART, _HEAD, frame_tree  # the pages set against a lab
 from labserver import ROOT, launch_options, serve  # shared with bench_load.py
 
 GOAL = 2.0
@@ -188,13 +189,6 @@ def in_app_seconds(page, label: str, title: str, timeout_s: float = 120) -> floa
     return seconds
 
 
-FLOOR_APP = """import plotly.graph_objects as go
-import streamlit as st
-st.title("One chart")
-st.plotly_chart(go.Figure(go.Scatter(x=[0, 1, 2], y=[0, 1, 0])))
-"""
-
-
 LONG_TASKS = """window.__longTasks = [];
 new PerformanceObserver(list => list.getEntries().forEach(e => window.__longTasks.push([e.startTime, e.duration])))
     .observe({type: 'longtask', buffered: true});
@@ -217,22 +211,6 @@ def plotly_chunk() -> str:
     if not found:
         raise SystemExit("Streamlit's PlotlyChart chunk not found: has its frontend changed?")
     return f"/static/js/{found[0].name}"
-
-
-# What one kind of element above a page's first chart costs that chart: the floor page with N such elements
-# before its chart (--element-costs). The first view of every lab ends at its first chart, so whatever a lab
-# draws above that chart is rendered before the chart can be.
-_HEAD = 'import plotly.graph_objects as go\nimport streamlit as st\nst.title("One chart")\n'
-_CHART = 'st.plotly_chart(go.Figure(go.Scatter(x=[0, 1, 2], y=[0, 1, 0])))\n'
-ELEMENT_VARIANTS = {  # name: (elements above the chart, the code that draws them)
-    "12 metrics": (12, "for r in range(3):\n    for i, c in enumerate(st.columns(4)):\n"
-                       "        c.metric(f'Metric {r}{i}', f'{0.5 + i / 10:.3f}', help='what it is')\n"),
-    "10 paragraphs": (10, "for i in range(10):\n    st.markdown('A **sentence** with a [link](/Glossary) and "
-                          "some words to wrap. ' * 4)\n"),
-    "10 captions": (10, "for i in range(10):\n    st.caption('A caption of about one line of small words. ' * 2)\n"),
-    "4 controls": (4, "st.multiselect('m', ['a', 'b', 'c'], ['a', 'b'])\nst.select_slider('s', [1, 2, 3], 1)\n"
-                      "st.slider('x', 0.0, 1.0, 0.3)\nst.slider('y', 0.0, 1.0, 0.3)\n"),
-}
 
 
 @contextlib.contextmanager
@@ -317,24 +295,6 @@ def main() -> None:
         server = stack.enter_context(serve(args.port, app=tree / "serve.py", tree=tree))
         p = stack.enter_context(sync_playwright())
         _visit_all(args, server, p, pages)
-
-
-@contextlib.contextmanager
-def frame_tree():
-    """A copy of this checkout (its tracked kind of files: no virtual environments, caches or git data) with the
-    floor page added as one more page of the lab, ``pages/99_Lab_frame.py``: the floor run through everything a
-    lab page runs through except its own content. Against the floor, it says what the frame costs a first plot."""
-    import shutil
-    import tempfile
-
-    with tempfile.TemporaryDirectory(prefix="lab-frame-") as tmp:
-        tree = Path(tmp) / "lab"
-        shutil.copytree(ROOT, tree, ignore=shutil.ignore_patterns(".git", ".venv*", "__pycache__", ".pytest_cache",
-                                                                  "*.pyc", "node_modules"))
-        (tree / "pages" / "99_Lab_frame.py").write_text(
-            '"""The one-chart floor as a page of the lab (benchmarks/bench_first_view.py --frame)."""\n'
-            + FLOOR_APP, encoding="utf-8")
-        yield tree
 
 
 def _visit_all(args, server, p, pages) -> None:

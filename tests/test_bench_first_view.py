@@ -1,5 +1,6 @@
-"""bench_first_view.py --frame: the lab's frame measured alone, as a copy of the lab whose one extra page is the
-one-chart floor (no browser here: what the copy holds, and that the app lists the page where the benchmark looks)."""
+"""bench_first_view.py --frame (benchmarks/floor_pages.py): the lab's frame measured alone, as a copy of the lab
+whose one extra page is the one-chart floor (no browser here: what the copy holds, and that the app lists the page
+where the benchmark looks)."""
 from __future__ import annotations
 
 import re
@@ -8,7 +9,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "benchmarks"))
-from bench_first_view import FLOOR_APP, frame_tree  # noqa: E402
+from floor_pages import FLOOR_APP, frame_tree  # noqa: E402
 
 
 def test_frame_tree_is_the_lab_with_the_floor_as_one_more_page():

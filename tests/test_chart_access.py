@@ -69,7 +69,8 @@ def test_group_ranking_legend_clears_slanted_group_names():
 
     named = group_bars(series(14))
     assert named.layout.xaxis.showticklabels is True
-    assert (named.layout.legend.yref, named.layout.legend.y, named.layout.legend.yanchor) == ("container", 0, "bottom")
+    legend = named.layout.legend
+    assert (legend.yref, legend.y, legend.yanchor) == ("container", 0, "bottom")
     unnamed = group_bars(series(40))  # too many to name: no names under the bars, the usual legend place
     assert unnamed.layout.xaxis.showticklabels is False and unnamed.layout.legend.yref is None
     assert unnamed.layout.legend.y == -0.2
