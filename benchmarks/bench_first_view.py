@@ -272,9 +272,10 @@ def main() -> None:
                     help="only a comparison of this checkout with another one (TREE holds its serve.py): every "
                          "page in both, visits interleaved, each against the floor visit before it")
     ap.add_argument("--frame", action="store_true",
-                    help="measure the lab's frame alone: a copy of this checkout with the floor's title and chart "
-                         "added as a page of the lab ('Lab_frame': its config, theme, page head, navigation and "
-                         "first-view machinery, nothing of a lab's own), first, then --pages if given")
+                    help="serve a copy of this checkout with the floor's title and chart added as a page of the "
+                         "lab ('Lab_frame': its config, theme, page head, navigation and first-view machinery, "
+                         "nothing of a lab's own) and measure it first, a control beside --pages (default: every "
+                         "page); '--pages Lab_frame' for the frame alone")
     ap.add_argument("--element-costs", action="store_true",
                     help="only what elements above the first chart cost it: the floor page with metrics, "
                          "paragraphs, captions or controls before its chart, each against the floor beside it")
@@ -291,7 +292,9 @@ def main() -> None:
         return
     with contextlib.ExitStack() as stack:
         tree = stack.enter_context(frame_tree()) if args.frame else ROOT
-        pages = (["Lab_frame"] + (args.pages or [])) if args.frame else args.pages
+        pages = args.pages
+        if args.frame:  # the control first, then the pages asked for
+            pages = ["Lab_frame"] + [slug for slug in args.pages or _pages() if slug != "Lab_frame"]
         server = stack.enter_context(serve(args.port, app=tree / "serve.py", tree=tree))
         p = stack.enter_context(sync_playwright())
         _visit_all(args, server, p, pages)
