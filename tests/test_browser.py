@@ -113,6 +113,12 @@ def _check_page(browser, url: str, name: str, need_plot: bool = True) -> None:
     assert exceptions.count() == 0, f"{name}: exception on the page: {exceptions.first.inner_text()[:500]}"
     body = page.locator("body").inner_text()
     assert "Traceback" not in body, f"{name}: traceback text on the page"
+    # Each chart drawn once: Plotly's automargin found its axes' labels room enough (core/plots/margins.py). A
+    # chart whose labels outgrow the margin Plotly draws a second time and notes it on its full layout.
+    redrawn = page.evaluate("""() => [...document.querySelectorAll('.js-plotly-plot')]
+        .filter(gd => gd._fullLayout && '_redrawFromAutoMarginCount' in gd._fullLayout)
+        .map(gd => (gd._fullLayout.title && gd._fullLayout.title.text || '?').replace(/<[^>]+>/g, '').slice(0, 60))""")
+    assert not redrawn, f"{name}: charts drawn twice for want of margin room: {redrawn}"
     page.close()
 
 

@@ -373,9 +373,11 @@ def chart(fig, name: str, **kw) -> None:
     which ends at this chart, with the full run that follows), and at most six WebGL charts on a page
     (ui.first_view.webgl_budget)."""
     from core.plots.common import distinguish
+    from core.plots.margins import reserve_side_margins
     from ui.access import chart_text
     from ui.first_view import after_chart, view_ends_here, webgl_budget
 
+    reserve_side_margins(fig)  # room for the y axes' labels up front: Plotly then draws the chart once, not twice
     st.plotly_chart(distinguish(webgl_budget(fig, name)), key=f"{name}-{st.session_state.get('_draw_tick', 0)}",
                     width="stretch", **kw)
     if not view_ends_here():
