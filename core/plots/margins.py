@@ -51,6 +51,11 @@ def _numeric(value) -> bool:
         return False
 
 
+def _first(values) -> list:
+    """At most ``_SAMPLE`` of a trace's values, without copying the rest (plotly keeps them as arrays or tuples)."""
+    return list(values[:_SAMPLE]) if hasattr(values, "__getitem__") else list(values)[:_SAMPLE]
+
+
 def _category_names(fig: go.Figure, axis, ref: str) -> list[str] | None:
     """The tick labels of a category axis (its ``ticktext``, or the text values its traces put on it), or None
     when the axis shows numbers. ``ref`` names the axis as traces do (``"y"``, ``"x2"``)."""
@@ -62,13 +67,14 @@ def _category_names(fig: go.Figure, axis, ref: str) -> list[str] | None:
         if (getattr(trace, letter + "axis", None) or letter) != ref:
             continue
         values = getattr(trace, letter, None)
-        if values is None:
+        if values is None or getattr(getattr(values, "dtype", None), "kind", "O") in "biuf":  # numbers only
             continue
-        texts = [v for v in list(values)[:_SAMPLE] if v is not None and not _numeric(v)]
+        texts = [v for v in _first(values) if v is not None and not _numeric(v)]
         names += [strip_markup(v) for v in texts]
     if axis.type == "category" and not names:
         names = [str(v) for trace in fig.data if (getattr(trace, letter + "axis", None) or letter) == ref
-                 for v in list(getattr(trace, letter, None) or [])[:_SAMPLE]]
+                 for v in _first(getattr(trace, letter, None) if getattr(trace, letter, None) is not None
+                                 else [])]
     return names or None
 
 
@@ -102,10 +108,10 @@ def _side_need(fig: go.Figure, axis) -> tuple[str, int] | None:
     return side, min(MAX_SIDE_PX, AXIS_PX + labels)
 
 
-def _bottom_need(fig: go.Figure, axis) -> int:
+def _bottom_need(fig: go.Figure, axis, names: list[str] | None) -> int:
     """Pixels an x axis at the figure's foot needs under its plot: its tick labels (a level row, or slanted
     category names as deep as the longest reaches) and its title under them. Axes above or inside the figure
-    are left to Plotly."""
+    are left to Plotly. ``names``: the axis's category names (None for numbers)."""
     if axis.visible is False or axis.side == "top":
         return 0
     anchor = axis.anchor if axis.anchor not in (None, "free") else ("y" if axis.overlaying is None else None)
@@ -116,7 +122,6 @@ def _bottom_need(fig: go.Figure, axis) -> int:
         return X_AXIS_PX[1] - X_AXIS_PX[0] if has_title else 0
     depth = X_AXIS_PX[1] if has_title else X_AXIS_PX[0]
     if axis.tickangle not in (None, 0):  # a slanted name reaches down by its length times the angle's sine
-        names = _category_names(fig, axis, "x" + axis.plotly_name[len("xaxis"):])
         longest = max(map(len, names)) if names else 6
         depth += round(CHAR_PX * longest * abs(math.sin(math.radians(axis.tickangle))))
     return min(MAX_SIDE_PX, depth)
@@ -131,10 +136,10 @@ def reserve_side_margins(fig: go.Figure) -> go.Figure:
         if found is not None:
             need[found[0]] = max(need[found[0]], found[1])
     for axis in fig.select_xaxes():
-        depth = _bottom_need(fig, axis)
+        names = _category_names(fig, axis, "x" + axis.plotly_name[len("xaxis"):])
+        depth = _bottom_need(fig, axis, names)
         need["b"] = max(need["b"], depth)
-        if depth and axis.showticklabels is not False and axis.type != "category" \
-                and not _category_names(fig, axis, "x" + axis.plotly_name[len("xaxis"):]):
+        if depth and axis.showticklabels is not False and axis.type != "category" and not names:
             need["r"] = max(need["r"], X_OVERHANG_PX)
     margin = fig.layout.margin
     wider = {side: px for side, px in need.items()
