@@ -29,6 +29,13 @@ ELEMENT_VARIANTS = {  # name: (elements above the chart, the code that draws the
     "10 captions": (10, "for i in range(10):\n    st.caption('A caption of about one line of small words. ' * 2)\n"),
     "4 controls": (4, "st.multiselect('m', ['a', 'b', 'c'], ['a', 'b'])\nst.select_slider('s', [1, 2, 3], 1)\n"
                       "st.slider('x', 0.0, 1.0, 0.3)\nst.slider('y', 0.0, 1.0, 0.3)\n"),
+    # what the labs put between their title and first chart: the plain-language sentence (an alert with an
+    # icon), a demo's tabs, a row of columns around the chart, a section's subheader
+    "4 alerts": (4, "for i in range(4):\n    st.info('What the result means, in one sentence with a number: 0.62.',"
+                    " icon=':material/record_voice_over:')\n"),
+    "5 tabs": (5, "st.tabs(['1 · One', '2 · Two', '3 · Three', '4 · Four', '5 · Five'])\n"),
+    "4 subheaders": (4, "for i in range(4):\n    st.subheader(f'Section {i}')\n"),
+    "2 columns": (2, "a, b = st.columns(2)\na.markdown('left')\nb.markdown('right')\n"),
 }
 
 

@@ -66,15 +66,15 @@ def linkage_demo():
     except LabError as exc:
         show_error(exc)
     else:
-        plain(L.sentence)
-        metric_row(L.shown, lecture.LINKAGE_LABELS)
-        st.caption(content("reid_lecture", "link-claims"))
+        plain(L.sentence)  # the numbers in words, then their charts, then the tiles that detail them
         a, b = st.columns(2)
         with a:
             figure(plots.uniqueness_by_combination(L.result.combos), "uniqueness-by-combination")
         with b:
             figure(plots.class_size_histogram(L.result.population.size_histogram), "class-sizes")
             figure(plots.linkage_funnel(L.metrics), "linkage-funnel")
+        metric_row(L.shown, lecture.LINKAGE_LABELS)
+        st.caption(content("reid_lecture", "link-claims"))
         st.subheader("The join (released records with the name the attacker attaches)")
         st.dataframe(L.join.head(500), hide_index=True, height=260)
         download_table(L.result.join, "reid-linkage-join")
