@@ -56,25 +56,26 @@ def _first(values) -> list:
     return list(values[:_SAMPLE]) if hasattr(values, "__getitem__") else list(values)[:_SAMPLE]
 
 
+def _values_on(fig: go.Figure, ref: str):
+    """The values each trace drawn on the axis ``ref`` (``"y"``, ``"x2"``) puts on it: its x or y values."""
+    letter = ref[0]
+    for trace in fig.data:
+        values = getattr(trace, letter, None)
+        if values is not None and (getattr(trace, letter + "axis", None) or letter) == ref:
+            yield values
+
+
 def _category_names(fig: go.Figure, axis, ref: str) -> list[str] | None:
     """The tick labels of a category axis (its ``ticktext``, or the text values its traces put on it), or None
     when the axis shows numbers. ``ref`` names the axis as traces do (``"y"``, ``"x2"``)."""
     if axis.ticktext:
         return [strip_markup(t) for t in axis.ticktext]
-    letter = ref[0]
-    names: list[str] = []
-    for trace in fig.data:
-        if (getattr(trace, letter + "axis", None) or letter) != ref:
-            continue
-        values = getattr(trace, letter, None)
-        if values is None or getattr(getattr(values, "dtype", None), "kind", "O") in "biuf":  # numbers only
-            continue
-        texts = [v for v in _first(values) if v is not None and not _numeric(v)]
-        names += [strip_markup(v) for v in texts]
-    if axis.type == "category" and not names:
-        names = [str(v) for trace in fig.data if (getattr(trace, letter + "axis", None) or letter) == ref
-                 for v in _first(getattr(trace, letter, None) if getattr(trace, letter, None) is not None
-                                 else [])]
+    on_axis = list(_values_on(fig, ref))
+    names = [strip_markup(v) for values in on_axis
+             if getattr(getattr(values, "dtype", None), "kind", "O") not in "biuf"  # a numeric array: no names
+             for v in _first(values) if v is not None and not _numeric(v)]
+    if axis.type == "category" and not names:  # numbers shown as categories
+        names = [str(v) for values in on_axis for v in _first(values)]
     return names or None
 
 
