@@ -16,10 +16,17 @@ else:
     os.environ.setdefault("LAB_STORE", tempfile.mkdtemp(prefix="lab-store-test-"))
 
 
+# The browser tests' lab server (one a worker, for the session) and Chromium (one a module): browser_helpers.py
+from browser_helpers import browser, server  # noqa: E402,F401
+
+
+@pytest.hookimpl(tryfirst=True)
 def pytest_collection_modifyitems(config, items):
-    """The browser tests share one lab server and one Chromium (session fixtures of tests/test_browser.py): under
+    """The browser tests share one lab server and Chromium (the fixtures above): under
     ``-n 2 --dist loadgroup`` they all run in one worker, one after another, while the other worker takes the
-    engine and AppTest tests."""
+    engine and AppTest tests. First among the hooks: pytest-xdist's own reads the group marker from each item
+    in the same hook, and a marker added after it has run is ignored (the browser tests were then spread over
+    both workers, each with its own servers and its own store, and the labs' default runs were computed twice)."""
     for item in items:
         if item.get_closest_marker("browser") is not None or {"server", "browser"} & set(item.fixturenames):
             item.add_marker(pytest.mark.xdist_group("browser"))

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from test_browser import _pages, _slug, browser, server, settle  # noqa: F401  (fixtures: a server on a free port, Chromium)
+from test_browser import _pages, _slug, settle
 
 pytestmark = pytest.mark.browser
 
@@ -47,7 +47,7 @@ NO_PLOT = ("home", "03_Lessons", "60_Compare_runs", "70_Paper_presets", "90_Glos
 
 
 @pytest.mark.parametrize("name,path", PAGES, ids=[n for n, _ in PAGES])
-def test_no_axe_violations_at_defaults_and_after_the_default_run(server, browser, name, path):  # noqa: F811
+def test_no_axe_violations_at_defaults_and_after_the_default_run(server, browser, name, path):
     page = browser.new_page(viewport={"width": 1400, "height": 1000})
     page.goto(f"{server}/{path}", wait_until="domcontentloaded")
     settle(page, need_plot=name not in NO_PLOT)
@@ -71,7 +71,7 @@ def _button_named(label: str) -> str:
     return f"el.tagName === 'BUTTON' && el.innerText.trim().endsWith({json.dumps(label)})"
 
 
-def test_keyboard_alone_changes_the_main_control_and_starts_and_stops_a_run(server, browser):  # noqa: F811
+def test_keyboard_alone_changes_the_main_control_and_starts_and_stops_a_run(server, browser):
     from playwright.sync_api import expect
 
     page = browser.new_page(viewport={"width": 1400, "height": 1000})

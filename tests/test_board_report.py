@@ -68,7 +68,7 @@ def test_report_prints_to_pdf_with_the_verdict_on_page_one(agg_result, tmp_path)
 
     pypdf = pytest.importorskip("pypdf")
     playwright = pytest.importorskip("playwright.sync_api")
-    from test_browser import ARGS, CHROMIUM
+    from browser_helpers import ARGS, CHROMIUM
     if not os.path.exists(CHROMIUM):
         pytest.skip("no /usr/bin/chromium")
     path = tmp_path / "report.html"

@@ -1,23 +1,15 @@
 """Real-browser smoke test: every page opens in Debian Chromium, runs its default, shows a plot, no exception."""
 from __future__ import annotations
 
-import os
 import re
-import socket
-import subprocess
-import sys
 import time
 import urllib.request
 from pathlib import Path
 
 import pytest
+from browser_helpers import ARGS, CHROMIUM, SHOTS  # noqa: F401  (also read by other browser tests)
 
 ROOT = Path(__file__).resolve().parent.parent
-CHROMIUM = "/usr/bin/chromium"
-ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-        "--disable-background-networking", "--disable-component-update", "--disable-sync",
-        "--disable-dev-shm-usage"]
-SHOTS = ROOT / "artifacts" / "screenshots"
 
 pytestmark = pytest.mark.browser
 
@@ -28,52 +20,6 @@ def _pages():
 
 def _slug(path: Path) -> str:
     return re.sub(r"^\d+_", "", path.stem)
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-@pytest.fixture(scope="module")
-def server():
-    if not os.path.exists(CHROMIUM):
-        if os.environ.get("CI"):
-            pytest.fail("CI needs /usr/bin/chromium for the browser test (run.sh installs it)")
-        pytest.skip("no /usr/bin/chromium")
-    port = _free_port()
-    env = {**os.environ, "OPENBLAS_NUM_THREADS": "1"}
-    proc = subprocess.Popen([sys.executable, "-m", "streamlit", "run", str(ROOT / "serve.py"),
-                             "--server.port", str(port), "--server.address", "127.0.0.1",
-                             "--server.headless", "true", "--browser.gatherUsageStats", "false"],
-                            cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
-    url = f"http://127.0.0.1:{port}"
-    deadline = time.time() + 60
-    while time.time() < deadline:
-        try:
-            if urllib.request.urlopen(f"{url}/_stcore/health", timeout=2).read() == b"ok":
-                break
-        except OSError:
-            time.sleep(0.5)
-    else:
-        proc.kill()
-        pytest.fail("streamlit did not start: " + proc.stdout.read().decode(errors="replace")[-2000:])
-    yield url
-    proc.terminate()
-    try:
-        proc.wait(timeout=10)
-    except subprocess.TimeoutExpired:
-        proc.kill()
-
-
-@pytest.fixture(scope="module")
-def browser():
-    playwright = pytest.importorskip("playwright.sync_api")
-    with playwright.sync_playwright() as p:
-        b = p.chromium.launch(executable_path=CHROMIUM, headless=True, args=ARGS)
-        yield b
-        b.close()
 
 
 def settle(page, need_plot: bool) -> bool:
@@ -125,6 +71,17 @@ def _check_page(browser, url: str, name: str, need_plot: bool = True) -> None:
 def test_home_page(server, browser):
     # the home page draws the DP bound teaser (it also loads the chart library for the first lab)
     _check_page(browser, server, "home", need_plot=True)
+
+
+def test_browser_tests_share_one_worker_when_run_in_parallel(request, server):
+    # Under ``--dist loadgroup`` (pyproject.toml) pytest-xdist sends a group's tests to one worker only if it could
+    # append the group to each test's id (``…@browser``); when it cannot (pytest 9.2 with pytest-xdist 3.8) the
+    # browser tests spread over both workers without a word, each worker starts its own lab server and fills its
+    # own result store, and the suite runs minutes longer. The group marker alone is not enough: the id says
+    # whether the scheduler saw it.
+    assert request.node.get_closest_marker("xdist_group").args == ("browser",)
+    if request.config.getvalue("loadgroup"):
+        assert request.node.nodeid.endswith("@browser"), request.node.nodeid
 
 
 def test_no_other_site_may_control_the_lab_from_a_frame(server):

@@ -4,7 +4,6 @@ from __future__ import annotations
 import time
 
 import pytest
-from test_browser import ARGS, CHROMIUM, browser, server  # noqa: F401  (fixtures)
 
 from core.runtime.games import run
 from ui.pins import decode_pins, encode_pins
@@ -22,7 +21,7 @@ def _wait_text(page, text: str, timeout: float = 240) -> None:
     raise AssertionError(f"{text!r} did not appear")
 
 
-def test_shared_compare_link_restores_the_runs(server, browser):  # noqa: F811
+def test_shared_compare_link_restores_the_runs(server, browser):
     pinned = run("location", SMALL, seed=4).to_dict(records=False)
     token = encode_pins([pinned])
     context = browser.new_context(viewport={"width": 1400, "height": 1600})  # a fresh session: no pins
@@ -43,7 +42,7 @@ def test_shared_compare_link_restores_the_runs(server, browser):  # noqa: F811
     context.close()
 
 
-def test_preset_link_puts_the_preset_first(server, browser):  # noqa: F811
+def test_preset_link_puts_the_preset_first(server, browser):
     context = browser.new_context(viewport={"width": 1400, "height": 1600})
     page = context.new_page()
     page.goto(f"{server}/Paper_presets?preset=dinur-nissim-sqrt-n", wait_until="domcontentloaded")

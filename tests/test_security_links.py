@@ -173,9 +173,6 @@ def test_every_streamlit_cache_in_the_app_is_bounded():
 
 
 # ------------------------------------------------------------------ in a real browser
-from test_browser import browser, server  # noqa: E402,F401  (the browser tests' fixtures: Chromium, a server)
-
-
 class _Listener:
     """A local HTTP server that records every request (an attacker's tracking pixel or phishing page)."""
 
@@ -221,7 +218,7 @@ _WATCH = """(here) => {
 
 
 @pytest.mark.browser
-def test_markdown_in_any_link_parameter_makes_no_link_and_fetches_nothing(server, browser):  # noqa: F811
+def test_markdown_in_any_link_parameter_makes_no_link_and_fetches_nothing(server, browser):
     from urllib.parse import urlencode
 
     listener = _Listener()
@@ -255,7 +252,7 @@ def test_markdown_in_any_link_parameter_makes_no_link_and_fetches_nothing(server
 
 
 @pytest.mark.browser
-def test_an_infinite_link_value_is_a_toast_not_a_traceback(server, browser):  # noqa: F811
+def test_an_infinite_link_value_is_a_toast_not_a_traceback(server, browser):
     page = browser.new_page(viewport={"width": 1400, "height": 1200})
     # a toast stays for a few seconds only, and may come and go before the chart on a loaded machine: the page
     # is watched from its first node for the toast's text
