@@ -63,7 +63,8 @@ def _check_page(browser, url: str, name: str, need_plot: bool = True) -> None:
     # chart whose labels outgrow the margin Plotly draws a second time and notes it on its full layout.
     redrawn = page.evaluate("""() => [...document.querySelectorAll('.js-plotly-plot')]
         .filter(gd => gd._fullLayout && '_redrawFromAutoMarginCount' in gd._fullLayout)
-        .map(gd => (gd._fullLayout.title && gd._fullLayout.title.text || '?').replace(/<[^>]+>/g, '').slice(0, 60))""")
+        .map(gd => (gd._fullLayout.title && gd._fullLayout.title.text || '?')
+                   .replace(/<[^>]+>/g, '').slice(0, 60))""")
     assert not redrawn, f"{name}: charts drawn twice for want of margin room: {redrawn}"
     page.close()
 
