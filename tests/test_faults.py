@@ -6,6 +6,7 @@ Also here: stop signals (SIGTERM, SIGINT) and a ``kill -9`` of a worker during r
 (the second half of this module)."""
 from __future__ import annotations
 
+import contextlib
 import errno
 import json
 import os
@@ -367,6 +368,26 @@ def cmdline(pid: int) -> str:
         return ""
 
 
+def _links(pid: int) -> set[str]:
+    """What each open file descriptor of ``pid`` points to (``pipe:[inode]`` for a pipe)."""
+    links = set()
+    try:
+        for fd in Path(f"/proc/{pid}/fd").iterdir():
+            with contextlib.suppress(OSError):  # closed while listed (the listing's own descriptor, say)
+                links.add(os.readlink(fd))
+    except OSError:  # gone, or not ours to read
+        pass
+    return links
+
+
+def pipe_holders(pid: int) -> dict[int, str]:
+    """Every other process holding one of the pipes ``pid`` holds: what keeps a resource tracker alive (it ends
+    when the last writer of its pipe closes it), named in a failure so that a rare one can be traced."""
+    mine = {link for link in _links(pid) if link.startswith("pipe:")}
+    return {int(p.name): cmdline(int(p.name))[:90] for p in Path("/proc").iterdir()
+            if p.name.isdigit() and int(p.name) != pid and _links(int(p.name)) & mine}
+
+
 class Cli:
     """``python -m core ARGS`` in its own process, stdout/stderr into files (orphans cannot block a pipe)."""
 
@@ -405,8 +426,10 @@ class Cli:
                 return took
             time.sleep(0.05)
         left = {p: cmdline(p)[:90] for p in self.seen if alive(p)}
+        holders = {p: pipe_holders(p) for p in left}
         self.kill_all()
-        pytest.fail(f"still alive {bound + 30:.0f} s after the fault: main={self.proc.poll() is None}, {left}")
+        pytest.fail(f"still alive {bound + 30:.0f} s after the fault: main={self.proc.poll() is None}, {left}; "
+                    f"the other holders of their pipes: {holders}")
 
     def kill_all(self) -> None:
         for pid in [self.proc.pid, *self.seen]:
