@@ -24,9 +24,9 @@ from browser_helpers import browser, server  # noqa: E402,F401
 def pytest_collection_modifyitems(config, items):
     """The browser tests share one lab server and Chromium (the fixtures above): under
     ``-n 2 --dist loadgroup`` they all run in one worker, one after another, while the other worker takes the
-    engine and AppTest tests. First among the hooks: pytest-xdist's own reads the group marker from each item
-    in the same hook, and a marker added after it has run is ignored (the browser tests were then spread over
-    both workers, each with its own servers and its own store, and the labs' default runs were computed twice)."""
+    engine and AppTest tests. First among the hooks, because pytest-xdist's own reads the group marker in this
+    same hook. The group takes effect only where pytest-xdist can append it to each test's id, which pytest 9.2's
+    structured ids prevent (requirements.txt pins 9.1.1; tests/test_browser.py checks the ids)."""
     for item in items:
         if item.get_closest_marker("browser") is not None or {"server", "browser"} & set(item.fixturenames):
             item.add_marker(pytest.mark.xdist_group("browser"))
