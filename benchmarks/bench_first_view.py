@@ -78,7 +78,7 @@ def settle(page, timeout_s: float = 300, quiet_s: float = 1.5) -> None:
 
 
 LIVE_CHARTS = """() => {
-    const live = [...document.querySelectorAll('[data-testid=stPlotlyChart]')]
+    const live = [...document.querySelectorAll('.js-plotly-plot')]  // Streamlit's chart element or the lab's own
         .filter(el => !el.closest('[data-stale="true"]'));
     const gl = live.filter(el => el.querySelector('.gl-container canvas, canvas.gl-canvas')).length;
     return [live.length, gl];
@@ -135,6 +135,12 @@ def first_plot_seconds(browser, url: str, shot: Path | None = None, timeout_s: f
     return seconds
 
 
+def _holds_figure(message: bytes) -> bool:
+    """Whether a websocket message carries a chart's figure: Streamlit's element holds it as JSON, the lab's own
+    chart view (ui/plotly_view.py) as a JSON string inside its data."""
+    return b'"layout"' in message or b'\\"layout\\"' in message
+
+
 def where_time_goes(ctx, url: str, timeout_s: float = 120) -> dict:
     """One new-tab visit by a returning browser, taken apart: when the websocket delivered the message holding
     the first chart's figure (the server's script time to its first ``st.plotly_chart`` plus the connection),
@@ -147,7 +153,7 @@ def where_time_goes(ctx, url: str, timeout_s: float = 120) -> dict:
 
     def on_ws(ws):
         ws.on("framereceived", lambda data: frames.append(
-            (time.perf_counter() - start, len(data), isinstance(data, bytes) and b'"layout"' in data)))
+            (time.perf_counter() - start, len(data), isinstance(data, bytes) and _holds_figure(data))))
 
     page.on("websocket", on_ws)
     page.goto(url, wait_until="commit")

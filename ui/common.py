@@ -367,19 +367,31 @@ def param_widgets(scenario: Scenario, container=None, only=None, exclude=(), see
     return config
 
 
+CHART_FONT = '"Source Sans", sans-serif'  # the app's own font (Streamlit's theme), for the charts' text too
+
+
 def chart(fig, name: str, **kw) -> None:
-    """``st.plotly_chart`` with a key unique to the current draw (live redraws repeat charts), its series told
-    apart by line style and marker as well as colour, its text alternative under it (on a new tab's first view,
-    which ends at this chart, with the full run that follows), and at most six WebGL charts on a page
-    (ui.first_view.webgl_budget)."""
+    """A plotly chart with a key unique to the current draw (live redraws repeat charts), its series told apart
+    by line style and marker as well as colour, its text alternative under it (on a new tab's first view, which
+    ends at this chart, with the full run that follows), and at most six WebGL charts on a page
+    (ui.first_view.webgl_budget). In a browser, a chart of scatter, bar and pie traces is drawn with plotly.js's
+    basic bundle (ui/plotly_view.py: a new tab draws it in half the time); any other with ``st.plotly_chart``.
+    Both draw the figure as it is (``theme=None``), so the two kinds look alike on one page."""
     from core.plots.common import distinguish
     from core.plots.margins import reserve_side_margins
+    from ui import plotly_view
     from ui.access import chart_text
-    from ui.first_view import after_chart, view_ends_here, webgl_budget
+    from ui.first_view import after_chart, browser_session, view_ends_here, webgl_budget
 
     reserve_side_margins(fig)  # room for the y axes' labels up front: Plotly then draws the chart once, not twice
-    st.plotly_chart(distinguish(webgl_budget(fig, name)), key=f"{name}-{st.session_state.get('_draw_tick', 0)}",
-                    width="stretch", **kw)
+    fig = distinguish(webgl_budget(fig, name))
+    if not fig.layout.font.family:
+        fig.update_layout(font_family=CHART_FONT)
+    key = f"{name}-{st.session_state.get('_draw_tick', 0)}"
+    if not kw and browser_session() and plotly_view.drawable(fig):
+        plotly_view.draw(fig, key=key)
+    else:
+        st.plotly_chart(fig, key=key, width="stretch", theme=None, **kw)
     if not view_ends_here():
         chart_text(fig)
     after_chart()  # a new tab's first view ends here; the rest follows once the browser has drawn this chart

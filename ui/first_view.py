@@ -113,6 +113,11 @@ def _drawn() -> None:
 
 def _runs_javascript() -> bool:
     """Whether this session is a browser (its websocket's User-Agent), which runs the signal's JavaScript."""
+    return browser_session()
+
+
+def browser_session() -> bool:
+    """Whether this session is a browser, by its websocket's User-Agent (AppTest and protocol clients are not)."""
     try:
         return "Mozilla/" in (st.context.headers.get("User-Agent") or "")
     except Exception:  # no request behind the session (AppTest, a bare script)

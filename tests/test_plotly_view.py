@@ -1,0 +1,93 @@
+"""The lab's own chart view (ui/plotly_view.py): which figures it draws, the bundle it draws them with, and in a
+real browser, that a lab's charts of scatter and bar traces come through it and say so when the bundle fails."""
+from __future__ import annotations
+
+import hashlib
+import urllib.request
+
+import plotly.graph_objects as go
+import pytest
+
+from ui import plotly_view
+
+# plotly.js's basic bundle as the npm package plotly.js-basic-dist-min 4.1.1 publishes it: the lab serves that
+# file unmodified, so any change to it is a mistake or an update that must come with a new hash.
+BUNDLE_SHA256 = "99784e3abfb07b142a15e521a439e6d9addceadb3f79553fd24c72774f0649ba"
+
+
+def test_the_bundle_is_plotly_js_own_basic_bundle_unmodified_with_its_licence():
+    data = (plotly_view.STATIC / plotly_view.BUNDLE).read_bytes()
+    assert hashlib.sha256(data).hexdigest() == BUNDLE_SHA256
+    assert data.startswith(b"/**\n* plotly.js (basic - minified) v")
+    assert "MIT License" in (plotly_view.STATIC / "plotly-LICENSE.txt").read_text(encoding="utf-8")
+
+
+def test_the_bundle_is_the_same_plotly_js_as_the_pinned_plotly_package():
+    # figures are written by the plotly package for its own plotly.js; a newer pin needs the matching bundle
+    assert plotly_view.bundle_version() == plotly_view.full_bundle_version() == "4.1.1"
+
+
+def test_drawable_takes_figures_of_the_basic_bundles_traces_only():
+    assert plotly_view.drawable(go.Figure([go.Scatter(y=[1, 2]), go.Bar(y=[3]), go.Pie(values=[1, 2])]))
+    assert not plotly_view.drawable(go.Figure())  # nothing to draw: Streamlit's element shows the empty axes
+    assert not plotly_view.drawable(go.Figure([go.Scatter(y=[1]), go.Heatmap(z=[[1]])]))
+    assert not plotly_view.drawable(go.Figure(go.Scattergl(y=[1])))  # WebGL: not in the basic bundle
+    assert not plotly_view.drawable(go.Figure(go.Funnel(y=["a"], x=[1])))
+
+
+def test_a_bundle_of_another_plotly_js_is_not_used(monkeypatch, tmp_path):
+    other = tmp_path / "plotly-basic.min.js"
+    other.write_text("/**\n* plotly.js (basic - minified) v3.0.0\n*/\n", encoding="utf-8")
+    assert plotly_view.bundle_version.__wrapped__(other) == "3.0.0"  # the version as the bundle's header states it
+    monkeypatch.setattr(plotly_view, "bundle_version", lambda: "3.0.0")
+    assert not plotly_view.drawable(go.Figure(go.Scatter(y=[1])))
+
+
+def test_a_session_without_javascript_gets_streamlits_element(monkeypatch):
+    # AppTest is not a browser: every chart stays st.plotly_chart, so the pages' figures are tested as before
+    from streamlit.testing.v1 import AppTest
+
+    def app():
+        import plotly.graph_objects as go
+
+        from ui.common import chart
+        chart(go.Figure(go.Scatter(x=[0, 1], y=[1, 0])), "one")
+        chart(go.Figure(go.Heatmap(z=[[0, 1]])), "two")
+
+    at = AppTest.from_function(app).run()
+    assert not at.exception
+    charts = at.get("plotly_chart")
+    assert len(charts) == 2 and all(c.proto.theme == "" for c in charts)  # drawn as the figure is, no theme
+
+
+@pytest.mark.browser
+def test_a_labs_scatter_and_bar_charts_come_through_the_basic_bundle(server, browser):
+    page = browser.new_page(viewport={"width": 1400, "height": 1600})
+    errors: list[str] = []
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    loaded: list[str] = []
+    page.on("response", lambda r: loaded.append(r.url) if "plotly" in r.url.lower() and r.url.endswith(".js")
+            else None)
+    page.goto(f"{server}/Location_membership", wait_until="domcontentloaded")
+    page.wait_for_selector(".lab-plotly .main-svg", timeout=120_000)
+    assert any(url.endswith("/" + plotly_view.BUNDLE) for url in loaded), loaded
+    assert not any("PlotlyChart" in url for url in loaded), "Streamlit's full Plotly came before the first plot"
+    # the chart fills its column and has the figure's height
+    box = page.locator(".lab-plotly").first.bounding_box()
+    assert box["width"] > 500 and box["height"] >= 300, box
+    assert not errors, errors
+    page.close()
+
+
+@pytest.mark.browser
+def test_the_bundle_is_served_as_javascript_and_a_failed_load_says_so(server, browser):
+    src = f"{server}/component/ui.plotly_view.lab_plotly_files/{plotly_view.BUNDLE}"
+    with urllib.request.urlopen(src, timeout=30) as response:
+        assert response.headers["Content-Type"].startswith("application/javascript")
+        assert response.read(40).startswith(b"/**\n* plotly.js (basic")
+    page = browser.new_page(viewport={"width": 1400, "height": 1600})
+    page.route(f"**/{plotly_view.BUNDLE}", lambda route: route.abort())
+    page.goto(f"{server}/Location_membership", wait_until="domcontentloaded")
+    page.get_by_text("This chart could not be drawn: its drawing library did not load").first.wait_for(
+        timeout=120_000)
+    page.close()
