@@ -74,15 +74,14 @@ def test_a_served_first_view_leaves_the_css_to_the_head_and_every_other_run_send
     assert css_elements(at.run()) == 1
 
 
-def test_the_late_plotly_import_names_streamlits_own_chunk_on_this_server():
-    import streamlit
+def test_the_late_plotly_load_names_the_labs_basic_bundle_on_this_server():
+    from ui import plotly_view
 
-    from ui.first_view import plotly_chunk
-
-    chunk = plotly_chunk()
-    assert chunk and (Path(streamlit.__file__).parent / "static" / "static" / "js" / chunk).is_file()
+    name = f"{plotly_view.__name__}.{plotly_view.FILES}"  # the component route that serves ui/static
+    assert (plotly_view.STATIC / plotly_view.BUNDLE).is_file()
     for line in (_PAGE, _ROOT):  # relative, as Streamlit's own scripts: nothing is fetched from elsewhere
-        assert f"import('./static/js/{chunk}')".encode() in line and b"http" not in line
+        assert f"s.src='./component/{name}/{plotly_view.BUNDLE}'".encode() in line and b"http" not in line
+        assert b"l.basic=new Promise" in line  # the promise the chart view waits on, so the bundle loads once
 
 
 def _serve(path: str, *, body: bytes = INDEX, content_type: bytes = b"text/html; charset=utf-8", status=200,

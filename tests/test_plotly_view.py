@@ -10,37 +10,42 @@ import pytest
 
 from ui import plotly_view
 
-# plotly.js's basic bundle as the npm package plotly.js-basic-dist-min 4.1.1 publishes it: the lab serves that
-# file unmodified, so any change to it is a mistake or an update that must come with a new hash.
-BUNDLE_SHA256 = "99784e3abfb07b142a15e521a439e6d9addceadb3f79553fd24c72774f0649ba"
+# plotly.js's partial bundles as the npm packages plotly.js-basic-dist-min and plotly.js-cartesian-dist-min 4.1.1
+# publish them: the lab serves those files unmodified, so any change to one is a mistake or an update that must come
+# with a new hash.
+BUNDLE_SHA256 = {"basic": "99784e3abfb07b142a15e521a439e6d9addceadb3f79553fd24c72774f0649ba",
+                 "cartesian": "79542150855a52c567260e3137095dbe2b744e6d702a5cabe67da246942fba7a"}
 
 
-def test_the_bundle_is_plotly_js_own_basic_bundle_unmodified_with_its_licence():
-    data = (plotly_view.STATIC / plotly_view.BUNDLE).read_bytes()
-    assert hashlib.sha256(data).hexdigest() == BUNDLE_SHA256
-    assert data.startswith(b"/**\n* plotly.js (basic - minified) v")
+@pytest.mark.parametrize("name", list(plotly_view.BUNDLES))
+def test_each_bundle_is_plotly_js_own_partial_bundle_unmodified(name):
+    data = (plotly_view.STATIC / plotly_view.BUNDLES[name][0]).read_bytes()
+    assert hashlib.sha256(data).hexdigest() == BUNDLE_SHA256[name]
+    assert data.startswith(f"/**\n* plotly.js ({name} - minified) v".encode())
     assert "MIT License" in (plotly_view.STATIC / "plotly-LICENSE.txt").read_text(encoding="utf-8")
 
 
-def test_the_bundle_is_the_same_plotly_js_as_the_pinned_plotly_package():
-    # figures are written by the plotly package for its own plotly.js; a newer pin needs the matching bundle
-    assert plotly_view.bundle_version() == plotly_view.full_bundle_version() == "4.1.1"
+def test_the_bundles_are_the_same_plotly_js_as_the_pinned_plotly_package():
+    # figures are written by the plotly package for its own plotly.js; a newer pin needs the matching bundles
+    versions = {plotly_view.bundle_version(plotly_view.STATIC / file) for file, _ in plotly_view.BUNDLES.values()}
+    assert versions == {plotly_view.full_bundle_version()} == {"4.1.1"}
 
 
-def test_drawable_takes_figures_of_the_basic_bundles_traces_only():
-    assert plotly_view.drawable(go.Figure([go.Scatter(y=[1, 2]), go.Bar(y=[3]), go.Pie(values=[1, 2])]))
-    assert not plotly_view.drawable(go.Figure())  # nothing to draw: Streamlit's element shows the empty axes
-    assert not plotly_view.drawable(go.Figure([go.Scatter(y=[1]), go.Heatmap(z=[[1]])]))
-    assert not plotly_view.drawable(go.Figure(go.Scattergl(y=[1])))  # WebGL: not in the basic bundle
-    assert not plotly_view.drawable(go.Figure(go.Funnel(y=["a"], x=[1])))
+def test_a_figure_takes_the_smallest_bundle_that_holds_all_its_traces():
+    assert plotly_view.bundle_for(go.Figure([go.Scatter(y=[1, 2]), go.Bar(y=[3]), go.Pie(values=[1, 2])])) == "basic"
+    assert plotly_view.bundle_for(go.Figure([go.Scatter(y=[1]), go.Heatmap(z=[[1]])])) == "cartesian"
+    assert plotly_view.bundle_for(go.Figure(go.Histogram(x=[1, 2]))) == "cartesian"
+    assert plotly_view.bundle_for(go.Figure()) is None  # nothing to draw: Streamlit's element shows the empty axes
+    assert plotly_view.bundle_for(go.Figure(go.Scattergl(y=[1]))) is None  # WebGL: in neither bundle
+    assert plotly_view.bundle_for(go.Figure([go.Bar(y=[1]), go.Funnel(y=["a"], x=[1])])) is None
 
 
 def test_a_bundle_of_another_plotly_js_is_not_used(monkeypatch, tmp_path):
     other = tmp_path / "plotly-basic.min.js"
     other.write_text("/**\n* plotly.js (basic - minified) v3.0.0\n*/\n", encoding="utf-8")
     assert plotly_view.bundle_version.__wrapped__(other) == "3.0.0"  # the version as the bundle's header states it
-    monkeypatch.setattr(plotly_view, "bundle_version", lambda: "3.0.0")
-    assert not plotly_view.drawable(go.Figure(go.Scatter(y=[1])))
+    monkeypatch.setattr(plotly_view, "bundle_version", lambda path: "3.0.0")
+    assert plotly_view.bundle_for(go.Figure(go.Scatter(y=[1]))) is None
 
 
 def test_a_session_without_javascript_gets_streamlits_element(monkeypatch):
@@ -70,7 +75,7 @@ def test_a_labs_scatter_and_bar_charts_come_through_the_basic_bundle(server, bro
             else None)
     page.goto(f"{server}/Location_membership", wait_until="domcontentloaded")
     page.wait_for_selector(".lab-plotly .main-svg", timeout=120_000)
-    assert any(url.endswith("/" + plotly_view.BUNDLE) for url in loaded), loaded
+    assert any(url.endswith("/" + plotly_view.BUNDLE) for url in loaded), loaded  # the basic bundle, not more
     assert not any("PlotlyChart" in url for url in loaded), "Streamlit's full Plotly came before the first plot"
     # the chart fills its column and has the figure's height
     box = page.locator(".lab-plotly").first.bounding_box()

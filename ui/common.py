@@ -374,8 +374,8 @@ def chart(fig, name: str, **kw) -> None:
     """A plotly chart with a key unique to the current draw (live redraws repeat charts), its series told apart
     by line style and marker as well as colour, its text alternative under it (on a new tab's first view, which
     ends at this chart, with the full run that follows), and at most six WebGL charts on a page
-    (ui.first_view.webgl_budget). In a browser, a chart of scatter, bar and pie traces is drawn with plotly.js's
-    basic bundle (ui/plotly_view.py: a new tab draws it in half the time); any other with ``st.plotly_chart``.
+    (ui.first_view.webgl_budget). In a browser, a chart whose traces a partial bundle of plotly.js holds is drawn
+    with that bundle (ui/plotly_view.py: a new tab draws it in half the time); any other with ``st.plotly_chart``.
     Both draw the figure as it is (``theme=None``), so the two kinds look alike on one page."""
     from core.plots.common import distinguish
     from core.plots.margins import reserve_side_margins
@@ -388,8 +388,9 @@ def chart(fig, name: str, **kw) -> None:
     if not fig.layout.font.family:
         fig.update_layout(font_family=CHART_FONT)
     key = f"{name}-{st.session_state.get('_draw_tick', 0)}"
-    if not kw and browser_session() and plotly_view.drawable(fig):
-        plotly_view.draw(fig, key=key)
+    bundle = plotly_view.bundle_for(fig) if not kw and browser_session() else None
+    if bundle:
+        plotly_view.draw(fig, bundle, key=key)
     else:
         st.plotly_chart(fig, key=key, width="stretch", theme=None, **kw)
     if not view_ends_here():

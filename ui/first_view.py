@@ -1,5 +1,9 @@
 """A new tab's first plot, sooner: the page's first chart before the rest of it, and before the sidebar.
 
+(Since then most charts no longer wait for Streamlit's Plotly chunk at all: a chart of scatter, bar and pie traces
+is drawn in a browser with plotly.js's basic bundle, a quarter of the size, ui/plotly_view.py. What follows still
+holds for the charts Streamlit's element draws, and for the page's other elements.)
+
 Streamlit loads its Plotly chunk (4.7 MB, about 0.6 s of the browser's main thread to evaluate on the class
 machines) only when the first chart's message arrives, so a page opened in a new tab waits for the connection,
 its script up to the first chart *and then* for Plotly; anything the browser renders before that chart delays
@@ -40,22 +44,11 @@ to the browser again by the full run (:meth:`_HeldBack.drop`).
 from __future__ import annotations
 
 import contextlib
-import functools
 import threading
-from pathlib import Path
 
 import streamlit as st
 
 WEBGL = "_first_view.webgl"  # session state: names of the charts of this run that use WebGL
-
-
-@functools.lru_cache(maxsize=1)
-def plotly_chunk() -> str | None:
-    """The file name of Streamlit's lazily loaded chunk that holds Plotly's JavaScript (None if this Streamlit
-    has none: then nothing is preloaded and charts load as Streamlit loads them)."""
-    static = Path(st.__file__).parent / "static" / "static" / "js"
-    found = sorted(static.glob("PlotlyChart.*.js"))
-    return found[0].name if len(found) == 1 else None
 
 
 @contextlib.contextmanager

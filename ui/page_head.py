@@ -15,12 +15,15 @@ that serves the lab under a prefix of its own keeps working; a path the server d
 or more segments past ``server.baseUrlPath``, Streamlit's catch-all) gets nothing added and Streamlit probes
 as before. The line is the same for every visitor and holds nothing from the request.
 
-The same line imports Plotly's chunk (Streamlit's own file, at the address its lazy import uses, so the
-browser holds one copy) if no chart has appeared 2.5 s after the page's head was read: a lab whose default run
-computes for a while, or a page without a chart, then has Plotly ready when its chart comes. A page whose
-first chart comes sooner imports it through that chart, at once; an earlier import competes with the page's
-own start for the browser's one main thread (0.6 s to evaluate Plotly) and was measured slower.
-Tried again on the lab as it is now (``bench_first_view.py --against``, five labs, visits interleaved in one
+The same line loads plotly.js's basic bundle (the file ui/plotly_view.py draws most of the lab's charts with, at
+the address that view loads it from, sharing its promise ``window.labPlotly.basic``, so the page loads it once)
+if no chart has appeared 2.5 s after the page's head was read: a lab whose default run computes for a while, or
+a page without a chart, then has Plotly ready when its chart comes. A page whose first chart comes sooner loads
+it through that chart, at once. Until the charts had bundles of their own, this line imported Streamlit's full
+Plotly chunk instead, and what follows was measured with that chunk (1.2-1.5 s to evaluate, the basic bundle
+0.26 s): an earlier import competes with the page's own start for the browser's one main thread (0.6 s to
+evaluate Plotly then) and was measured slower.
+Tried again on the lab as it was (``bench_first_view.py --against``, five labs, visits interleaved in one
 run): imported at the document's load, a lab moved by -0.10 to +0.11 of the one-chart floor (one lab slower
 beyond noise); imported as soon as the app's websocket opened (so never ahead of the connection), by -0.04 to
 +0.07, none beyond noise. The import does run Plotly's code (on the glossary, which draws no chart, a 0.9 s
@@ -50,15 +53,17 @@ import gzip
 
 def _line(base: str) -> bytes:
     """The page-wide CSS of ui/access.py, and the script: Streamlit's setting for its server's address (``base``,
-    a JavaScript expression), and the late import of Plotly's chunk, named relative to the page as Streamlit's
-    own scripts are."""
+    a JavaScript expression), and the late load of the lab's Plotly bundle, named relative to the page as
+    Streamlit's own scripts are."""
+    from ui import plotly_view
     from ui.access import ACCESSIBLE_CSS
-    from ui.first_view import plotly_chunk
 
-    chunk = plotly_chunk()
-    late = ("" if chunk is None else
-            "setTimeout(function(){if(!document.querySelector('[data-testid=stPlotlyChart]'))"
-            f"import('./static/js/{chunk}').catch(function(){{}})}},2500);")
+    src = f"./component/{plotly_view.__name__}.{plotly_view.FILES}/{plotly_view.BUNDLE}"
+    late = ("setTimeout(function(){var l=window.labPlotly=window.labPlotly||{};"
+            "if(document.querySelector('.js-plotly-plot')||l.basic||l.cartesian)return;"
+            "l.basic=new Promise(function(ok,no){var s=document.createElement('script');"
+            f"s.src='{src}';s.onload=function(){{ok(window.Plotly)}};s.onerror=function(){{delete l.basic;no()}};"
+            "document.head.appendChild(s)});l.basic.catch(function(){})},2500);")
     return (ACCESSIBLE_CSS + f"<script>window.__streamlit=Object.assign({{}},window.__streamlit,"
             f"{{BACKEND_BASE_URL:{base}}});{late}</script>").encode()
 

@@ -1,29 +1,33 @@
-"""Charts of scatter, bar and pie traces drawn with plotly.js's own basic bundle, so a new tab draws them sooner.
+"""Charts drawn with plotly.js's own partial bundles in the browser, so a new tab draws them sooner.
 
 Streamlit's chart element loads all of plotly.js (a 4.7 MB chunk) when a page's first chart arrives, and the
 browser evaluates it in one task of its main thread: 1.2-1.5 s on the class machines, half of the time a page
-holding one chart takes to draw it in a new tab. plotly.js is also published in partial bundles; its basic one
-(scatter, bar and pie traces with every layout feature: axes, legends, shapes, annotations, colour bars) is a
-quarter of the size and evaluated in 0.26 s there. Drawing a chart whose traces all belong to that bundle with it
-brought a one-chart page's first plot in a new tab to 0.50x the same page drawn by ``st.plotly_chart`` (1.41 s
-against 2.68 s, median of 8 visits each, interleaved; benchmarks/FIRST_VIEW.md).
+holding one chart takes to draw it in a new tab. plotly.js is also published in partial bundles, each with every
+layout feature (axes, legends, shapes, annotations, colour bars) and some of the trace types:
+
+* ``basic``: scatter, bar and pie; a quarter of the full size, evaluated in 0.26 s there;
+* ``cartesian``: those and heatmap, histogram, 2-d histogram, box, violin, contour, image, ternary scatter;
+  evaluated in 0.67 s.
+
+A chart whose traces all belong to one of them is drawn with the smaller that suffices. That brought a one-chart
+page's first plot in a new tab to 0.50x the same page drawn by ``st.plotly_chart`` (1.41 s against 2.68 s, median
+of 8 visits each, interleaved; benchmarks/FIRST_VIEW.md). Charts with other traces (a funnel, WebGL scatter) keep
+Streamlit's element, which draws the figure as it is (``theme=None``), as this view does.
 
 Only in a browser: a session that runs no JavaScript (AppTest, a protocol client) gets ``st.plotly_chart`` with the
 same figure, so what a page computes is tested there as before. A chart keeps its renderer for as long as its
-traces keep their types, so a page never swaps one for the other under the reader's eyes. Charts with other traces
-(heatmaps, histograms, WebGL scatter) keep Streamlit's element, which draws the figure as it is (``theme=None``)
-exactly as this view does.
+traces keep their types, so a page never swaps one for the other under the reader's eyes.
 
-The bundle is ``plotly-basic.min.js`` of the npm package ``plotly.js-basic-dist-min``, unmodified, of the same
-plotly.js version as the full bundle inside the pinned ``plotly`` Python package (``BUNDLE_VERSION``; a test keeps
-the two equal, and the view stands aside if they ever differ). Its MIT licence is ``ui/static/plotly-LICENSE.txt``.
-To update it with the ``plotly`` pin::
+The bundles are ``plotly-basic.min.js`` and ``plotly-cartesian.min.js`` of the npm packages
+``plotly.js-basic-dist-min`` and ``plotly.js-cartesian-dist-min``, unmodified, of the same plotly.js version as
+the full bundle inside the pinned ``plotly`` Python package (a test keeps them equal, and the view stands aside if
+they ever differ). Their MIT licence is ``ui/static/plotly-LICENSE.txt``. To update them with the ``plotly`` pin::
 
-    npm pack plotly.js-basic-dist-min@<version> && tar xzf plotly.js-basic-dist-min-<version>.tgz
-    cp package/plotly-basic.min.js ui/static/ && cp package/LICENSE ui/static/plotly-LICENSE.txt
+    npm pack plotly.js-basic-dist-min@<version> plotly.js-cartesian-dist-min@<version>
+    # unpack each; copy its .min.js into ui/static/ and its LICENSE to ui/static/plotly-LICENSE.txt
 
-The file is served by Streamlit's own route for a component's files (``/component/<name>/<file>``, declared
-below), so it comes from the lab's server whether it is started by ``serve.py`` or ``streamlit run app.py``, and
+The files are served by Streamlit's own route for a component's files (``/component/<name>/<file>``, declared
+below), so they come from the lab's server whether it is started by ``serve.py`` or ``streamlit run app.py``, and
 nothing is fetched from elsewhere.
 """
 from __future__ import annotations
@@ -36,13 +40,21 @@ import plotly.io as pio
 import streamlit as st
 
 STATIC = Path(__file__).resolve().parent / "static"
-BUNDLE = "plotly-basic.min.js"
-BASIC_TRACES = frozenset({"scatter", "bar", "pie"})  # the trace modules of plotly.js's basic bundle
+BUNDLES = {  # name: (file, the trace modules it holds); smallest first
+    "basic": ("plotly-basic.min.js", frozenset({"scatter", "bar", "pie"})),
+    "cartesian": ("plotly-cartesian.min.js", frozenset({"scatter", "bar", "pie", "box", "contour", "heatmap",
+                                                        "histogram", "histogram2d", "histogram2dcontour",
+                                                        "image", "scatterternary", "violin"})),
+}
+BUNDLE = BUNDLES["basic"][0]  # the one a page's head loads early (ui/page_head.py): most charts need only it
 DEFAULT_HEIGHT = 450  # st.plotly_chart's height for a figure that sets none
+FILES = "lab_plotly_files"  # the component whose route serves ``STATIC``: /component/ui.plotly_view.<FILES>/...
 
 # Drawn into the page itself, not a shadow root: plotly.js puts its stylesheet (the mode bar's, the hover
-# labels') into the document's head. The bundle is loaded once per page, by the first chart that needs it; a
-# chart drawn again (a rerun with new numbers) is updated in place by Plotly.react.
+# labels') into the document's head. Each bundle is loaded once per page, by the first chart that needs it, and
+# each defines the global Plotly as it runs: the instance is taken at its script's load event, which fires right
+# after that script ran. The cartesian bundle holds everything the basic one does, so once it is on the page the
+# basic one is not fetched. A chart drawn again (a rerun with new numbers) is updated in place by Plotly.react.
 _JS = """export default function ({ data, parentElement }) {
   let host = parentElement.querySelector(':scope > div.lab-plotly');
   if (!host) {
@@ -53,10 +65,23 @@ _JS = """export default function ({ data, parentElement }) {
   }
   host.style.height = data.height + 'px';
   const figure = JSON.parse(data.figure);
-  const draw = () => {
-    window.Plotly.react(host, figure.data, figure.layout, {displaylogo: false, responsive: true});
+  const loads = window.labPlotly = window.labPlotly || {};
+  const load = (kind, src) => {  // a load that failed is forgotten, so the next try fetches again
+    loads[kind] = loads[kind] || new Promise((resolve, reject) => {
+      const script = document.createElement('script');
+      script.src = src;
+      script.onload = () => resolve(window.Plotly);
+      script.onerror = () => { delete loads[kind]; reject(); };
+      document.head.appendChild(script);
+    });
+    return loads[kind];
+  };
+  const draw = (Plotly) => {
+    if (host.labPlotly && host.labPlotly !== Plotly && host.data) host.labPlotly.purge(host);
+    host.labPlotly = Plotly;
+    Plotly.react(host, figure.data, figure.layout, {displaylogo: false, responsive: true});
     if (!host.labResize) {  // the column can change width without the window doing so (the sidebar closed)
-      host.labResize = new ResizeObserver(() => { if (host.data) window.Plotly.Plots.resize(host); });
+      host.labResize = new ResizeObserver(() => { if (host.data) host.labPlotly.Plots.resize(host); });
       host.labResize.observe(host);
     }
   };
@@ -64,26 +89,17 @@ _JS = """export default function ({ data, parentElement }) {
     host.textContent = 'This chart could not be drawn: its drawing library did not load. Reload the page; ' +
       "the chart's numbers are in the table under it.";
   };
-  if (window.Plotly && window.Plotly.react) {
-    draw();
-  } else {
-    window.labPlotly = window.labPlotly || new Promise((resolve, reject) => {
-      const script = document.createElement('script');
-      script.src = data.src;
-      script.onload = resolve;
-      script.onerror = () => { window.labPlotly = null; reject(); };
-      document.head.appendChild(script);
-    });
-    window.labPlotly.then(draw, failed);
-  }
+  // (a basic chart on a page that has the cartesian bundle takes that one, already loaded: src is then unused)
+  const kind = data.bundle === 'basic' && loads.cartesian ? 'cartesian' : data.bundle;
+  load(kind, data.src).then(draw, () => load(kind, data.src).then(draw, failed));
   return () => {
     if (host.labResize) host.labResize.disconnect();
-    if (window.Plotly && host.data) window.Plotly.purge(host);
+    if (host.labPlotly && host.data) host.labPlotly.purge(host);
   };
 }"""
 
 
-@functools.lru_cache(maxsize=1)
+@functools.lru_cache(maxsize=4)
 def bundle_version(path: Path = STATIC / BUNDLE) -> str | None:
     """The plotly.js version in a bundle's header comment (``* plotly.js (basic - minified) v4.1.1``)."""
     try:
@@ -102,27 +118,35 @@ def full_bundle_version() -> str | None:
     return bundle_version(Path(plotly.__file__).resolve().parent / "package_data" / "plotly.min.js")
 
 
-def drawable(fig) -> bool:
-    """Whether this view can draw ``fig``: every trace one of the basic bundle's, and the bundle the same
-    plotly.js as the ``plotly`` package's own (figures are written for that version)."""
+def bundle_for(fig) -> str | None:
+    """The smallest of ``BUNDLES`` that holds every trace of ``fig`` and is the same plotly.js as the ``plotly``
+    package's own (figures are written for that version); None if none can draw it."""
     types = {trace.type for trace in fig.data}
-    return bool(types) and types <= BASIC_TRACES and bundle_version() is not None \
-        and bundle_version() == full_bundle_version()
+    if not types:
+        return None
+    for name, (file, traces) in BUNDLES.items():
+        if types <= traces and bundle_version(STATIC / file) is not None \
+                and bundle_version(STATIC / file) == full_bundle_version():
+            return name
+    return None
 
 
 @functools.lru_cache(maxsize=1)
 def _components():
-    """The file route that serves the bundle, and the element that draws with it (made once per server)."""
+    """The file route that serves the bundles, and the element that draws with them (made once per server)."""
     import streamlit.components.v1 as v1
 
-    files = v1.declare_component("lab_plotly_files", path=str(STATIC))
+    files = v1.declare_component(FILES, path=str(STATIC))
     view = st.components.v2.component("lab_plotly_view", js=_JS, isolate_styles=False)
-    return f"/component/{files.name}/{BUNDLE}", view
+    base = "/".join(part for part in (st.get_option("server.baseUrlPath") or "").split("/") if part)
+    return f"{'/' + base if base else ''}/component/{files.name}/", view
 
 
-def draw(fig, key: str) -> None:
-    """``fig`` drawn in the page by plotly.js's basic bundle, the column's width and the figure's height."""
-    src, view = _components()
+def draw(fig, bundle: str, key: str) -> None:
+    """``fig`` drawn in the page with plotly.js's ``bundle`` (``bundle_for``), the column's width and the figure's
+    height."""
+    folder, view = _components()
     height = fig.layout.height or DEFAULT_HEIGHT
     # serialised as Streamlit serialises a figure for its own element (the figure was validated as it was built)
-    view(data={"figure": pio.to_json(fig, validate=False), "src": src, "height": height}, key=key)
+    view(data={"figure": pio.to_json(fig, validate=False), "bundle": bundle, "src": folder + BUNDLES[bundle][0],
+               "height": height}, key=key)
