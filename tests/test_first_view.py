@@ -279,8 +279,10 @@ def test_a_new_tab_draws_its_first_chart_then_the_whole_page(server, browser):
         page.get_by_text("Chart as text and data table").nth(4).wait_for(state="attached", timeout=60_000)
         # the sidebar's controls, held back on the first view, come with the full run
         page.locator("[data-testid=stSidebarUserContent] [data-testid=stSlider]").first.wait_for(timeout=60_000)
-        loaded = _resources(page, "/static/js/PlotlyChart.")
+        # its charts (all scatter) drawn with plotly.js's basic bundle from the lab's server, never the full chunk
+        loaded = _resources(page, "/plotly-basic.min.js")
         assert loaded and all(n.startswith(server) for n in loaded)
+        assert not _resources(page, "/static/js/PlotlyChart.") and not _resources(page, "plotly-cartesian")
         # served by serve.py, a deep link asks the app's root for its health once, not the page's path first
         assert _resources(page, "_stcore/health") == [f"{server}/_stcore/health"]
         gl = page.evaluate("() => [...document.querySelectorAll('.js-plotly-plot')]"
@@ -291,6 +293,7 @@ def test_a_new_tab_draws_its_first_chart_then_the_whole_page(server, browser):
 @pytest.mark.browser
 def test_a_page_without_a_chart_has_plotly_loaded_for_its_first_one(server, browser):
     with _new_tab(browser, f"{server}/Glossary") as page:
-        page.wait_for_function("() => performance.getEntriesByType('resource')"
-                               ".some(e => e.name.includes('/static/js/PlotlyChart.'))", timeout=30_000)
-        assert page.locator("[data-testid=stPlotlyChart]").count() == 0  # no chart asked for it
+        # the served head loads the bundle most charts are drawn with (ui/page_head.py), and it runs
+        page.wait_for_function("() => window.Plotly && window.Plotly.version === '4.1.1'", timeout=30_000)
+        assert _resources(page, "/plotly-basic.min.js")
+        assert page.locator(".js-plotly-plot").count() == 0  # no chart asked for it
