@@ -36,6 +36,12 @@ ELEMENT_VARIANTS = {  # name: (elements above the chart, the code that draws the
     "5 tabs": (5, "st.tabs(['1 · One', '2 · Two', '3 · Three', '4 · Four', '5 · Five'])\n"),
     "4 subheaders": (4, "for i in range(4):\n    st.subheader(f'Section {i}')\n"),
     "2 columns": (2, "a, b = st.columns(2)\na.markdown('left')\nb.markdown('right')\n"),
+    # the server's own work before the chart (a lab's script computes its first figure, the floor's does not):
+    # Python kept busy on one core while the browser starts, one "element" a millisecond
+    "150 ms of script": (150, "import time\nt0 = time.perf_counter()\nwhile time.perf_counter() - t0 < 0.15:\n"
+                              "    pass\n"),
+    "300 ms of script": (300, "import time\nt0 = time.perf_counter()\nwhile time.perf_counter() - t0 < 0.3:\n"
+                              "    pass\n"),
 }
 
 
