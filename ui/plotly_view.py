@@ -79,9 +79,13 @@ _JS = """export default function ({ data, parentElement }) {
   const draw = (Plotly) => {
     if (host.labPlotly && host.labPlotly !== Plotly && host.data) host.labPlotly.purge(host);
     host.labPlotly = Plotly;
-    Plotly.react(host, figure.data, figure.layout, {displaylogo: false, responsive: true});
-    if (!host.labResize) {  // the column can change width without the window doing so (the sidebar closed)
-      host.labResize = new ResizeObserver(() => { if (host.data) host.labPlotly.Plots.resize(host); });
+    Plotly.react(host, figure.data, figure.layout, {displaylogo: false});
+    // redrawn to the column's width whenever it changes (the window, the sidebar closed); never while hidden (a
+    // closed tab, a page being replaced), where Plotly refuses to resize
+    if (!host.labResize) {
+      host.labResize = new ResizeObserver(() => {
+        if (host.data && host.getClientRects().length) host.labPlotly.Plots.resize(host).catch(() => {});
+      });
       host.labResize.observe(host);
     }
   };
