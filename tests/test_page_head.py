@@ -80,8 +80,10 @@ def test_the_late_plotly_load_names_the_labs_basic_bundle_on_this_server():
     name = f"{plotly_view.__name__}.{plotly_view.FILES}"  # the component route that serves ui/static
     assert (plotly_view.STATIC / plotly_view.BUNDLE).is_file()
     for line in (_PAGE, _ROOT):  # relative, as Streamlit's own scripts: nothing is fetched from elsewhere
-        assert f"s.src='./component/{name}/{plotly_view.BUNDLE}'".encode() in line and b"http" not in line
-        assert b"l.basic=new Promise" in line  # the promise the chart view waits on, so the bundle loads once
+        assert f"labLoadPlotly('basic','./component/{name}/{plotly_view.BUNDLE}')".encode() in line
+        assert b"http" not in line
+        # the loader the chart view waits on, so the bundle loads once
+        assert plotly_view.LOADER_JS.encode() in line and plotly_view.LOADER_JS in plotly_view._JS
 
 
 def _serve(path: str, *, body: bytes = INDEX, content_type: bytes = b"text/html; charset=utf-8", status=200,

@@ -3,6 +3,7 @@ real browser, that a lab's charts of scatter and bar traces come through it and 
 from __future__ import annotations
 
 import hashlib
+import json
 import urllib.request
 
 import plotly.graph_objects as go
@@ -60,10 +61,23 @@ def test_a_session_without_javascript_gets_streamlits_element(monkeypatch):
         chart(go.Figure(go.Scatter(x=[0, 1], y=[1, 0])), "one")
         chart(go.Figure(go.Heatmap(z=[[0, 1]])), "two")
 
+        chart(go.Figure(go.Bar(y=[1])), "three", config={"displayModeBar": False})
+
     at = AppTest.from_function(app).run()
     assert not at.exception
     charts = at.get("plotly_chart")
-    assert len(charts) == 2 and all(c.proto.theme == "" for c in charts)  # drawn as the figure is, no theme
+    assert len(charts) == 3 and all(c.proto.theme == "" for c in charts)  # drawn as the figure is, no theme
+    assert json.loads(charts[2].proto.config) == {"displayModeBar": False}  # Plotly's options reach either view
+
+
+@pytest.mark.browser
+def test_plotlys_options_reach_a_chart_of_the_labs_view(server, browser):
+    # the home page's teaser hides its mode bar (config={"displayModeBar": False}) and is drawn by the lab's view
+    page = browser.new_page(viewport={"width": 1400, "height": 1600})
+    page.goto(server, wait_until="domcontentloaded")
+    page.wait_for_selector(".lab-plotly .main-svg", timeout=120_000)
+    assert page.locator(".lab-plotly .modebar").count() == 0
+    page.close()
 
 
 @pytest.mark.browser

@@ -388,11 +388,12 @@ def chart(fig, name: str, **kw) -> None:
     if not fig.layout.font.family:
         fig.update_layout(font_family=CHART_FONT)
     key = f"{name}-{st.session_state.get('_draw_tick', 0)}"
+    config = kw.pop("config", None)  # Plotly's own options: both renderers take them
     bundle = plotly_view.bundle_for(fig) if not kw and browser_session() else None
     if bundle:
-        plotly_view.draw(fig, bundle, key=key)
+        plotly_view.draw(fig, bundle, key=key, config=config)
     else:
-        st.plotly_chart(fig, key=key, width="stretch", theme=None, **kw)
+        st.plotly_chart(fig, key=key, width="stretch", theme=None, config=config, **kw)
     if not view_ends_here():
         chart_text(fig)
     after_chart()  # a new tab's first view ends here; the rest follows once the browser has drawn this chart

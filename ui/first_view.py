@@ -1,8 +1,8 @@
 """A new tab's first plot, sooner: the page's first chart before the rest of it, and before the sidebar.
 
-(Since then most charts no longer wait for Streamlit's Plotly chunk at all: a chart of scatter, bar and pie traces
-is drawn in a browser with plotly.js's basic bundle, a quarter of the size, ui/plotly_view.py. What follows still
-holds for the charts Streamlit's element draws, and for the page's other elements.)
+(Since then most charts no longer wait for Streamlit's Plotly chunk at all: in a browser, a chart whose traces one
+of plotly.js's partial bundles holds is drawn with it, ui/plotly_view.py. What follows still holds for the charts
+Streamlit's element draws, and for the page's other elements.)
 
 Streamlit loads its Plotly chunk (4.7 MB, about 0.6 s of the browser's main thread to evaluate on the class
 machines) only when the first chart's message arrives, so a page opened in a new tab waits for the connection,
@@ -105,7 +105,9 @@ def _drawn() -> None:
 
 
 def _runs_javascript() -> bool:
-    """Whether this session is a browser (its websocket's User-Agent), which runs the signal's JavaScript."""
+    """Whether this session is a browser (its websocket's User-Agent), which runs the signal's JavaScript. Kept
+    apart from :func:`browser_session` so that a test can give an AppTest session a first view while its charts
+    stay Streamlit's elements, whose figures it reads."""
     return browser_session()
 
 

@@ -16,7 +16,7 @@ or more segments past ``server.baseUrlPath``, Streamlit's catch-all) gets nothin
 as before. The line is the same for every visitor and holds nothing from the request.
 
 The same line loads plotly.js's basic bundle (the file ui/plotly_view.py draws most of the lab's charts with, at
-the address that view loads it from, sharing its promise ``window.labPlotly.basic``, so the page loads it once)
+the address that view loads it from, through the loader that view uses, ``labLoadPlotly``, so the page loads it once)
 if no chart has appeared 2.5 s after the page's head was read: a lab whose default run computes for a while, or
 a page without a chart, then has Plotly ready when its chart comes. A page whose first chart comes sooner loads
 it through that chart, at once. Until the charts had bundles of their own, this line imported Streamlit's full
@@ -58,12 +58,9 @@ def _line(base: str) -> bytes:
     from ui import plotly_view
     from ui.access import ACCESSIBLE_CSS
 
-    src = f"./component/{plotly_view.__name__}.{plotly_view.FILES}/{plotly_view.BUNDLE}"
-    late = ("setTimeout(function(){var l=window.labPlotly=window.labPlotly||{};"
-            "if(document.querySelector('.js-plotly-plot')||l.basic||l.cartesian)return;"
-            "l.basic=new Promise(function(ok,no){var s=document.createElement('script');"
-            f"s.src='{src}';s.onload=function(){{ok(window.Plotly)}};s.onerror=function(){{delete l.basic;no()}};"
-            "document.head.appendChild(s)});l.basic.catch(function(){})},2500);")
+    late = (plotly_view.LOADER_JS + "setTimeout(function(){if(document.querySelector('.js-plotly-plot')||"
+            f"window.labPlotly)return;window.labLoadPlotly('basic','./{plotly_view.ROUTE}{plotly_view.BUNDLE}')"
+            ".catch(function(){})},2500);")
     return (ACCESSIBLE_CSS + f"<script>window.__streamlit=Object.assign({{}},window.__streamlit,"
             f"{{BACKEND_BASE_URL:{base}}});{late}</script>").encode()
 

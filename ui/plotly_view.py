@@ -48,38 +48,49 @@ BUNDLES = {  # name: (file, the trace modules it holds); smallest first
 }
 BUNDLE = BUNDLES["basic"][0]  # the one a page's head loads early (ui/page_head.py): most charts need only it
 DEFAULT_HEIGHT = 450  # st.plotly_chart's height for a figure that sets none
-FILES = "lab_plotly_files"  # the component whose route serves ``STATIC``: /component/ui.plotly_view.<FILES>/...
+FILES = "lab_plotly_files"  # the component whose files route serves ``STATIC``
+ROUTE = f"component/{__name__}.{FILES}/"  # that route, under the server's base path (Streamlit's naming)
 
 # Drawn into the page itself, not a shadow root: plotly.js puts its stylesheet (the mode bar's, the hover
 # labels') into the document's head. Each bundle is loaded once per page, by the first chart that needs it, and
 # each defines the global Plotly as it runs: the instance is taken at its script's load event, which fires right
 # after that script ran. The cartesian bundle holds everything the basic one does, so once it is on the page the
 # basic one is not fetched. A chart drawn again (a rerun with new numbers) is updated in place by Plotly.react.
+# Loads a bundle once per page and gives its Plotly: shared by the chart view below and by the served page's head
+# (ui/page_head.py), which starts the basic bundle early on a page slow to draw a chart. Each bundle defines the
+# global Plotly as it runs; its instance is taken at its script's load event, which fires right after that script
+# ran. A load that failed is forgotten, so the next try fetches again.
+LOADER_JS = """window.labLoadPlotly = window.labLoadPlotly || function (kind, src) {
+  const loads = window.labPlotly = window.labPlotly || {};
+  loads[kind] = loads[kind] || new Promise((resolve, reject) => {
+    const script = document.createElement('script');
+    script.src = src;
+    script.onload = () => resolve(window.Plotly);
+    script.onerror = () => { delete loads[kind]; reject(); };
+    document.head.appendChild(script);
+  });
+  return loads[kind];
+};"""
+
+# Drawn into the page itself, not a shadow root: plotly.js puts its stylesheet (the mode bar's, the hover
+# labels') into the document's head. The cartesian bundle holds everything the basic one does, so once it is on
+# the page the basic one is not fetched. A chart drawn again (a rerun with new numbers) is updated in place by
+# Plotly.react.
 _JS = """export default function ({ data, parentElement }) {
+  %s
   let host = parentElement.querySelector(':scope > div.lab-plotly');
   if (!host) {
     host = document.createElement('div');
     host.className = 'lab-plotly';
-    host.style.width = '100%';
+    host.style.width = '100%%';
     parentElement.appendChild(host);
   }
   host.style.height = data.height + 'px';
   const figure = JSON.parse(data.figure);
-  const loads = window.labPlotly = window.labPlotly || {};
-  const load = (kind, src) => {  // a load that failed is forgotten, so the next try fetches again
-    loads[kind] = loads[kind] || new Promise((resolve, reject) => {
-      const script = document.createElement('script');
-      script.src = src;
-      script.onload = () => resolve(window.Plotly);
-      script.onerror = () => { delete loads[kind]; reject(); };
-      document.head.appendChild(script);
-    });
-    return loads[kind];
-  };
   const draw = (Plotly) => {
     if (host.labPlotly && host.labPlotly !== Plotly && host.data) host.labPlotly.purge(host);
     host.labPlotly = Plotly;
-    Plotly.react(host, figure.data, figure.layout, {displaylogo: false});
+    Plotly.react(host, figure.data, figure.layout, Object.assign({displaylogo: false}, data.config));
     // redrawn to the column's width whenever it changes (the window, the sidebar closed); never while hidden (a
     // closed tab, a page being replaced), where Plotly refuses to resize
     if (!host.labResize) {
@@ -94,13 +105,14 @@ _JS = """export default function ({ data, parentElement }) {
       "the chart's numbers are in the table under it.";
   };
   // (a basic chart on a page that has the cartesian bundle takes that one, already loaded: src is then unused)
-  const kind = data.bundle === 'basic' && loads.cartesian ? 'cartesian' : data.bundle;
-  load(kind, data.src).then(draw, () => load(kind, data.src).then(draw, failed));
+  const kind = data.bundle === 'basic' && (window.labPlotly || {}).cartesian ? 'cartesian' : data.bundle;
+  const load = () => window.labLoadPlotly(kind, data.src);
+  load().then(draw, () => load().then(draw, failed));
   return () => {
     if (host.labResize) host.labResize.disconnect();
     if (host.labPlotly && host.data) host.labPlotly.purge(host);
   };
-}"""
+}""" % LOADER_JS
 
 
 @functools.lru_cache(maxsize=4)
@@ -129,8 +141,8 @@ def bundle_for(fig) -> str | None:
     if not types:
         return None
     for name, (file, traces) in BUNDLES.items():
-        if types <= traces and bundle_version(STATIC / file) is not None \
-                and bundle_version(STATIC / file) == full_bundle_version():
+        version = bundle_version(STATIC / file)
+        if types <= traces and version is not None and version == full_bundle_version():
             return name
     return None
 
@@ -140,17 +152,17 @@ def _components():
     """The file route that serves the bundles, and the element that draws with them (made once per server)."""
     import streamlit.components.v1 as v1
 
-    files = v1.declare_component(FILES, path=str(STATIC))
+    v1.declare_component(FILES, path=str(STATIC))  # serves the folder at ROUTE
     view = st.components.v2.component("lab_plotly_view", js=_JS, isolate_styles=False)
     base = "/".join(part for part in (st.get_option("server.baseUrlPath") or "").split("/") if part)
-    return f"{'/' + base if base else ''}/component/{files.name}/", view
+    return f"{'/' + base if base else ''}/{ROUTE}", view
 
 
-def draw(fig, bundle: str, key: str) -> None:
+def draw(fig, bundle: str, key: str, config: dict | None = None) -> None:
     """``fig`` drawn in the page with plotly.js's ``bundle`` (``bundle_for``), the column's width and the figure's
-    height."""
+    height; ``config``: Plotly's own options, as ``st.plotly_chart`` takes them (``displayModeBar``, say)."""
     folder, view = _components()
     height = fig.layout.height or DEFAULT_HEIGHT
     # serialised as Streamlit serialises a figure for its own element (the figure was validated as it was built)
     view(data={"figure": pio.to_json(fig, validate=False), "bundle": bundle, "src": folder + BUNDLES[bundle][0],
-               "height": height}, key=key)
+               "height": height, "config": config or {}}, key=key)
