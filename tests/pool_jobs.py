@@ -69,3 +69,28 @@ def broken_run(report, **job):
     from core.errors import DataError
 
     raise DataError(f"the {job.get('scenario', '?')} engine failed on purpose (test)")
+
+
+def token(report, seconds: float = 0.0) -> str:
+    """A value no two computations share: two watchers with the same token saw one computation."""
+    import uuid
+
+    report(("started", os.getpid()))
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        checkpoint("token")
+        time.sleep(0.02)
+    return uuid.uuid4().hex
+
+
+def read_params(report, params: dict) -> tuple:
+    """What a run sees of a file parameter: the path it was given and the file's bytes there."""
+    path = params["data_path"]
+    return path, Path(path).read_bytes()
+
+
+def note(report, log: str, name: str) -> str:
+    """Append ``name`` to the file ``log``: the order in which the pool started its jobs."""
+    with open(log, "a") as fh:
+        fh.write(name + "\n")
+    return name

@@ -32,12 +32,14 @@ from core.output.plain_language import count
 from core.runtime.games import Progress, Result
 from core.runtime.settings import settings
 from core.runtime.store import address_key, engine_version, result_address
+from core.runtime.dask_pool import DaskPool
 from core.runtime.workers import Job, RunPool, run_job, sweep_job
 from core.scenario import Scenario
 from ui.feedback import run_failed, session_id, show_error, tick
 from ui.first_view import watching_run
 from ui.stored import keep, store_note, stored
 from ui.visitors import release, wait_turn, watching
+from ui.visitors import visitor as visitor_key
 
 POLL_SECONDS = 0.25
 REDRAW_SECONDS = 2.0  # live plots of a running game at most this often
@@ -57,18 +59,26 @@ def _yield_to_streamlit() -> None:
 
 # ------------------------------------------------------------------ the pool
 # The pool itself (worker processes, the queue, Stop, crashes) is engine-side: core/runtime/workers.py.
-_POOL: RunPool | None = None
+# With ``[cluster] scheduler`` (or LAB_SCHEDULER) set, the same interface sends the work to a Dask cluster's
+# workers instead (core/runtime/dask_pool.py); nothing below knows which one runs it.
+_POOL: RunPool | DaskPool | None = None
 _POOL_LOCK = threading.Lock()
 
 
-def pool() -> RunPool:
-    """The server's one run pool (``[server] slots`` worker processes), created on first use."""
+def pool() -> RunPool | DaskPool:
+    """The server's one run pool, created on first use: ``[server] slots`` worker processes of this server, or
+    the Dask cluster that ``[cluster] scheduler`` names."""
     global _POOL
     with _POOL_LOCK:
         if _POOL is None:
             s = settings()
-            _POOL = RunPool(s.slots, nice=s.worker_nice, stop_timeout=s.stop_timeout_seconds,
-                            express_slots=s.express_slots, express_seconds=s.express_max_seconds)
+            if s.cluster_scheduler:
+                _POOL = DaskPool(s.cluster_scheduler, express_seconds=s.express_max_seconds,
+                                 stop_timeout=s.stop_timeout_seconds)
+            else:
+                _POOL = RunPool(s.slots, nice=s.worker_nice, stop_timeout=s.stop_timeout_seconds,
+                                express_slots=s.express_slots, express_seconds=s.express_max_seconds,
+                                long_nice=s.long_run_nice)
         return _POOL
 
 
@@ -138,6 +148,7 @@ def _join(key: str | None, job: Job) -> _Shared:
             shared = _Shared(key, job)
             if key is not None:
                 _SHARED[key] = shared
+            job.address = key  # a cluster computes one run per address, whichever server asks
             pool().submit(job)
         shared.watchers += 1
         return shared
@@ -184,6 +195,7 @@ def _in_worker(job: Job, on_update: Callable[[Any], tuple], bar, unit: str, key:
     widget change) or the session disconnects, this session leaves. Returns ``{"value": …}`` or ``{"error": exception}``.
     """
     cancel = cancel if cancel is not None else threading.Event()
+    job.visitor = visitor_key()  # fair turns: the pool ranks a visitor's later runs after others' first ones
     visitor = wait_turn(job, bar, cancel)  # one long run per visitor: this one may wait (or replace another)
     if visitor is False:
         return {"error": Cancelled(f"{job.label}: stopped")}

@@ -4,10 +4,16 @@ class's workers. A further long run waits, said on its page, until the visitor's
 (``heavy_run_policy = "wait"``), or stops that run and takes its place (``"replace"``).
 
 A visitor is the browser's XSRF cookie (Streamlit sets one per browser; only a digest is kept), else the session.
+A private window or a script gets a fresh cookie with every visit, so a browser alone is no bound: when the
+server is told it sits behind the lab's proxy (``[server] behind_proxy``), the client's address — the last one
+the proxy appended to ``X-Forwarded-For``, which a visitor cannot forge — is counted too, with its own, larger
+limit (``heavy_runs_per_address``: a class behind one campus address shares it). Without the proxy the header is
+ignored (anyone could send it) and the connection's own address is used.
 """
 from __future__ import annotations
 
 import contextlib
+import hashlib
 import threading
 import time
 from typing import Iterator
@@ -37,10 +43,29 @@ def _visitor() -> str | None:
     except Exception:  # no request context (bare threads, unit tests)
         cookie = None
     if cookie:
-        import hashlib
-
         return "browser-" + hashlib.sha256(str(cookie).encode()).hexdigest()[:16]
     return session_id()
+
+
+def client_address() -> str | None:
+    """The visitor's network address, as a digest: the proxy's last ``X-Forwarded-For`` entry when the server
+    sits behind it (``[server] behind_proxy``), else the connection's own address. None outside a server."""
+    try:
+        address = None
+        if settings().behind_proxy:
+            forwarded = st.context.headers.get("X-Forwarded-For") or ""
+            address = forwarded.split(",")[-1].strip() or None
+        address = address or st.context.ip_address
+    except Exception:  # no request context (bare threads, unit tests)
+        return None
+    if not address:
+        return None
+    return "address-" + hashlib.sha256(str(address).encode()).hexdigest()[:16]
+
+
+def visitor() -> str | None:
+    """Who is asking, for fair turns between visitors: the client address when known, else the browser."""
+    return client_address() or _visitor()
 
 
 _VISITORS: dict[str, list[Job]] = {}  # visitor → heavy jobs its sessions watch (queued or running)
@@ -52,28 +77,38 @@ def _heavy(job: Job) -> bool:
     return job.estimate is None or job.estimate > settings().express_max_seconds
 
 
-def _claim(visitor: str | None, job: Job) -> bool:
-    """Register ``job`` as this visitor's heavy run if the visitor's limit allows it (False: it must wait)."""
-    limit = settings().heavy_runs_per_visitor
+def _live(who: str) -> list[Job]:
+    return [j for j in _VISITORS.get(who, []) if not j.finished.is_set() and not j.cancel.is_set()]
+
+
+def _claim(visitor: str | tuple, job: Job) -> bool:
+    """Register ``job`` as a heavy run of its browser (and of its client address, when ``visitor`` is a
+    ``(browser, address)`` pair) if each one's limit allows it (False: it must wait)."""
+    browser, address = visitor if isinstance(visitor, tuple) else (visitor, None)
+    limits = [(browser, settings().heavy_runs_per_visitor)]
+    if address is not None:
+        limits.append((address, settings().heavy_runs_per_address))
     with _VISITORS_LOCK:
-        jobs = [j for j in _VISITORS.get(visitor, []) if not j.finished.is_set() and not j.cancel.is_set()]
-        if limit and len(jobs) >= limit:
-            _VISITORS[visitor] = jobs
+        if any(limit and len(_live(who)) >= limit for who, limit in limits):
             return False
-        _VISITORS[visitor] = jobs + [job]
+        for who, _ in limits:
+            _VISITORS[who] = _live(who) + [job]
         return True
 
 
-def release(visitor: str | None, job: Job) -> None:
+def release(visitor: str | tuple | None, job: Job) -> None:
     """The visitor's run ``job`` has ended (or was never counted: ``visitor`` None)."""
     if visitor is None:
         return
     with _VISITORS_LOCK:
-        jobs = [j for j in _VISITORS.get(visitor, []) if j is not job]
-        if jobs:
-            _VISITORS[visitor] = jobs
-        else:
-            _VISITORS.pop(visitor, None)
+        for who in (visitor if isinstance(visitor, tuple) else (visitor,)):
+            if who is None:
+                continue
+            jobs = [j for j in _VISITORS.get(who, []) if j is not job]
+            if jobs:
+                _VISITORS[who] = jobs
+            else:
+                _VISITORS.pop(who, None)
 
 
 def wait_turn(job: Job, bar, cancel: threading.Event):
@@ -81,16 +116,17 @@ def wait_turn(job: Job, bar, cancel: threading.Event):
     heavy_runs_per_visitor``), saying so on the page; with ``heavy_run_policy = "replace"`` the visitor's older
     run is stopped instead. Returns the visitor (pass it to :func:`release` when the run ends; None when the run
     is not counted), or False if this session stopped while waiting."""
-    visitor = _visitor()
-    if visitor is None or not _heavy(job):
+    browser = _visitor()
+    if browser is None or not _heavy(job):
         return None
+    visitor = (browser, client_address())
     policy = settings().heavy_run_policy
     started, shown = time.perf_counter(), None
     while not _claim(visitor, job):
         if cancel.is_set():
             return False
         if policy == "replace":
-            for older in list(_VISITORS.get(visitor, [])):
+            for older in list(_VISITORS.get(browser, [])):
                 _stop_watch(older)
             text = "Stopping your other run (one long run per visitor at a time; this one replaces it)…"
         else:

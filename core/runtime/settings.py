@@ -27,11 +27,14 @@ class Settings:
     max_run_bytes: int = 1_000_000_000
     abandoned_grace_seconds: float = 5.0
     worker_nice: int = 10
+    long_run_nice: int = 19
     stop_timeout_seconds: float = 10.0
     express_slots: int = 1
     express_max_seconds: float = 60.0
     heavy_runs_per_visitor: int = 1
     heavy_run_policy: str = "wait"
+    heavy_runs_per_address: int = 3
+    behind_proxy: bool = False
     # [engine]
     poll_seconds: float = 0.5
     memory_guard_fraction: float = 0.8
@@ -43,6 +46,8 @@ class Settings:
     upload_max_cells: int = 10_000_000
     # [classes]
     class_expiry_hours: float = 12.0
+    # [cluster]
+    cluster_scheduler: str = ""
     source: str = "defaults"
 
     @property
@@ -53,12 +58,14 @@ class Settings:
 
 _SECTIONS = {
     "server": {"slots": int, "max_run_seconds": float, "max_run_bytes": int, "abandoned_grace_seconds": float,
-               "worker_nice": int, "stop_timeout_seconds": float, "express_slots": int,
-               "express_max_seconds": float, "heavy_runs_per_visitor": int, "heavy_run_policy": str},
+               "worker_nice": int, "long_run_nice": int, "stop_timeout_seconds": float, "express_slots": int,
+               "express_max_seconds": float, "heavy_runs_per_visitor": int, "heavy_run_policy": str,
+               "heavy_runs_per_address": int, "behind_proxy": bool},
     "engine": {"poll_seconds": float, "memory_guard_fraction": float},
     "store": {"path": str, "size_limit_bytes": int},
     "uploads": {"max_columns": int, "max_cells": int},
     "classes": {"expiry_hours": float},
+    "cluster": {"scheduler": str},
 }
 
 
@@ -75,13 +82,17 @@ def parse(data: dict, source: str = "settings") -> Settings:
                                      f"unknown key; known: {', '.join(_SECTIONS[section])}")
             if kind is str:
                 ok = isinstance(value, str)
+            elif kind is bool:
+                ok = isinstance(value, bool)
             else:
                 ok = isinstance(value, (int, float)) and not isinstance(value, bool) and value >= 0
                 if kind is int:
                     ok = ok and float(value) == int(value)
             if not ok:
-                raise ParameterError(f"{source}: {section}.{key}", f"expected {kind.__name__} >= 0, got {value!r}")
-            name = {"store": f"store_{key}", "uploads": f"upload_{key}", "classes": f"class_{key}"}.get(section, key)
+                raise ParameterError(f"{source}: {section}.{key}", f"expected {kind.__name__}"
+                                     f"{'' if kind in (str, bool) else ' >= 0'}, got {value!r}")
+            name = {"store": f"store_{key}", "uploads": f"upload_{key}", "classes": f"class_{key}",
+                    "cluster": f"cluster_{key}"}.get(section, key)
             values[name] = kind(value)
     if values.get("slots", 1) < 1:
         raise ParameterError(f"{source}: server.slots", "at least 1")
@@ -93,6 +104,10 @@ def parse(data: dict, source: str = "settings") -> Settings:
         raise ParameterError(f"{source}: server.heavy_run_policy", "expected \"wait\" or \"replace\"")
     if values.get("upload_max_columns", 1) < 1 or values.get("upload_max_cells", 1) < 1:
         raise ParameterError(f"{source}: uploads", "max_columns and max_cells must be at least 1")
+    scheduler = values.get("cluster_scheduler", "")
+    if scheduler and not scheduler.startswith(("tcp://", "tls://", "inproc://")):
+        raise ParameterError(f"{source}: cluster.scheduler",
+                             f"expected a Dask scheduler address such as tcp://HOST:8786, got {scheduler!r}")
     if values.get("poll_seconds", 0.5) <= 0:
         raise ParameterError(f"{source}: engine.poll_seconds", "expected a positive number of seconds")
     return Settings(**values, source=source)
@@ -119,5 +134,18 @@ def _load(path: str, store_env: str | None) -> Settings:
 
 
 def settings() -> Settings:
-    """The current settings (re-read when ``LAB_SETTINGS``/``LAB_STORE`` change; cached otherwise)."""
-    return _load(os.environ.get("LAB_SETTINGS") or str(DEFAULT_FILE), os.environ.get("LAB_STORE"))
+    """The current settings (re-read when ``LAB_SETTINGS``/``LAB_STORE``/``LAB_SCHEDULER`` change; cached
+    otherwise). ``LAB_SCHEDULER`` names a Dask scheduler for page runs, as ``[cluster] scheduler`` does."""
+    return _with_scheduler(_load(os.environ.get("LAB_SETTINGS") or str(DEFAULT_FILE), os.environ.get("LAB_STORE")),
+                           os.environ.get("LAB_SCHEDULER"))
+
+
+@functools.lru_cache(maxsize=8)
+def _with_scheduler(base: Settings, scheduler_env: str | None) -> Settings:
+    if scheduler_env is None:
+        return base
+    values = {f.name: getattr(base, f.name) for f in fields(Settings)}
+    values.update(cluster_scheduler=scheduler_env, source=base.source)
+    checked = parse({"cluster": {"scheduler": scheduler_env}}, source="LAB_SCHEDULER")
+    values["cluster_scheduler"] = checked.cluster_scheduler
+    return Settings(**values)

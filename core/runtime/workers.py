@@ -26,8 +26,13 @@ What crosses the process boundary is data:
   :class:`~core.errors.Cancelled` included); a worker that dies without an answer (killed, out of memory)
   gives the job a :class:`~core.errors.WorkerCrashed` error and the slot gets a fresh process.
 
-The pool keeps one first-come, first-served queue with positions (``position``), withdraws queued jobs
-(``withdraw``) and never runs two jobs at once in one worker. The messages are the standard library's
+The pool keeps one queue with positions (``position``), withdraws queued jobs (``withdraw``) and never runs two
+jobs at once in one worker. The queue is not first come, first served: a free worker takes the waiting job that
+ranks first by (light before heavy, the visitor's turn, arrival) — round robin between visitors — so five visitors
+with three heavy links each take turns with everyone else instead of filling the queue, and a light run never
+waits behind a heavy one. Express workers (which take only light runs) run at the configured priority; the
+regular workers, which hold the heavy runs, at a lower one (``long_nice``), so a light run beside two heavy ones
+gets most of a core instead of a third of two. The messages are the standard library's
 process-to-process serialisation of objects this server built itself; nothing a visitor sends is ever
 deserialised (a visitor's values are plain numbers and strings inside the job's keyword arguments).
 """
@@ -95,6 +100,8 @@ class Job:
         self.pid: int | None = None  # the worker process that ran it
         self.box: dict[str, Any] = {}
         self.estimate: float | None = None  # estimated seconds (the cost check's); short jobs may take the express lane
+        self.visitor: str | None = None  # who asked (a browser, or a client address behind the proxy): fair turns
+        self.address: str | None = None  # the result's store key, when it has one (a cluster computes it once)
 
     def publish(self, update: Any) -> None:
         """Record ``update`` as the newest report (the pool does, for each report from the worker)."""
@@ -308,16 +315,21 @@ class RunPool:
     """
 
     def __init__(self, slots: int, *, nice: int = NICE, stop_timeout: float = STOP_TIMEOUT,
-                 express_slots: int = 0, express_seconds: float = 0.0):
+                 express_slots: int = 0, express_seconds: float = 0.0, long_nice: int | None = None):
         self.slots = max(1, int(slots))
         self.express_slots = max(0, int(express_slots))
         self.express_seconds = float(express_seconds)
         self.stop_timeout = float(stop_timeout)
         self._waiting: deque[Job] = deque()
         self._running: set[Job] = set()
+        self._turns: dict[str, int] = {}  # visitor -> runs started since the queue was last empty
         self._cond = threading.Condition()
         self._closed = False
-        self._slots = [_Slot(i, int(nice)) for i in range(self.slots + self.express_slots)]
+        # regular slots hold the long runs: at ``long_nice`` (default: the express slots' priority) they leave
+        # the CPU to the express lane's light runs whenever both want it
+        regular = int(nice) if long_nice is None else max(int(nice), int(long_nice))
+        self._slots = [_Slot(i, regular if i < self.slots else int(nice))
+                       for i in range(self.slots + self.express_slots)]
         for slot in self._slots[self.slots:]:
             slot.express = True
         for slot in self._slots:
@@ -337,21 +349,50 @@ class RunPool:
             self._cond.notify_all()  # slots differ in what they take
         return job
 
+    def light(self, job: Job) -> bool:
+        """A run estimated at most ``express_seconds`` (ahead of heavy runs in every lane)."""
+        return job.estimate is not None and job.estimate <= self.express_seconds
+
     def short(self, job: Job) -> bool:
-        """Whether ``job`` may take the express lane: its estimate is at most ``express_seconds``."""
-        return bool(self.express_slots) and job.estimate is not None and job.estimate <= self.express_seconds
+        """Whether ``job`` may take the express lane: it is light and the pool has one."""
+        return bool(self.express_slots) and self.light(job)
+
+    def _rank(self, job: Job, index: int) -> tuple:
+        """A waiting job's place in the queue (lower runs first): light before heavy; then turns — a visitor's
+        runs started since the queue was last empty plus their runs waiting ahead of this one, so each
+        visitor's first waiting run comes before anyone's second (round robin; see :meth:`_took`); then
+        arrival. Called with the lock held."""
+        turn = 0
+        if job.visitor is not None:
+            turn = self._turns.get(job.visitor, 0)
+            turn += sum(1 for j in itertools.islice(self._waiting, index) if j.visitor == job.visitor)
+        return (not self.light(job), turn, index)
+
+    def _took(self, job: Job) -> None:
+        """Count a started run as its visitor's turn. Turns count from the moment the queue was last empty
+        (runs still running stay counted), so a visitor who had many runs in a quiet hour is not held back
+        for them later. Called with the lock held."""
+        if not self._waiting:
+            self._turns = {}
+            for j in self._running:
+                if j.visitor is not None:
+                    self._turns[j.visitor] = self._turns.get(j.visitor, 0) + 1
+        elif job.visitor is not None:
+            self._turns[job.visitor] = self._turns.get(job.visitor, 0) + 1
 
     def position(self, job: Job) -> int:
-        """Runs queued ahead of ``job`` (0 when it runs or is next): for a short job, only the short ones —
-        the express lane serves them in order whatever the long runs do."""
+        """Runs queued ahead of ``job`` (0 when it runs or is next), in the order the workers take them. With an
+        express lane, the light runs ahead of a heavy one are not counted: the express workers take them."""
         with self._cond:
+            waiting = list(self._waiting)
             try:
-                i = self._waiting.index(job)
+                mine = self._rank(job, waiting.index(job))
             except ValueError:
                 return 0
-            if self.short(job):
-                return sum(1 for other in list(self._waiting)[:i] if self.short(other))
-            return i
+            skip_light = bool(self.express_slots) and not self.short(job)
+            return sum(1 for i, other in enumerate(waiting)
+                       if other is not job and self._rank(other, i) < mine
+                       and not (skip_light and self.short(other)))
 
     def queued(self, job: Job) -> bool:
         with self._cond:
@@ -394,11 +435,16 @@ class RunPool:
 
     # ------------------------------------------------------------ the slots
     def _next_for(self, slot: _Slot) -> Job | None:
-        """The first waiting job this slot takes: any job for a regular slot, a short one for an express slot."""
-        for job in self._waiting:
-            if not slot.express or self.short(job):
-                return job
-        return None
+        """The waiting job this slot takes: the first by :meth:`_rank` among those it may take (any job for a
+        regular slot, a short one for an express slot)."""
+        best = None
+        for i, job in enumerate(self._waiting):
+            if slot.express and not self.short(job):
+                continue
+            rank = self._rank(job, i)
+            if best is None or rank < best[0]:
+                best = (rank, job)
+        return None if best is None else best[1]
 
     def _serve(self, slot: _Slot) -> None:
         while True:
@@ -409,6 +455,7 @@ class RunPool:
                     return
                 self._waiting.remove(job)
                 self._running.add(job)
+                self._took(job)
                 job.started_at = time.perf_counter()
             try:
                 if job.cancel.is_set():
