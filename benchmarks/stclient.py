@@ -265,14 +265,16 @@ async def load_page(base_url: str, path: str, assets: list[str] | None, report: 
 
 
 async def open_page(base_url: str, path: str = "", *, timeout: float = 900.0, needs_plot: bool = False,
-                    load: bool = False, assets: list[str] | None = None, linger: float = 30.0) -> SessionReport:
+                    load: bool = False, assets: list[str] | None = None, linger: float = 30.0,
+                    headers: dict[str, str] | None = None) -> SessionReport:
     """Open ``path`` (``"Page?query"``, ``""`` for the home page) on the server at ``base_url`` as a browser
     tab that stays open, and report what happened (see the module docstring).
 
     ``needs_plot``: the page owes a plot (a lab): finishing without one is an error. ``load``/``assets``: do
     the page load first. After a done text the session stays until the script finishes (at most ``linger``
     seconds more), so an exception while the final result is drawn still counts. ``timeout`` bounds the page
-    load, and the session from the rerun request on. It never raises: every failure is in the report."""
+    load, and the session from the rerun request on. ``headers`` go with the websocket's opening request (a
+    proxy's ``X-Forwarded-For``, say). It never raises: every failure is in the report."""
     from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
     from websockets.asyncio.client import connect
     from websockets.exceptions import ConnectionClosed
@@ -288,7 +290,8 @@ async def open_page(base_url: str, path: str = "", *, timeout: float = 900.0, ne
             await asyncio.wait_for(load_page(base_url, path, assets, report), timeout)
         async with connect(ws_url, subprotocols=["streamlit"], origin=origin, proxy=None, max_size=None,
                            open_timeout=min(timeout, 120), ping_interval=None, close_timeout=5,
-                           user_agent_header="stclient (Streamlit protocol load test)") as ws:
+                           user_agent_header="stclient (Streamlit protocol load test)",
+                           additional_headers=headers) as ws:
             session.sent_at = time.perf_counter()
             report.request_at = session.sent_at - started
             await ws.send(rerun_request(base_url, path).SerializeToString())
