@@ -51,6 +51,7 @@ class Settings:
     class_creations_per_visitor_per_day: int = 5
     class_creations_per_server_per_day: int = 200
     class_joins_per_visitor_per_hour: int = 3
+    class_joins_per_address_per_hour: int = 60
     class_code_tries_per_visitor_per_minute: int = 5
     class_pin_tries_per_seat: int = 5
     # [database]
@@ -74,7 +75,8 @@ _SECTIONS = {
     "classes": {"expiry_hours": float, "retention_days": float, "max_students": int, "max_bytes_per_class": int,
                 "max_bytes_total": int,
                 "creations_per_visitor_per_day": int, "creations_per_server_per_day": int,
-                "joins_per_visitor_per_hour": int, "code_tries_per_visitor_per_minute": int,
+                "joins_per_visitor_per_hour": int, "joins_per_address_per_hour": int,
+                "code_tries_per_visitor_per_minute": int,
                 "pin_tries_per_seat": int},
     "database": {"url": str, "path": str},
 }
