@@ -43,7 +43,7 @@ def browser() -> str | None:
         cookie = st.context.cookies.get("_streamlit_xsrf")
     except Exception:  # no request context
         cookie = None
-    token = _xsrf_token(cookie) if cookie else None
+    token = _xsrf_token(cookie) if isinstance(cookie, str) and cookie else None
     if token:
         return _digest("browser", token)
     sid = session_id()
@@ -58,7 +58,8 @@ def address() -> str | None:
         forwarded = st.context.headers.get("X-Forwarded-For")
     except Exception:
         return None
-    if forwarded and (ip is None or ip in ("127.0.0.1", "::1")):
+    ip = ip if isinstance(ip, str) else None  # (a test harness's stand-in is not an address)
+    if isinstance(forwarded, str) and forwarded and (ip is None or ip in ("127.0.0.1", "::1")):
         ip = forwarded.split(",")[-1].strip()
     return _digest("address", ip) if ip else None
 
@@ -76,8 +77,8 @@ def lab_address(path: str) -> str:
         host = st.context.headers.get("Host")
     except Exception:
         url = host = None
-    if url:
+    if isinstance(url, str) and url:
         parts = urlsplit(url)
         if parts.scheme and parts.netloc:
             return f"{parts.scheme}://{parts.netloc}{path}"
-    return f"http://{host or 'localhost:8501'}{path}"
+    return f"http://{host if isinstance(host, str) and host else 'localhost:8501'}{path}"
