@@ -96,7 +96,6 @@ def class_panel(lesson) -> None:
 
 
 def _student_panel(lesson, code_text: str) -> None:
-    box = st.sidebar.container(border=True)
     try:
         meta = C.open_class(code_text, visitor=visitor())
     except LabError as exc:
@@ -108,6 +107,7 @@ def _student_panel(lesson, code_text: str) -> None:
         if st.session_state.get(SEAT) != (code, seat["name"]):
             st.session_state[SEAT] = (code, seat["name"])
             _restore(lesson, code)
+        box = st.sidebar.container(border=True)
         box.caption("Class")
         box.text(f"{code} · you are {seat['name']}")
         box.caption("Your teacher sees your predictions and scores under this name; other students don't. This "
