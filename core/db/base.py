@@ -63,6 +63,12 @@ class Database:
     def _lock(self, cursor, name: str) -> None:
         """Serialise the transactions that name ``name`` (SQLite's single writer already does)."""
 
+    @contextlib.contextmanager
+    def _writer(self, write: bool) -> Iterator[None]:
+        """Held around a write transaction (SQLite: this process's writers queue here, first come first served,
+        rather than in SQLite's busy handler, which can starve a writer under a class's burst)."""
+        yield
+
     @staticmethod
     def _translate(sql: str) -> str:
         return sql
@@ -98,16 +104,17 @@ class Database:
             raise DatabaseError(f"the {self.backend} database cannot be opened ({type(exc).__name__})") from None
         healthy = True
         try:
-            cursor = conn.cursor()
-            self._begin(conn, write)
-            if lock is not None and write:
-                self._lock(cursor, lock)
-            try:
-                yield Tx(cursor, self._translate)
-            except BaseException:
-                conn.rollback()
-                raise
-            conn.commit()
+            with self._writer(write):
+                cursor = conn.cursor()
+                self._begin(conn, write)
+                if lock is not None and write:
+                    self._lock(cursor, lock)
+                try:
+                    yield Tx(cursor, self._translate)
+                except BaseException:
+                    conn.rollback()
+                    raise
+                conn.commit()
         except self.errors as exc:
             healthy = False
             with contextlib.suppress(Exception):

@@ -2,8 +2,10 @@
 folder made 0700 — class rosters and grades are personal data (README, "What the lab stores")."""
 from __future__ import annotations
 
+import contextlib
 import os
 import sqlite3
+import threading
 from pathlib import Path
 
 from .base import Database
@@ -17,6 +19,7 @@ class SQLiteDatabase(Database):
 
     def __init__(self, path):
         super().__init__()
+        self._write_lock = threading.Lock()
         self.path = Path(path).expanduser()
         folder = self.path.parent
         folder.mkdir(parents=True, exist_ok=True, mode=0o700)
@@ -36,12 +39,28 @@ class SQLiteDatabase(Database):
         conn.execute("PRAGMA synchronous=NORMAL")  # WAL + NORMAL: durable at each checkpoint, never corrupt
         return conn
 
+    @contextlib.contextmanager
+    def _writer(self, write: bool):
+        if not write:
+            yield
+            return
+        with self._write_lock:
+            yield
+
     def _begin(self, conn, write: bool) -> None:
         # IMMEDIATE takes the write lock at once, so two read-modify-writes never both read the old state
         conn.execute("BEGIN IMMEDIATE" if write else "BEGIN")
 
     def describe(self) -> str:
         return f"SQLite file {self.path}"
+
+    def checkpoint(self) -> None:
+        """Fold the write-ahead log into the main file (its size then is the records' size)."""
+        conn = self._take()
+        try:
+            conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+        finally:
+            self._give(conn)
 
     def size_bytes(self) -> int:
         return sum(p.stat().st_size for p in (self.path, Path(f"{self.path}-wal")) if p.exists())
