@@ -92,3 +92,21 @@ def test_postgres_password_never_appears_in_messages():
     from core.db.postgres import redact
 
     assert redact("postgresql://lab:s3cret@db.example:5432/lab") == "postgresql://lab:***@db.example:5432/lab"
+
+
+def test_the_database_is_chosen_by_lab_database_then_the_settings(tmp_path, monkeypatch):
+    from core.db.open import configured_url
+    from core.errors import ParameterError
+    from core.runtime.settings import parse
+
+    s = parse({"database": {"url": "postgresql://lab@db/lab"}, "classes": {"retention_days": 7}})
+    assert (s.database_url, s.class_retention_days) == ("postgresql://lab@db/lab", 7.0)
+    with pytest.raises(ParameterError, match="database.host"):
+        parse({"database": {"host": "db"}})
+    settings = tmp_path / "lab_settings.toml"
+    settings.write_text(f'[database]\npath = "{tmp_path / "from-settings.sqlite3"}"\n')
+    monkeypatch.setenv("LAB_SETTINGS", str(settings))
+    monkeypatch.setenv("LAB_DATABASE", "postgresql://lab@elsewhere/lab")
+    assert configured_url() == "postgresql://lab@elsewhere/lab"
+    monkeypatch.delenv("LAB_DATABASE")
+    assert configured_url() == str(tmp_path / "from-settings.sqlite3")

@@ -1,5 +1,5 @@
 """Lessons: every shipped lesson loads, validates and plays; a broken file gives one line naming file, step and
-field; grading is deterministic; the class store counts three simulated students right and refuses a wrong key."""
+field; grading is deterministic (class mode: tests/test_classroom.py)."""
 from __future__ import annotations
 
 import json

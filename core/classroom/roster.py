@@ -106,6 +106,7 @@ def check_teacher(code: str, key: str, *, visitor: B.Visitor = B.NOBODY, db=None
     """The class when ``key`` is its teacher key — open or closed, until its rows are deleted; ClassError
     otherwise (compared in constant time; wrong keys are slowed per visitor like wrong codes)."""
     now, db = _now(now), class_db(db)
+    _purge_due(db, now)
     code = N.normalise_code(code)
     with db.transaction(lock=f"guess/{visitor.browser}") as tx:
         _slowed(tx, visitor, now)
@@ -122,6 +123,15 @@ def check_teacher(code: str, key: str, *, visitor: B.Visitor = B.NOBODY, db=None
     return meta
 
 
+PURGE_EVERY = 600.0  # seconds between two clean-ups a teacher's visits trigger in one process
+_LAST_PURGE: dict[int, float] = {}
+
+
+def _purge_due(db, now: float) -> None:
+    if now - _LAST_PURGE.get(id(db), float("-inf")) >= PURGE_EVERY or now < _LAST_PURGE.get(id(db), now):
+        purge(db=db, now=now)
+
+
 def purge(*, db=None, now: float | None = None) -> int:
     """Delete classes past their retention (with their seats, answers and measurements) and attempts older than a
     day; returns the number of classes deleted."""
@@ -129,6 +139,7 @@ def purge(*, db=None, now: float | None = None) -> int:
     with db.transaction(lock="classes") as tx:
         gone = tx.execute("DELETE FROM classes WHERE purge_after <= ?", (now,))
         tx.execute("DELETE FROM class_hits WHERE at < ?", (now - max(B.WINDOWS.values()),))
+    _LAST_PURGE[id(db)] = now
     return max(gone, 0)
 
 
