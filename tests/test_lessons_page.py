@@ -187,3 +187,24 @@ def test_exploring_after_the_reveal_runs_the_students_setting_and_keeps_the_grad
     captions = " ".join(c.value for c in at.caption)
     assert "(your setting)" in captions and "accuracy = 61%" in captions  # σ = 10 = √n, as in step 4
     assert {m.label: m.value for m in at.metric}["Measured at the lesson's seed"] == reference  # graded as before
+
+
+def test_the_teacher_locks_the_roster_readmits_and_removes_a_student():
+    lesson = L.get_lesson("1-what-epsilon-promises")
+    made = classroom.create_class(lesson.id)
+    for n, name in enumerate(("Ada", "Bo")):
+        _seat(made, name, 0.7, lesson.id, 20 + n)
+    at = open_page(PAGE, lesson=lesson.id)
+    at.text_input[0].input(made["code"])
+    at.text_input[1].input(made["teacher_key"])
+    at.button[[b.label for b in at.button].index("Open the teacher view")].click().run()
+    at.toggle[[t.label for t in at.toggle].index("Lock the roster (no one else can join)")].set_value(True)
+    at.button[[b.label for b in at.button].index("Save")].click().run()
+    assert not at.exception
+    assert classroom.check_teacher(made["code"], made["teacher_key"])["locked"] == 1
+    at.button(key="classroom.roster.readmit").click().run()  # the first student: Ada
+    pin = next(t.value for t in at.text if t.value.startswith("New PIN for Ada: ")).split(": ")[1].split()[0]
+    classroom.reclaim(made["code"], "Ada", pin, browser="ada-new-laptop")
+    assert classroom.seat_of(made["code"], "ada-new-laptop")["name"] == "Ada"
+    at.button(key="classroom.roster.remove").click().run()
+    assert [p["name"] for p in classroom.roster(made["code"], made["teacher_key"])] == ["Bo"]
