@@ -42,6 +42,17 @@ ensure_caddy() {
   fi
 }
 
+ensure_postgresql() {
+  # a throwaway PostgreSQL cluster for the records-database tests (tests/db_helpers.py); Debian keeps initdb and
+  # pg_ctl in /usr/lib/postgresql/<version>/bin, off PATH, where the tests look too
+  if ! command -v initdb >/dev/null && ! ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1; then
+    echo "Installing Debian postgresql for the database tests…"
+    SUDO=""; [ "$(id -u)" -ne 0 ] && SUDO="sudo"
+    $SUDO apt-get install -y -q postgresql >/dev/null 2>&1 \
+      || { $SUDO apt-get update -q >/dev/null && $SUDO apt-get install -y -q postgresql >/dev/null; }
+  fi
+}
+
 case "${1:-}" in
   app)
     ensure_venv
@@ -59,6 +70,7 @@ case "${1:-}" in
     ensure_venv
     ensure_chromium
     ensure_caddy
+    ensure_postgresql
     exec "$VENV/bin/python" -m pytest "${@:2}"
     ;;
   *)

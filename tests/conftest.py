@@ -14,10 +14,14 @@ if os.environ.get("PYTEST_XDIST_WORKER"):
     os.environ["LAB_STORE"] = tempfile.mkdtemp(prefix=f"lab-store-test-{os.environ['PYTEST_XDIST_WORKER']}-")
 else:
     os.environ.setdefault("LAB_STORE", tempfile.mkdtemp(prefix="lab-store-test-"))
+# ... and its own records database (class mode: core/db, core/classroom), never the user's
+os.environ["LAB_DATABASE"] = os.path.join(tempfile.mkdtemp(prefix="lab-db-test-"), "lab.sqlite3")
 
 
 # The browser tests' lab server (one a worker, for the session) and Chromium (one a module): browser_helpers.py
 from browser_helpers import browser, server  # noqa: E402,F401
+# The records database of each backend (SQLite, a throwaway PostgreSQL): db_helpers.py
+from db_helpers import db, postgres_cluster  # noqa: E402,F401
 
 
 @pytest.hookimpl(tryfirst=True)

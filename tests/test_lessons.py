@@ -1,5 +1,5 @@
 """Lessons: every shipped lesson loads, validates and plays; a broken file gives one line naming file, step and
-field; grading is deterministic; the class store counts three simulated students right and refuses a wrong key."""
+field; grading is deterministic (class mode: tests/test_classroom.py)."""
 from __future__ import annotations
 
 import json
@@ -12,7 +12,6 @@ from pathlib import Path
 import pytest
 
 from core.runtime.store import ResultStore
-from core.studies import classroom
 from core.studies import lesson_grading as G
 from core.studies import lesson_runs as R
 from core.studies import lessons as L
@@ -157,52 +156,7 @@ def test_fill_uses_only_the_runs_numbers():
 
 
 # ------------------------------------------------------------------------------------------------ class mode
-def test_class_with_three_students_counts_and_refuses_a_wrong_key(tmp_path):
-    store = classroom.ClassStore(tmp_path / "class")
-    lesson = L.get_lesson("3-reconstruction")
-    made = classroom.create_class(lesson.id, store=store)
-    a = classroom.join(made["code"], "Ada", store=store)
-    b = classroom.join(made["code"].lower(), "Ada", store=store)  # same name → "Ada (2)"; codes ignore case
-    c = classroom.join(made["code"], '=HYPERLINK("http://x")', store=store)
-    for sid, guess in ((a, 0.6), (b, 0.95), (c, 0.62)):
-        classroom.visit(made["code"], sid, lesson.id, 4, store=store)
-        classroom.submit(made["code"], sid, lesson.id, 4, guess, store=store)
-    classroom.visit(made["code"], a, lesson.id, 5, store=store)
-    classroom.reveal(made["code"], a, lesson.id, 4, 0.612, store=store)
-    s = classroom.summary(made["code"], made["teacher_key"], lesson, store=store)
-    four, five = s["steps"][3], s["steps"][4]
-    assert (s["n_students"], four["reached"], four["answered"], four["within"]) == (3, 3, 3, 2)
-    assert four["share_within"] == pytest.approx(2 / 3) and four["truth"] == 0.612
-    assert (five["reached"], five["answered"], five["truth"]) == (1, 0, None)
-    assert [p["name"] for p in s["students"]] == ["Ada", "Ada (2)", '=HYPERLINK("http://x")']
-    assert s["students"][0]["score"] == 1.0 and s["students"][1]["score"] == 0.0
-    csv = classroom.grades_csv(s)
-    assert "'=HYPERLINK" in csv and '"=HYPERLINK' not in csv
-    with pytest.raises(classroom.ClassError, match="does not open class"):
-        classroom.summary(made["code"], "wrong-key", lesson, store=store)
-    # a student reads only their own record; a stranger's id is refused
-    assert classroom.student(made["code"], a, store=store)["name"] == "Ada"
-    with pytest.raises(classroom.ClassError, match="not a student"):
-        classroom.student(made["code"], "x" * 22, store=store)
-    classroom.submit(made["code"], a, lesson.id, 4, 0.1, store=store)  # committed means committed
-    assert classroom.student(made["code"], a, store=store)["answers"]["3-reconstruction/4"]["prediction"] == 0.6
-
-
-def test_class_expires(tmp_path):
-    store = classroom.ClassStore(tmp_path / "exp")
-    made = classroom.create_class(store=store, now=1000.0)
-    classroom.open_class(made["code"], store=store, now=1001.0)
-    with pytest.raises(classroom.ClassError, match="has expired"):
-        classroom.open_class(made["code"], store=store, now=1000.0 + classroom.expiry_seconds())
-    store.cache.set("class/ABCDEF", json.dumps(["not", "a", "class"]))  # a planted row of the wrong shape
-    with pytest.raises(classroom.ClassError, match="no class ABCDEF"):
-        classroom.open_class("abcdef", store=store)
-    with pytest.raises(classroom.ClassError, match="6 letters and digits"):
-        classroom.open_class("[x](http://evil)", store=store)
-    with pytest.raises(classroom.ClassError, match="display name"):
-        classroom.join(made["code"], "\u200b\n", store=store, now=1001.0)
-
-
+# (the engine's tests: tests/test_classroom.py, against both records databases)
 def test_class_expiry_is_a_setting(tmp_path):
     from core.runtime.settings import parse
 

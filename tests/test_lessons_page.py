@@ -6,7 +6,7 @@ import json
 
 from apptest_helpers import open_page
 
-from core.studies import classroom
+from core import classroom
 from core.studies import lesson_runs as R
 from core.studies import lessons as L
 
@@ -55,14 +55,18 @@ def test_scenario_step_runs_through_the_run_machinery():
     assert any("noise" in t.lower() for t in _titles(at))
 
 
+def _seat(made, name, guess, lesson_id, n):
+    browser = f"apptest-browser-{n}"
+    classroom.join(made["code"], name, "1234", browser=browser, visitor=classroom.Visitor(browser, f"addr-{n}"))
+    classroom.submit(made["code"], browser, lesson_id, 1, guess)
+    classroom.reveal(made["code"], browser, lesson_id, 1, 0.7310585786300049)
+
+
 def test_teacher_view_counts_three_students_and_refuses_a_wrong_key():
     lesson = L.get_lesson("1-what-epsilon-promises")
     made = classroom.create_class(lesson.id)
-    truth = 0.7310585786300049
-    for name, guess in (("Ada", 0.72), ("Bo", 0.9), ("Cy", 0.74)):
-        sid = classroom.join(made["code"], name)
-        classroom.submit(made["code"], sid, lesson.id, 1, guess)
-        classroom.reveal(made["code"], sid, lesson.id, 1, truth)
+    for n, (name, guess) in enumerate((("Ada", 0.72), ("Bo", 0.9), ("Cy", 0.74))):
+        _seat(made, name, guess, lesson.id, n)
     at = open_page(PAGE, lesson=lesson.id)
     at.text_input[0].input(made["code"])
     at.text_input[1].input("not-the-key")
@@ -73,23 +77,34 @@ def test_teacher_view_counts_three_students_and_refuses_a_wrong_key():
     at.button[[b.label for b in at.button].index("Open the teacher view")].click().run()
     assert not at.exception
     metrics = {m.label: m.value for m in at.metric}
-    assert metrics["Students"] == "3"
+    assert metrics["Students"] == "3 of 40"
     steps = at.dataframe[0].value
     first = steps.iloc[0]
     assert (first["reached"], first["predicted"]) == (3, 3)
     assert first["within tolerance"] == "2 of 3 (67%)"
+    assert steps.iloc[1]["measured"] == "—"  # never the word None
     people = at.dataframe[1].value
     assert list(people["student"]) == ["Ada", "Bo", "Cy"]
-    assert list(people["lesson score"]) == [100, 0, 100]
+    assert list(people["lesson score"]) == ["100", "0", "100"]
+    link = [c.value for c in at.code][0]
+    assert link.startswith("http") and link.endswith(f"/Lessons?lesson={lesson.id}&class={made['code']}")
 
 
-def test_student_joins_from_the_link_and_sees_only_their_name():
+def test_a_class_student_sees_the_join_form_first_and_then_only_their_name():
     lesson = L.get_lesson("1-what-epsilon-promises")
     made = classroom.create_class(lesson.id)
-    other = classroom.join(made["code"], "Someone Else")
-    classroom.submit(made["code"], other, lesson.id, 1, 0.6)
+    _seat(made, "Someone Else", 0.6, lesson.id, 9)
     at = open_page(PAGE, lesson=lesson.id, step="1", **{"class": made["code"]})
-    at.text_input[0].input("**Me**")
+    assert not at.exception
+    assert f"lessons.answer.{lesson.id}.1.commit" not in [b.key for b in at.button]  # the join form comes first
+    assert not at.slider
+    name, pin = at.text_input[0], at.text_input[1]
+    assert (name.label, pin.label) == ("Display name", "PIN (4–8 digits)")
+    name.input("**Me**")
+    pin.input("12")
+    at.button[[b.label for b in at.button].index("Join the class")].click().run()
+    assert any("PIN is 4–8 digits" in e.value for e in at.error)
+    at.text_input[1].input("2468")
     at.button[[b.label for b in at.button].index("Join the class")].click().run()
     assert not at.exception
     shown = " ".join(t.value for t in at.text)
@@ -99,29 +114,34 @@ def test_student_joins_from_the_link_and_sees_only_their_name():
     at.button(key=f"lessons.answer.{lesson.id}.1.commit").click().run()
     s = classroom.summary(made["code"], made["teacher_key"], lesson)
     assert s["steps"][0]["answered"] == 2 and s["steps"][0]["truth"] is not None
+    at.run()  # a rerun of the same browser keeps the seat and the committed prediction
+    assert f"{made['code']} · you are **Me**" in " ".join(t.value for t in at.text)
+    assert "Join the class" not in [b.label for b in at.button]
 
 
-def test_a_student_who_reloads_keeps_their_seat_and_predictions():
+def test_a_seat_address_from_the_old_format_acts_for_no_one():
     lesson = L.get_lesson("1-what-epsilon-promises")
     made = classroom.create_class(lesson.id)
-    seat = classroom.join(made["code"], "Returning")
-    classroom.submit(made["code"], seat, lesson.id, 1, 0.75)
-    at = open_page(PAGE, lesson=lesson.id, step="1", me=seat, **{"class": made["code"]})
+    _seat(made, "Returning", 0.75, lesson.id, 7)
+    at = open_page(PAGE, lesson=lesson.id, step="1", me="apptest-browser-7", **{"class": made["code"]})
     assert not at.exception
-    assert f"{made['code']} · you are Returning" in " ".join(t.value for t in at.text)
-    metrics = {m.label: m.value for m in at.metric}
-    assert metrics["Your prediction"] == "75%"  # locked in, and revealed from the stored run
-    assert "Join the class" not in [b.label for b in at.button]
+    assert "Join the class" in [b.label for b in at.button]  # another session: the seat is not its own
+    assert "Returning" not in " ".join(t.value for t in at.text)
 
 
 def test_teacher_creates_a_class_and_sees_the_key_once():
     at = open_page(PAGE, lesson="3-reconstruction")
-    at.button(key="lessons.create").click().run()
+    at.radio[[r.label for r in at.radio].index("Students also give")].set_value("student_id")
+    at.button[[b.label for b in at.button].index("Create a class")].click().run()
     assert not at.exception
-    code, key, link = (c.value for c in at.code[:3])
-    assert len(code) == 6 and link == f"/Lessons?lesson=3-reconstruction&class={code}"
+    made = at.session_state["lessons.created"]
+    code, key = made["code"], made["teacher_key"]
+    shown = [c.value for c in at.code]
+    link = next(v for v in shown if v.startswith("http"))
+    assert code in shown and key in shown
+    assert link.endswith(f"/Lessons?lesson=3-reconstruction&class={code}")
     meta = classroom.check_teacher(code, key)  # the key shown opens the class; only its hash is stored
-    assert key not in json.dumps(meta)
+    assert key not in json.dumps(meta) and meta["ask"] == "student_id"
     assert at.toggle(key="lessons.teacher.on").value  # the creator's session opens the teacher view
     at.button(key="lessons.created.hide").click().run()
     assert key not in [c.value for c in at.code]
@@ -167,3 +187,24 @@ def test_exploring_after_the_reveal_runs_the_students_setting_and_keeps_the_grad
     captions = " ".join(c.value for c in at.caption)
     assert "(your setting)" in captions and "accuracy = 61%" in captions  # σ = 10 = √n, as in step 4
     assert {m.label: m.value for m in at.metric}["Measured at the lesson's seed"] == reference  # graded as before
+
+
+def test_the_teacher_locks_the_roster_readmits_and_removes_a_student():
+    lesson = L.get_lesson("1-what-epsilon-promises")
+    made = classroom.create_class(lesson.id)
+    for n, name in enumerate(("Ada", "Bo")):
+        _seat(made, name, 0.7, lesson.id, 20 + n)
+    at = open_page(PAGE, lesson=lesson.id)
+    at.text_input[0].input(made["code"])
+    at.text_input[1].input(made["teacher_key"])
+    at.button[[b.label for b in at.button].index("Open the teacher view")].click().run()
+    at.toggle[[t.label for t in at.toggle].index("Lock the roster (no one else can join)")].set_value(True)
+    at.button[[b.label for b in at.button].index("Save")].click().run()
+    assert not at.exception
+    assert classroom.check_teacher(made["code"], made["teacher_key"])["locked"] == 1
+    at.button(key="classroom.roster.readmit").click().run()  # the first student: Ada
+    pin = next(t.value for t in at.text if t.value.startswith("New PIN for Ada: ")).split(": ")[1].split()[0]
+    classroom.reclaim(made["code"], "Ada", pin, browser="ada-new-laptop")
+    assert classroom.seat_of(made["code"], "ada-new-laptop")["name"] == "Ada"
+    at.button(key="classroom.roster.remove").click().run()
+    assert [p["name"] for p in classroom.roster(made["code"], made["teacher_key"])] == ["Bo"]

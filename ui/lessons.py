@@ -1,26 +1,21 @@
-"""The Lessons page's pieces: one step (predict → run → reveal → explore), the lesson's end, class mode (join,
-create, teacher view). The engine behind them is :mod:`core.studies.lessons` and :mod:`core.studies.classroom`;
-scenario runs go through :func:`ui.runs.run_scenario` (the server's pool, its limits, the shared store), so a class
-of thirty on one step costs one run.
-
-Everything a stranger can write — a display name, a class code in a link — is shown as plain text (``st.text``,
-tables), never as Markdown.
+"""The Lessons page's pieces: one step (predict → run → reveal → explore) and the lesson's end. The engine behind
+them is :mod:`core.studies.lessons`; class mode (join, create, the teacher view) is :mod:`ui.classroom`, told of
+each visit, commit and reveal through its three hooks. Scenario runs go through :func:`ui.runs.run_scenario` (the
+server's pool, its limits, the shared store), so a class of thirty on one step costs one run.
 """
 from __future__ import annotations
-
-import time
 
 import pandas as pd
 import streamlit as st
 
 from core.errors import LabError
 from core.output.plain_language import term
-from core.plots.lessons import class_distribution, reveal_figure
-from core.studies import classroom
+from core.plots.lessons import reveal_figure
 from core.studies import lesson_grading as G
 from core.studies import lesson_runs as R
 from core.studies import lessons as L
 from core.studies.lesson_plots import step_figure
+from ui import classroom as class_mode
 from ui.common import chart, show_error
 from ui.feedback import tick
 
@@ -79,173 +74,6 @@ def handout_button(lesson) -> None:
                                mime="text/html", icon=":material/print:", key=f"lessons.handout.{lesson.id}",
                                help="The steps, prompts and reference plots at the lesson's seed, with the "
                                     "measurements on the last pages: works offline, prints on paper")
-
-
-# --------------------------------------------------------------------------------------------------- class mode
-def class_student() -> tuple[str, str] | None:
-    """``(code, student id)`` when this session is a student of the class the link names."""
-    return st.session_state.get("lessons.student")
-
-
-def class_panel(lesson) -> None:
-    """Sidebar: join the class named in the link, or create a class / open its teacher view."""
-    code_text = st.query_params.get("class")
-    box = st.sidebar.container(border=True)
-    if code_text:
-        try:
-            meta = classroom.open_class(code_text)
-        except LabError as exc:
-            box.error(str(exc), icon=":material/group_off:")
-            return
-        code = meta["code"]
-        joined = class_student()
-        seat = st.query_params.get("me")
-        if seat and not (joined and joined[0] == code):  # a reload: the link holds this browser's seat
-            try:
-                classroom.student(code, seat)
-                st.session_state["lessons.student"] = joined = (code, seat)
-                _restore(lesson, code, seat)
-            except LabError:
-                del st.query_params["me"]
-        if joined and joined[0] == code:
-            try:
-                me = classroom.student(code, joined[1])
-                box.caption("Class")
-                box.text(f"{code} · you are {me['name']}")
-                box.caption("Your teacher sees your predictions and scores under this name; other students don't. "
-                            "The address now holds your seat: reload to come back, but share the class link, "
-                            "not this one.")
-                return
-            except LabError:
-                st.session_state.pop("lessons.student", None)
-        box.markdown(f"**Join class {code}**")
-        with box.form("lessons.join", border=False):
-            name = st.text_input("Display name", max_chars=classroom.MAX_NAME,
-                                 help="Any name your teacher will recognise; no account or e-mail is needed.")
-            if st.form_submit_button("Join the class", type="primary"):
-                try:
-                    st.session_state["lessons.student"] = (code, classroom.join(code, name))
-                    st.query_params["me"] = st.session_state["lessons.student"][1]
-                    st.rerun()
-                except LabError as exc:
-                    st.error(str(exc), icon=":material/warning:")
-        return
-    with box.expander("Teach this lesson to a class"):
-        st.caption("Create a class: students open the link and pick a display name; you see the class's "
-                   "predictions live. The teacher key is shown once.")
-        if st.button("Create a class", key="lessons.create"):
-            try:
-                made = classroom.create_class(lesson.id)
-                st.session_state["lessons.teacher"] = (made["code"], made["teacher_key"])
-                st.session_state["lessons.created"] = made
-            except LabError as exc:
-                show_error(exc)
-        made = st.session_state.get("lessons.created")
-        if made:
-            st.markdown("**Class code**")
-            st.code(made["code"], language=None)
-            st.markdown("**Teacher key** (write it down: it is not shown again)")
-            st.code(made["teacher_key"], language=None)
-            st.markdown("**Link for students**")
-            st.code(f"/Lessons?lesson={lesson.id}&class={made['code']}", language=None)
-            if st.button("I have noted the key: hide it", key="lessons.created.hide"):
-                st.session_state.pop("lessons.created", None)
-                st.rerun()
-        st.divider()
-        with st.form("lessons.teach", border=False):
-            code = st.text_input("Class code", max_chars=12)
-            key = st.text_input("Teacher key", type="password")
-            if st.form_submit_button("Open the teacher view"):
-                try:
-                    meta = classroom.check_teacher(code, key)
-                    st.session_state["lessons.teacher"] = (meta["code"], key)
-                except LabError as exc:
-                    st.error(str(exc), icon=":material/lock:")
-
-
-def _restore(lesson, code: str, seat: str) -> None:
-    """A returning student's committed predictions, from the class store (a new session after a reload): each
-    stays locked, and opening its step shows the (stored) run and the reveal again."""
-    record = classroom.student(code, seat)
-    for step in lesson.steps:
-        slot = record["answers"].get(f"{lesson.id}/{step.number}", {})
-        if "prediction" not in slot:
-            continue
-        done = progress(lesson.id).setdefault(step.number, {})
-        answer = int(slot["prediction"]) if step.predict.kind == "choice" else slot["prediction"]
-        done.setdefault("answer", answer)
-
-
-def teacher_view(lesson) -> None:
-    """The class's live numbers for ``lesson`` (refreshed every few seconds)."""
-    code, key = st.session_state["lessons.teacher"]
-
-    @st.fragment(run_every=5)
-    def live():
-        try:
-            s = classroom.summary(code, key, lesson)
-        except LabError as exc:
-            show_error(exc)
-            return
-        left, mid, right = st.columns(3)
-        left.metric("Class", s["code"])
-        mid.metric("Students", s["n_students"])
-        right.metric("Expires (UTC)", time.strftime("%d %b %H:%M", time.gmtime(s["expires"])))
-        st.caption(f"Students join at /Lessons?lesson={lesson.id}&class={s['code']} · refreshed every 5 s · "
-                   f"last at {time.strftime('%H:%M:%S', time.gmtime())} UTC")
-        table = pd.DataFrame([{"step": x["step"], "title": x["title"], "reached": x["reached"],
-                               "predicted": x["answered"],
-                               "measured": None if x["truth"] is None else
-                               G.truth_text(lesson.step(x["step"]), x["truth"]),
-                               "within tolerance": None if x["share_within"] is None else
-                               f"{x['within']} of {x['answered']} ({x['share_within']:.0%})"}
-                              for x in s["steps"]])
-        st.markdown("**Per step**")
-        st.dataframe(table, hide_index=True, width="stretch")
-        for x in s["steps"]:
-            if not x["answers"]:
-                continue
-            step = lesson.step(x["step"])
-            with st.expander(f"Step {x['step']}: {step.title} — {x['answered']} "
-                             f"prediction{'s' if x['answered'] != 1 else ''}"):
-                chart(class_distribution(step, x["answers"], x["truth"]), f"class-dist-{x['step']}")
-                st.caption(_distribution_text(step, x))
-        st.markdown("**Per student** (lesson score: mean step score over graded steps)")
-        people = pd.DataFrame([{"student": p["name"], "steps reached": p["reached"], "predicted": p["answered"],
-                                "graded": p["graded"],
-                                "lesson score": None if p["score"] is None else round(100 * p["score"])}
-                               for p in s["students"]], columns=["student", "steps reached", "predicted", "graded",
-                                                                 "lesson score"])
-        st.dataframe(people, hide_index=True, width="stretch")
-        st.download_button("Grades · table (CSV)", data=classroom.grades_csv(s),
-                           file_name=f"grades-{s['code']}-{lesson.id}.csv", mime="text/csv",
-                           icon=":material/download:", key=f"lessons.grades.{tick()}",
-                           help="One row per student and step; cells a spreadsheet would run as formulas are "
-                                "prefixed with '")
-
-    live()
-    if st.button("Close the teacher view", key="lessons.teacher.close"):
-        st.session_state.pop("lessons.teacher", None)
-        st.rerun()
-
-
-def _distribution_text(step, x: dict) -> str:
-    """The chart's text alternative: the spread of the predictions and where the measurement lies."""
-    answers = x["answers"]
-    if step.predict.kind == "choice":
-        counts = ", ".join(f"{o.label}: {sum(1 for a in answers if int(a) == i)}"
-                           for i, o in enumerate(step.predict.options))
-        text = f"Answers per option — {counts}."
-    else:
-        shown = sorted(answers)
-        text = (f"{len(shown)} predictions from {step.predict.shown(shown[0])} to {step.predict.shown(shown[-1])}, "
-                f"median {step.predict.shown(shown[len(shown) // 2])}.")
-    if x["truth"] is not None:
-        text += (f" Measured: {G.truth_text(step, x['truth'])}; {x['within']} of {x['answered']} within the "
-                 "tolerance.")
-    else:
-        text += " Not measured yet: no student has run this step."
-    return text
 
 
 # ------------------------------------------------------------------------------------------------------ a step
@@ -327,14 +155,7 @@ def _reveal(lesson, step, done: dict) -> None:
 def show_step(lesson, step) -> None:
     """One step: context, prediction (committed before the run), the run and its plot, the reveal, explore."""
     done = progress(lesson.id).get(step.number, {})
-    joined = class_student()
-    seen = st.session_state.setdefault("lessons.visited", set())
-    if joined and (joined, lesson.id, step.number) not in seen:  # once per step, not on every rerun
-        try:
-            classroom.visit(joined[0], joined[1], lesson.id, step.number)
-            seen.add((joined, lesson.id, step.number))
-        except LabError:
-            pass
+    class_mode.visited(lesson, step)
     st.progress(step.number / len(lesson.steps), text=f"Step {step.number} of {len(lesson.steps)}")
     st.subheader(f"{step.number}. {step.title}")
     st.markdown(step.context)
@@ -350,12 +171,7 @@ def show_step(lesson, step) -> None:
                          help="Your prediction is locked before the run, so the reveal compares it honestly"):
                 done = progress(lesson.id).setdefault(step.number, {})
                 done["answer"] = answer
-                if joined:  # a class's predictions live in the class store (the seat is in the address)
-                    try:
-                        classroom.submit(joined[0], joined[1], lesson.id, step.number, answer)
-                    except LabError as exc:
-                        show_error(exc)
-                else:
+                if not class_mode.committed(lesson, step, answer):  # a class's predictions live in its records
                     _link_answers(lesson)
                 st.rerun()
             if not ok:
@@ -396,12 +212,7 @@ def _record(lesson, step, result) -> None:
     truth = R.measured(step, result.metrics)
     done.update(truth=truth, grade=G.grade(step, done["answer"], truth),
                 metrics={k: v for k, v in result.metrics.items() if isinstance(v, (int, float))})
-    joined = class_student()
-    if joined:
-        try:
-            classroom.reveal(joined[0], joined[1], lesson.id, step.number, truth)
-        except LabError as exc:
-            show_error(exc)
+    class_mode.revealed(lesson, step, truth)
 
 
 def _run(lesson, step, explored: dict, done: dict) -> None:

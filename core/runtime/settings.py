@@ -1,4 +1,5 @@
-"""Lab settings: server limits, the run pool, the engine's polling interval, the result store and class expiry.
+"""Lab settings: server limits, the run pool, the engine's polling interval, the result store, the records database
+and class mode's bounds.
 
 All limits live in ONE file, ``lab_settings.toml`` at the repository root, whose comments document every key
 and its default. ``LAB_SETTINGS=/path/to/file.toml`` reads another file instead; keys it leaves out keep the
@@ -46,6 +47,19 @@ class Settings:
     upload_max_cells: int = 10_000_000
     # [classes]
     class_expiry_hours: float = 12.0
+    class_retention_days: float = 30.0
+    class_max_students: int = 500
+    class_max_bytes_per_class: int = 5_000_000
+    class_max_bytes_total: int = 1_000_000_000
+    class_creations_per_visitor_per_day: int = 5
+    class_creations_per_server_per_day: int = 200
+    class_joins_per_visitor_per_hour: int = 3
+    class_joins_per_address_per_hour: int = 60
+    class_code_tries_per_visitor_per_minute: int = 5
+    class_pin_tries_per_seat: int = 5
+    # [database]
+    database_url: str = ""
+    database_path: str = "~/.local/share/privacy-lab/lab.sqlite3"
     # [cluster]
     cluster_scheduler: str = ""
     source: str = "defaults"
@@ -64,7 +78,13 @@ _SECTIONS = {
     "engine": {"poll_seconds": float, "memory_guard_fraction": float},
     "store": {"path": str, "size_limit_bytes": int},
     "uploads": {"max_columns": int, "max_cells": int},
-    "classes": {"expiry_hours": float},
+    "classes": {"expiry_hours": float, "retention_days": float, "max_students": int, "max_bytes_per_class": int,
+                "max_bytes_total": int,
+                "creations_per_visitor_per_day": int, "creations_per_server_per_day": int,
+                "joins_per_visitor_per_hour": int, "joins_per_address_per_hour": int,
+                "code_tries_per_visitor_per_minute": int,
+                "pin_tries_per_seat": int},
+    "database": {"url": str, "path": str},
     "cluster": {"scheduler": str},
 }
 
@@ -92,7 +112,7 @@ def parse(data: dict, source: str = "settings") -> Settings:
                 raise ParameterError(f"{source}: {section}.{key}", f"expected {kind.__name__}"
                                      f"{'' if kind in (str, bool) else ' >= 0'}, got {value!r}")
             name = {"store": f"store_{key}", "uploads": f"upload_{key}", "classes": f"class_{key}",
-                    "cluster": f"cluster_{key}"}.get(section, key)
+                    "database": f"database_{key}", "cluster": f"cluster_{key}"}.get(section, key)
             values[name] = kind(value)
     if values.get("slots", 1) < 1:
         raise ParameterError(f"{source}: server.slots", "at least 1")
