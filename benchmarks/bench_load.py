@@ -40,9 +40,9 @@ queue; memory ≤ 4 GB. Not part of CI (minutes of wall time), and only meaningf
     .venv/bin/python benchmarks/bench_load.py --sessions 30 --heavy 4 --arrival 60 [--browser-nice 15]
 
 **Abusive visitors** (``--abusers N --links K``): N visitors each open K heavy links, every one from a fresh
-browser (protocol clients: a new cookie each), arriving first. The server is told it sits behind the proxy
-(``[server] behind_proxy``) and each session sends the ``X-Forwarded-For`` header the proxy would: an abuser's
-links share one address, every other visitor has their own. Goal: every light default run done at p95 ≤ 30 s
+browser (protocol clients: a new cookie each), arriving first. Each session sends the ``X-Forwarded-For`` header
+the lab's proxy would (the server trusts it on a connection from this machine): an abuser's links share one
+address, every other visitor has their own. Goal: every light default run done at p95 ≤ 30 s
 with 0 errors, on a quiet machine (the load average is printed beside the figure):
 
     .venv/bin/python benchmarks/bench_load.py --sessions 30 --abusers 5 --links 3 --arrival 60 --browsers 0
@@ -308,10 +308,6 @@ def main() -> int:
         light_addresses = [f"198.51.100.{1 + i % 250}" for i in range(len(light))]
         heavy_addresses = [f"203.0.113.{1 + i // args.links}" for i in range(n_heavy)]
         addresses = light_addresses + heavy_addresses
-        settings_file = Path(tempfile.mkdtemp(prefix="lab-load-settings-")) / "lab_settings.toml"
-        settings_file.write_text((ROOT / "lab_settings.toml").read_text().replace(
-            "behind_proxy = false", "behind_proxy = true"))
-        env["LAB_SETTINGS"] = str(settings_file)
     load_before = load_text()
     peak = {"rss": 0, "pss": 0}
     stop = threading.Event()

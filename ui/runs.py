@@ -39,7 +39,6 @@ from ui.feedback import run_failed, session_id, show_error, tick
 from ui.first_view import watching_run
 from ui.stored import keep, store_note, stored
 from ui.visitors import release, wait_turn, watching
-from ui.visitors import visitor as visitor_key
 
 POLL_SECONDS = 0.25
 REDRAW_SECONDS = 2.0  # live plots of a running game at most this often
@@ -195,7 +194,6 @@ def _in_worker(job: Job, on_update: Callable[[Any], tuple], bar, unit: str, key:
     widget change) or the session disconnects, this session leaves. Returns ``{"value": …}`` or ``{"error": exception}``.
     """
     cancel = cancel if cancel is not None else threading.Event()
-    job.visitor = visitor_key()  # fair turns: the pool ranks a visitor's later runs after others' first ones
     visitor = wait_turn(job, bar, cancel)  # one long run per visitor: this one may wait (or replace another)
     if visitor is False:
         return {"error": Cancelled(f"{job.label}: stopped")}

@@ -4,16 +4,14 @@ class's workers. A further long run waits, said on its page, until the visitor's
 (``heavy_run_policy = "wait"``), or stops that run and takes its place (``"replace"``).
 
 A visitor is the browser's XSRF cookie (Streamlit sets one per browser; only a digest is kept), else the session.
-A private window or a script gets a fresh cookie with every visit, so a browser alone is no bound: when the
-server is told it sits behind the lab's proxy (``[server] behind_proxy``), the client's address — the last one
-the proxy appended to ``X-Forwarded-For``, which a visitor cannot forge — is counted too, with its own, larger
-limit (``heavy_runs_per_address``: a class behind one campus address shares it). Without the proxy the header is
-ignored (anyone could send it) and the connection's own address is used.
+A private window or a script gets a fresh cookie with every visit, so a browser alone is no bound: the client's
+address is counted too (see ui.class_identity: behind the lab's proxy, the address the proxy wrote into
+``X-Forwarded-For``), with its own, larger limit (``heavy_runs_per_address``: a class behind one campus address
+shares it).
 """
 from __future__ import annotations
 
 import contextlib
-import hashlib
 import threading
 import time
 from typing import Iterator
@@ -22,7 +20,7 @@ import streamlit as st
 
 from core.runtime.settings import settings
 from core.runtime.workers import Job
-from ui.feedback import session_id
+from ui import class_identity
 
 POLL_SECONDS = 0.25
 
@@ -36,36 +34,15 @@ def _yield_to_streamlit() -> None:
 
 
 def _visitor() -> str | None:
-    """Who is asking, across the tabs of one browser: the browser's XSRF cookie (Streamlit sets one per
-    browser; only a digest is kept), else this session. None outside a server (unit tests)."""
-    try:
-        cookie = st.context.cookies.get("_streamlit_xsrf")
-    except Exception:  # no request context (bare threads, unit tests)
-        cookie = None
-    if cookie:
-        return "browser-" + hashlib.sha256(str(cookie).encode()).hexdigest()[:16]
-    return session_id()
+    """Who is asking, across the tabs of one browser: a digest of the token inside the browser's XSRF cookie
+    (ui.class_identity, shared with class mode's seats), else this session. None outside a server (unit tests)."""
+    return class_identity.browser()
 
 
 def client_address() -> str | None:
-    """The visitor's network address, as a digest: the proxy's last ``X-Forwarded-For`` entry when the server
-    sits behind it (``[server] behind_proxy``), else the connection's own address. None outside a server."""
-    try:
-        address = None
-        if settings().behind_proxy:
-            forwarded = st.context.headers.get("X-Forwarded-For") or ""
-            address = forwarded.split(",")[-1].strip() or None
-        address = address or st.context.ip_address
-    except Exception:  # no request context (bare threads, unit tests)
-        return None
-    if not address:
-        return None
-    return "address-" + hashlib.sha256(str(address).encode()).hexdigest()[:16]
-
-
-def visitor() -> str | None:
-    """Who is asking, for fair turns between visitors: the client address when known, else the browser."""
-    return client_address() or _visitor()
+    """A digest of the visitor's network address (ui.class_identity: the proxy's ``X-Forwarded-For`` entry when
+    the connection comes from this machine, else the connection's own address). None when unknown."""
+    return class_identity.address()
 
 
 _VISITORS: dict[str, list[Job]] = {}  # visitor → heavy jobs its sessions watch (queued or running)
@@ -115,11 +92,13 @@ def wait_turn(job: Job, bar, cancel: threading.Event):
     """Hold a heavy run until this visitor has no other heavy run queued or running (``[server]
     heavy_runs_per_visitor``), saying so on the page; with ``heavy_run_policy = "replace"`` the visitor's older
     run is stopped instead. Returns the visitor (pass it to :func:`release` when the run ends; None when the run
-    is not counted), or False if this session stopped while waiting."""
-    browser = _visitor()
+    is not counted), or False if this session stopped while waiting. Sets ``job.visitor`` (the client address
+    when known, else the browser) for the pool's fair turns."""
+    browser, address = _visitor(), client_address()
+    job.visitor = address or browser  # fair turns: the pool ranks a visitor's later runs after others' first
     if browser is None or not _heavy(job):
         return None
-    visitor = (browser, client_address())
+    visitor = (browser, address)
     policy = settings().heavy_run_policy
     started, shown = time.perf_counter(), None
     while not _claim(visitor, job):

@@ -35,7 +35,6 @@ class Settings:
     heavy_runs_per_visitor: int = 1
     heavy_run_policy: str = "wait"
     heavy_runs_per_address: int = 3
-    behind_proxy: bool = False
     # [engine]
     poll_seconds: float = 0.5
     memory_guard_fraction: float = 0.8
@@ -74,7 +73,7 @@ _SECTIONS = {
     "server": {"slots": int, "max_run_seconds": float, "max_run_bytes": int, "abandoned_grace_seconds": float,
                "worker_nice": int, "long_run_nice": int, "stop_timeout_seconds": float, "express_slots": int,
                "express_max_seconds": float, "heavy_runs_per_visitor": int, "heavy_run_policy": str,
-               "heavy_runs_per_address": int, "behind_proxy": bool},
+               "heavy_runs_per_address": int},
     "engine": {"poll_seconds": float, "memory_guard_fraction": float},
     "store": {"path": str, "size_limit_bytes": int},
     "uploads": {"max_columns": int, "max_cells": int},
@@ -102,15 +101,13 @@ def parse(data: dict, source: str = "settings") -> Settings:
                                      f"unknown key; known: {', '.join(_SECTIONS[section])}")
             if kind is str:
                 ok = isinstance(value, str)
-            elif kind is bool:
-                ok = isinstance(value, bool)
             else:
                 ok = isinstance(value, (int, float)) and not isinstance(value, bool) and value >= 0
                 if kind is int:
                     ok = ok and float(value) == int(value)
             if not ok:
                 raise ParameterError(f"{source}: {section}.{key}", f"expected {kind.__name__}"
-                                     f"{'' if kind in (str, bool) else ' >= 0'}, got {value!r}")
+                                     f"{'' if kind is str else ' >= 0'}, got {value!r}")
             name = {"store": f"store_{key}", "uploads": f"upload_{key}", "classes": f"class_{key}",
                     "database": f"database_{key}", "cluster": f"cluster_{key}"}.get(section, key)
             values[name] = kind(value)

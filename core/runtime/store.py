@@ -25,7 +25,8 @@ rows the server will read, so a row is treated as untrusted input:
 * Folders are created 0700 and files 0600, whatever the umask.
 
 Every session of the app and the command line share the store at ``[store] path`` of ``lab_settings.toml``
-(``LAB_STORE`` overrides it; empty = off).
+(``LAB_STORE`` overrides it; empty = off). Several servers share results through a PostgreSQL records database
+(``LAB_DATABASE``): the local store is then a cache in front of it (:mod:`core.runtime.shared_results`).
 """
 from __future__ import annotations
 
@@ -239,8 +240,11 @@ class ResultStore:
     goes on without it); reads and writes never raise — a fault is a miss or a skipped write, with one warning.
     """
 
-    def __init__(self, directory: str | os.PathLike, size_limit: int = 1_000_000_000):
+    def __init__(self, directory: str | os.PathLike, size_limit: int = 1_000_000_000, shared=None):
         import diskcache
+
+        # a SharedResults table several servers read and write (core/runtime/shared_results.py), or None
+        self.shared = shared
 
         self.directory = Path(directory).expanduser()
         if not self.directory.is_dir():
@@ -281,19 +285,38 @@ class ResultStore:
         """The stored value for ``key``, or None: absent, unreadable, unsafe, or not what the key addresses.
 
         A run's or a sweep's key is a content address: its record is checked against it. Any other key (class
-        mode's ``class/…`` documents) holds a document, served only under the key it was written for."""
-        if not self._usable():
-            return None
+        mode's ``class/…`` documents) holds a document, served only under the key it was written for. A key
+        missing here is looked up in the shared database when there is one, checked the same way, and kept
+        here for the next time."""
+        text = None
+        if self._usable():
+            try:
+                text = self.cache.get(key) if self.cache is not None else _read_only_text(self.read_only, key)
+            except UnsafeRow as exc:
+                _warn(f"ignored a row this lab did not write ({exc})")
+                return None
+            except _faults() as exc:
+                self._fault("read a stored result", exc)
+        if text is None and self.shared is not None and _ADDRESS.fullmatch(key):
+            text = self._shared_get(key)
+            value = self._decode(key, text) if text is not None else None
+            if value is not None and self.cache is not None and self._usable():
+                try:
+                    self.cache.set(key, text)
+                except _faults() as exc:
+                    self._fault("keep a result", exc)
+            return value
+        return self._decode(key, text) if text is not None else None
+
+    def _shared_get(self, key: str) -> str | None:
         try:
-            text = self.cache.get(key) if self.cache is not None else _read_only_text(self.read_only, key)
-        except UnsafeRow as exc:
-            _warn(f"ignored a row this lab did not write ({exc})")
+            return self.shared.get(key)
+        except Exception as exc:  # the database is a cache too: a fault is a miss, with one warning
+            _warn(f"cannot read the shared results database ({_what(exc)})")
             return None
-        except _faults() as exc:
-            self._fault("read a stored result", exc)
-            return None
-        if text is None:
-            return None
+
+    def _decode(self, key: str, text: str) -> dict | None:
+        """A stored record's value if the record is what ``key`` addresses (see :meth:`get`), else None."""
         try:
             record = json.loads(text)
             if not isinstance(record, dict) or record.get("format") != FORMAT:
@@ -333,11 +356,17 @@ class ResultStore:
             return False
         record = ({"format": FORMAT, "about": about, "prefix": prefix, "result": result} if about is not None else
                   {"format": FORMAT, "document": key, "value": result})
+        text = json.dumps(record)
         try:
-            self.cache.set(key, json.dumps(record))
+            self.cache.set(key, text)
         except _faults() as exc:
             self._fault("keep a result", exc)
             return False
+        if self.shared is not None and about is not None:
+            try:
+                self.shared.put(key, text)
+            except Exception as exc:
+                _warn(f"cannot keep a result in the shared results database ({_what(exc)})")
         return True
 
     def __contains__(self, key: str) -> bool:
@@ -378,17 +407,36 @@ def _read_only_text(db: Path, key: str) -> str | None:
 
 
 @functools.lru_cache(maxsize=4)
-def _open(directory: str, size_limit: int) -> ResultStore:
-    return ResultStore(directory, size_limit)
+def _open(directory: str, size_limit: int, database_url: str | None = None) -> ResultStore:
+    shared = None
+    if database_url:
+        from ..db import open_database
+        from .shared_results import SharedResults
+
+        try:
+            shared = SharedResults(open_database(database_url), size_limit)
+        except Exception as exc:  # the server still runs and keeps results locally
+            _warn(f"cannot use the shared results database ({_what(exc)})", then="keeping results on this server")
+    return ResultStore(directory, size_limit, shared=shared)
+
+
+def _shared_database() -> str | None:
+    """The PostgreSQL address the servers share (LAB_DATABASE or [database] url), else None: an embedded SQLite
+    database is this server's alone, and its local store already holds every result it computed."""
+    from ..db.open import _is_postgres, configured_url
+
+    url = configured_url()
+    return url if _is_postgres(url) else None
 
 
 def default_store() -> ResultStore | None:
-    """The store named by the settings (shared by the app's sessions and the CLI), or None when off or broken."""
+    """The store named by the settings (shared by the app's sessions and the CLI), or None when off or broken.
+    With a PostgreSQL records database, it reads and writes finished results there too."""
     s = settings()
     if s.store_dir is None:
         return None
     try:
-        return _open(str(s.store_dir), s.store_size_limit_bytes)
+        return _open(str(s.store_dir), s.store_size_limit_bytes, _shared_database())
     except _faults() as exc:
         _warn(f"cannot open {s.store_dir} ({_what(exc)})")
         return None
