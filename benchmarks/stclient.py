@@ -71,6 +71,7 @@ class SessionReport:
     outcome: str = "pending"  # done | page not found | error | timeout | disconnected
     has_run: bool = False  # a "Running…"/"Queued:"/"preparing" or done text appeared: the page ran a job
     refused: bool = False  # the run was refused by the cost limits ("needs about")
+    done_text: str | None = None  # which done text: "Done:", "Stored result", … (a store hit or a computed run)
     plots: int = 0  # plotly_chart elements received (every redraw counts)
     elements: int = 0
     runs: int = 0  # script runs started (new_session): 2 when the script called st.rerun() once
@@ -214,6 +215,7 @@ class _Session:
         if found and self.r.done is None:
             self.r.done, self.r.has_run = at, True
             self.r.refused = found.group(0) == "needs about"
+            self.r.done_text = found.group(0)
 
 
 async def _get(host: str, port: int, paths: list[str], report: SessionReport) -> None:
