@@ -91,8 +91,9 @@ def test_only_the_browser_holding_the_seat_acts_and_a_pin_brings_it_back(db, set
         C.submit(made["code"], "browser-stranger", LESSON, 1, 0.5, db=db, now=T0 + 20)
     assert C.seat_of(made["code"], "browser-stranger", db=db, now=T0 + 20) is None
     assert C.seat_of(made["code"], "browser-1", db=db, now=T0 + 20)["name"] == "Alice"  # a reload keeps it
-    with pytest.raises(C.ClassError, match="2 tries left"):
+    with pytest.raises(C.ClassError, match="2 tries left") as refused:
         C.reclaim(made["code"], "alice", "0000", browser="browser-new", db=db, now=T0 + 30)
+    assert "Alice" not in str(refused.value)  # a stored name is never echoed into a message
     C.reclaim(made["code"], " ALICE ", "4711", browser="browser-new", db=db, now=T0 + 31)
     C.submit(made["code"], "browser-new", LESSON, 1, 0.6, db=db, now=T0 + 32)
     assert C.my_answers(made["code"], "browser-new", LESSON, db=db, now=T0 + 33)[1]["prediction"] == 0.6

@@ -206,5 +206,7 @@ def test_the_teacher_locks_the_roster_readmits_and_removes_a_student():
     pin = next(t.value for t in at.text if t.value.startswith("New PIN for Ada: ")).split(": ")[1].split()[0]
     classroom.reclaim(made["code"], "Ada", pin, browser="ada-new-laptop")
     assert classroom.seat_of(made["code"], "ada-new-laptop")["name"] == "Ada"
+    assert at.button(key="classroom.roster.remove").disabled  # a removal is confirmed first
+    at.checkbox(key="classroom.roster.sure").check().run()
     at.button(key="classroom.roster.remove").click().run()
     assert [p["name"] for p in classroom.roster(made["code"], made["teacher_key"])] == ["Bo"]

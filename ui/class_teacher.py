@@ -127,7 +127,10 @@ def _roster(code: str, key: str) -> None:
             st.caption("The class has closed: its roster no longer changes.")
             return
         with st.form("classroom.roster.size", border=False):
-            size = st.number_input("Expected class size", 1, 10_000, int(meta["capacity"]), step=1)
+            from core.runtime.settings import settings
+
+            most = settings().class_max_students
+            size = st.number_input("Expected class size", 1, most, min(int(meta["capacity"]), most), step=1)
             locked = st.toggle("Lock the roster (no one else can join)", value=bool(meta["locked"]))
             if st.form_submit_button("Save"):
                 try:
@@ -143,6 +146,7 @@ def _roster(code: str, key: str) -> None:
                             format_func=lambda s: seats[s]["name"] + (" (too many wrong PINs)"
                                                                      if seats[s]["locked_out"] else ""))
         new = st.text_input("New display name", key="classroom.roster.name")
+        sure = st.checkbox("Yes, remove the chosen student and their answers", key="classroom.roster.sure")
         a, b, c = st.columns(3)
         try:
             if a.button("Rename", key="classroom.roster.rename", disabled=not new.strip()):
@@ -152,8 +156,8 @@ def _roster(code: str, key: str) -> None:
                         help="The seat leaves every browser and gets a new PIN for you to hand over"):
                 st.session_state["classroom.readmitted"] = (seats[seat]["name"],
                                                             C.readmit(code, key, seat, visitor=visitor()))
-            if c.button("Remove from the class", key="classroom.roster.remove",
-                        help="Deletes the student's seat and answers"):
+            if c.button("Remove from the class", key="classroom.roster.remove", disabled=not sure,
+                        help="Deletes the student's seat and answers (tick the box above first)"):
                 C.remove(code, key, seat, visitor=visitor())
                 st.rerun()
         except LabError as exc:

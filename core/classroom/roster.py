@@ -232,8 +232,9 @@ def reclaim(code: str, name: str, pin: str, *, browser: str, visitor: B.Visitor 
         elif not N.same(salt, pin, pin_hash):
             tx.execute("UPDATE seats SET pin_fails = pin_fails + 1 WHERE code = ? AND seat = ?", (code, seat))
             left = s.class_pin_tries_per_seat - fails - 1
-            failure = ClassError(f"that PIN does not open {shown}'s seat ({left} tr{'y' if left == 1 else 'ies'} "
-                                 "left before only your teacher can re-admit you)")
+            # the message never repeats a stored name: pages show errors as Markdown
+            failure = ClassError(f"that PIN does not open the seat of that name ({left} "
+                                 f"tr{'y' if left == 1 else 'ies'} left before only your teacher can re-admit you)")
         else:
             failure = None
             tx.execute("UPDATE seats SET browser = ?, pin_fails = 0 WHERE code = ? AND seat = ?",
