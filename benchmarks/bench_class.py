@@ -73,7 +73,13 @@ def main() -> None:
                            visitor=classroom.Visitor(browser=browser), db=db)
             with lock:
                 joins.append(time.perf_counter() - t0)
+        except Exception as exc:
+            with lock:
+                errors.append(f"join: {type(exc).__name__}: {exc}")
+            return
+        finally:
             start.wait()  # everyone on the same step at the same moment: the worst case for the database
+        try:
             for step in lesson.steps:
                 classroom.visit(made["code"], browser, lesson.id, step.number, db=db)
                 p = step.predict

@@ -51,7 +51,7 @@ def test_a_students_address_in_a_fresh_browser_cannot_commit_for_her(server, bro
     other.get_by_role("textbox", name="Your display name", exact=True).fill("Alice")
     other.get_by_role("textbox", name="Your PIN", exact=True).fill("0000")
     other.get_by_role("button", name="Bring my seat here").click()
-    expect(other.get_by_text("that PIN does not open Alice's seat")).to_be_visible(timeout=30_000)
+    expect(other.get_by_text("that PIN does not open the seat of that name")).to_be_visible(timeout=30_000)
     assert other.locator('[data-testid="stException"]').count() == 0
     lesson = L.get_lesson(LESSON)
     s = classroom.summary(made["code"], made["teacher_key"], lesson)

@@ -91,8 +91,9 @@ def test_only_the_browser_holding_the_seat_acts_and_a_pin_brings_it_back(db, set
         C.submit(made["code"], "browser-stranger", LESSON, 1, 0.5, db=db, now=T0 + 20)
     assert C.seat_of(made["code"], "browser-stranger", db=db, now=T0 + 20) is None
     assert C.seat_of(made["code"], "browser-1", db=db, now=T0 + 20)["name"] == "Alice"  # a reload keeps it
-    with pytest.raises(C.ClassError, match="2 tries left"):
+    with pytest.raises(C.ClassError, match="2 tries left") as refused:
         C.reclaim(made["code"], "alice", "0000", browser="browser-new", db=db, now=T0 + 30)
+    assert "Alice" not in str(refused.value)  # a stored name is never echoed into a message
     C.reclaim(made["code"], " ALICE ", "4711", browser="browser-new", db=db, now=T0 + 31)
     C.submit(made["code"], "browser-new", LESSON, 1, 0.6, db=db, now=T0 + 32)
     assert C.my_answers(made["code"], "browser-new", LESSON, db=db, now=T0 + 33)[1]["prediction"] == 0.6
@@ -250,3 +251,15 @@ def test_a_closed_class_stays_with_its_teacher_for_the_retention_then_is_deleted
             assert tx.scalar(f"SELECT COUNT(*) FROM {table}") == 0, table
     with pytest.raises(C.ClassError, match="no class"):
         C.summary(made["code"], made["teacher_key"], lesson, db=db, now=gone)
+
+
+def test_the_gradebook_has_one_column_per_lesson_the_class_opened(db):
+    first, second = L.get_lesson(LESSON), L.get_lesson("3-reconstruction")
+    made = _class(db, ask="student_id")
+    _join(db, made, 1, "Ada", ident="s1")
+    C.visit(made["code"], "browser-1", LESSON, 1, db=db, now=T0 + 20)
+    C.visit(made["code"], "browser-1", second.id, 4, db=db, now=T0 + 30)
+    assert C.lessons_answered(made["code"], made["teacher_key"], db=db, now=T0 + 40) == [LESSON, second.id]
+    both = [C.summary(made["code"], made["teacher_key"], x, db=db, now=T0 + 40) for x in (first, second)]
+    canvas = pd.read_csv(io.StringIO(C.canvas_csv(both)))
+    assert list(canvas.columns)[5:] == [f"{first.title} ({LESSON})", f"{second.title} ({second.id})"]

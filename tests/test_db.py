@@ -103,6 +103,10 @@ def test_the_database_is_chosen_by_lab_database_then_the_settings(tmp_path, monk
     assert (s.database_url, s.class_retention_days) == ("postgresql://lab@db/lab", 7.0)
     with pytest.raises(ParameterError, match="database.host"):
         parse({"database": {"host": "db"}})
+    with pytest.raises(ParameterError, match="database.url"):
+        parse({"database": {"url": "mysql://db/lab"}})
+    with pytest.raises(ParameterError, match="classes.max_students"):
+        parse({"classes": {"max_students": 0}})
     settings = tmp_path / "lab_settings.toml"
     settings.write_text(f'[database]\npath = "{tmp_path / "from-settings.sqlite3"}"\n')
     monkeypatch.setenv("LAB_SETTINGS", str(settings))

@@ -206,5 +206,25 @@ def test_the_teacher_locks_the_roster_readmits_and_removes_a_student():
     pin = next(t.value for t in at.text if t.value.startswith("New PIN for Ada: ")).split(": ")[1].split()[0]
     classroom.reclaim(made["code"], "Ada", pin, browser="ada-new-laptop")
     assert classroom.seat_of(made["code"], "ada-new-laptop")["name"] == "Ada"
+    assert at.button(key="classroom.roster.remove").disabled  # a removal is confirmed first
+    at.checkbox(key="classroom.roster.sure").check().run()
     at.button(key="classroom.roster.remove").click().run()
     assert [p["name"] for p in classroom.roster(made["code"], made["teacher_key"])] == ["Bo"]
+
+
+def test_a_closed_class_refuses_students_but_its_teacher_still_gets_the_grades():
+    import time
+
+    lesson = L.get_lesson("1-what-epsilon-promises")
+    made = classroom.create_class(lesson.id, now=time.time() - 13 * 3600)  # made 13 h ago: closed after 12 h
+    student = open_page(PAGE, lesson=lesson.id, step="1", **{"class": made["code"]})
+    assert any("has closed" in e.value for e in student.error)
+    assert "Join the class" not in [b.label for b in student.button]
+    at = open_page(PAGE, lesson=lesson.id)
+    at.text_input[0].input(made["code"])
+    at.text_input[1].input(made["teacher_key"])
+    at.button[[b.label for b in at.button].index("Open the teacher view")].click().run()
+    assert not at.exception
+    assert any("has closed to students" in w.value for w in at.warning)
+    labels = [b.label for b in at.get("download_button")]
+    assert {"Grades · per step (CSV)", "Canvas gradebook (CSV)", "Moodle grades (CSV)"} <= set(labels)

@@ -72,7 +72,7 @@ def teacher_view(lesson) -> None:
                                 "lesson score": "—" if p["score"] is None else f"{round(100 * p['score'])}"}
                                for p in s["students"]], columns=columns)
         st.dataframe(people, hide_index=True, width="stretch")
-        _downloads(s)
+        _downloads(s, code, key)
 
     live()
     _roster(code, key)
@@ -81,21 +81,37 @@ def teacher_view(lesson) -> None:
         st.rerun()
 
 
-def _downloads(s: dict) -> None:
-    name = f"{s['code']}-{s['lesson']}"
+def _all_lessons(s: dict, code: str, key: str) -> list[dict]:
+    """The summaries of every lesson the class opened (this one first): the gradebook's columns. Built only when a
+    gradebook download is clicked."""
+    from core.studies.lessons import load_lessons
+
+    lessons, _ = load_lessons()
+    out = [s]
+    for lesson_id in C.lessons_answered(code, key, visitor=visitor()):
+        if lesson_id != s["lesson"] and lesson_id in lessons:
+            out.append(C.summary(code, key, lessons[lesson_id], visitor=visitor()))
+    return out
+
+
+def _downloads(s: dict, code: str, key: str) -> None:
+    name = s["code"]
     one, two, three = st.columns(3)
-    one.download_button("Grades · per step (CSV)", data=C.grades_csv(s), file_name=f"grades-{name}-steps.csv",
+    one.download_button("Grades · per step (CSV)", data=C.grades_csv(s),
+                        file_name=f"grades-{name}-{s['lesson']}.csv",
                         mime="text/csv", icon=":material/download:", key=f"classroom.detail.{tick()}",
                         help="One row per student and step; cells a spreadsheet would run as formulas are "
                              "prefixed with '")
-    two.download_button("Canvas gradebook (CSV)", data=C.canvas_csv([s]), file_name=f"canvas-{name}.csv",
+    two.download_button("Canvas gradebook (CSV)", data=lambda: C.canvas_csv(_all_lessons(s, code, key)),
+                        file_name=f"canvas-{name}.csv",
                         mime="text/csv", icon=":material/download:", key=f"classroom.canvas.{tick()}",
-                        help="Canvas: Grades → Import. Points out of 100; matched by SIS User ID (student ID) or "
-                             "SIS Login ID (e-mail)")
-    three.download_button("Moodle grades (CSV)", data=C.moodle_csv([s]), file_name=f"moodle-{name}.csv",
+                        help="Canvas: Grades → Import. One column per lesson the class opened, points out of 100; "
+                             "matched by SIS User ID (student ID) or SIS Login ID (e-mail)")
+    three.download_button("Moodle grades (CSV)", data=lambda: C.moodle_csv(_all_lessons(s, code, key)),
+                          file_name=f"moodle-{name}.csv",
                           mime="text/csv", icon=":material/download:", key=f"classroom.moodle.{tick()}",
-                          help="Moodle: Grades → Import → CSV file; map the first column to ID number or Email "
-                               "address")
+                          help="Moodle: Grades → Import → CSV file; one column per lesson the class opened; map the "
+                               "first column to ID number or Email address")
 
 
 def _roster(code: str, key: str) -> None:
@@ -111,7 +127,10 @@ def _roster(code: str, key: str) -> None:
             st.caption("The class has closed: its roster no longer changes.")
             return
         with st.form("classroom.roster.size", border=False):
-            size = st.number_input("Expected class size", 1, 10_000, int(meta["capacity"]), step=1)
+            from core.runtime.settings import settings
+
+            most = settings().class_max_students
+            size = st.number_input("Expected class size", 1, most, min(int(meta["capacity"]), most), step=1)
             locked = st.toggle("Lock the roster (no one else can join)", value=bool(meta["locked"]))
             if st.form_submit_button("Save"):
                 try:
@@ -127,6 +146,7 @@ def _roster(code: str, key: str) -> None:
                             format_func=lambda s: seats[s]["name"] + (" (too many wrong PINs)"
                                                                      if seats[s]["locked_out"] else ""))
         new = st.text_input("New display name", key="classroom.roster.name")
+        sure = st.checkbox("Yes, remove the chosen student and their answers", key="classroom.roster.sure")
         a, b, c = st.columns(3)
         try:
             if a.button("Rename", key="classroom.roster.rename", disabled=not new.strip()):
@@ -136,8 +156,8 @@ def _roster(code: str, key: str) -> None:
                         help="The seat leaves every browser and gets a new PIN for you to hand over"):
                 st.session_state["classroom.readmitted"] = (seats[seat]["name"],
                                                             C.readmit(code, key, seat, visitor=visitor()))
-            if c.button("Remove from the class", key="classroom.roster.remove",
-                        help="Deletes the student's seat and answers"):
+            if c.button("Remove from the class", key="classroom.roster.remove", disabled=not sure,
+                        help="Deletes the student's seat and answers (tick the box above first)"):
                 C.remove(code, key, seat, visitor=visitor())
                 st.rerun()
         except LabError as exc:

@@ -156,7 +156,8 @@ def _teacher_panel(lesson) -> None:
         st.caption("Create a class: students open its link, join with a display name and a PIN, and you see the "
                    "class's predictions live. The teacher key is shown once.")
         with st.form("classroom.create", border=False):
-            ask = st.radio("Students also give", list(C.ASKS), format_func=lambda a: C.ASKS[a].capitalize(),
+            ask = st.radio("Students also give", list(C.ASKS),
+                           format_func=lambda a: C.ASKS[a][0].upper() + C.ASKS[a][1:],
                            help="A student ID or e-mail lets Canvas or Moodle match the grades to the students")
             size = st.number_input("Expected class size", 1, settings().class_max_students, 40, step=1,
                                    help="Joins beyond it are refused until you raise it in the class view")

@@ -11,13 +11,13 @@ from __future__ import annotations
 
 from .answers import my_answers, reveal, submit, visit
 from .errors import ClassError, SlowDown
-from .grades import canvas_csv, grades_csv, moodle_csv, summary
+from .grades import canvas_csv, grades_csv, lessons_answered, moodle_csv, summary
 from .limits import Visitor
 from .names import ASKS, MAX_NAME, PIN_DIGITS, clean_name, name_key, normalise_code
 from .roster import check_teacher, create_class, join, open_class, purge, reclaim, seat_of
 from .teacher import readmit, remove, rename, roster, set_roster
 
 __all__ = ["ASKS", "MAX_NAME", "PIN_DIGITS", "ClassError", "SlowDown", "Visitor", "canvas_csv", "check_teacher",
-           "clean_name", "create_class", "grades_csv", "join", "moodle_csv", "my_answers", "name_key",
+           "clean_name", "create_class", "grades_csv", "join", "lessons_answered", "moodle_csv", "my_answers", "name_key",
            "normalise_code", "open_class", "purge", "readmit", "reclaim", "remove", "rename", "reveal", "roster",
            "seat_of", "set_roster", "submit", "summary", "visit"]

@@ -26,19 +26,20 @@ def _seat(tx, code: str, browser: str, now: float) -> str:
 
 def _change(code, browser, lesson, step, now, db, fields: dict, only_if_empty: tuple[str, ...]) -> str:
     """Set ``fields`` on the student's row for the step, creating it; a field in ``only_if_empty`` that already
-    holds a value keeps it (the first visit counts; a committed prediction never moves)."""
+    holds a value keeps it (the first visit counts; a committed prediction never moves). The lock is the
+    student's own (their browser's), so a class's students write side by side; the class's byte count is one
+    atomic addition."""
     now, db = _now(now), class_db(db)
     code = normalise_code(code)
     if not browser:
         raise ClassError("this browser holds no seat in the class")
-    s = settings()
-    with db.transaction(lock=f"class/{code}") as tx:
+    with db.transaction(lock=f"answer/{code}/{browser}") as tx:
         seat = _seat(tx, code, browser, now)
         row = tx.one("SELECT opened, prediction, committed, revealed FROM answers WHERE code = ? AND seat = ? AND "
                      "lesson = ? AND step = ?", (code, seat, lesson, int(step)))
         if row is None:
             size = ANSWER_BYTES + B.row_bytes(code, seat, lesson)
-            B.check_bytes(tx, code, size, s.class_max_bytes_per_class, s.class_max_bytes_total)
+            B.check_bytes(tx, code, size, settings().class_max_bytes_per_class, 0)
             tx.execute("INSERT INTO answers (code, seat, lesson, step) VALUES (?, ?, ?, ?)",
                        (code, seat, lesson, int(step)))
             tx.execute("UPDATE seats SET bytes = bytes + ? WHERE code = ? AND seat = ?", (size, code, seat))
@@ -77,7 +78,7 @@ def reveal(code: str, browser: str, lesson: str, step: int, truth: float, *, db=
     now, db = _now(now), class_db(db)
     _change(code, browser, lesson, step, now, db, {"revealed": now}, ("revealed",))
     code = normalise_code(code)
-    with db.transaction(lock=f"class/{code}") as tx:
+    with db.transaction(lock=f"truth/{code}/{lesson}/{int(step)}") as tx:
         if tx.one("SELECT 1 FROM truths WHERE code = ? AND lesson = ? AND step = ?", (code, lesson, int(step))):
             return
         size = B.row_bytes(code, lesson, 0, 0)

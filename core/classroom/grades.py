@@ -86,6 +86,16 @@ def summary(code: str, key: str, lesson, *, visitor: B.Visitor = B.NOBODY, db=No
             "steps": steps, "rows": rows, "n_students": len(seats), "bytes": size}
 
 
+def lessons_answered(code: str, key: str, *, visitor: B.Visitor = B.NOBODY, db=None,
+                     now: float | None = None) -> list[str]:
+    """The lessons the class's students opened, in order of their first visit (the gradebook's assignments)."""
+    now, db = _now(now), class_db(db)
+    meta = check_teacher(code, key, visitor=visitor, db=db, now=now)
+    with db.read() as tx:
+        rows = tx.all("SELECT lesson, MIN(opened) FROM answers WHERE code = ? GROUP BY lesson", (meta["code"],))
+    return [r[0] for r in sorted(rows, key=lambda r: (r[1] is None, r[1] or 0.0, r[0]))]
+
+
 def _iso(t) -> str | None:
     return None if t is None else time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(float(t)))
 

@@ -74,13 +74,13 @@ def hit(tx, kind: str, visitor: Visitor | None, now: float) -> None:
 
 
 def check_bytes(tx, code: str, adding: int, per_class: int, total: int) -> None:
-    """Refuse a write of ``adding`` bytes that would take the class or the database's classes past their bounds."""
+    """Refuse a write of ``adding`` bytes that would take the class or the database's classes past their bounds
+    (``total`` 0: not checked — an answer row checks only its class's bound; joins and new classes check both)."""
     held = tx.scalar("SELECT bytes FROM classes WHERE code = ?", (code,), default=0)
     if per_class and held + adding > per_class:
         raise ClassError(f"class {code} holds {held:,} bytes of {per_class:,}: it cannot store more "
                          "([classes] max_bytes_per_class)")
-    all_ = tx.scalar("SELECT SUM(bytes) FROM classes", default=0)
-    if total and all_ + adding > total:
+    if total and tx.scalar("SELECT SUM(bytes) FROM classes", default=0) + adding > total:
         raise ClassError("the server's class records are full ([classes] max_bytes_total); ask the lab's operator")
 
 

@@ -52,17 +52,17 @@ STEPS: tuple[tuple[str, ...], ...] = (
     ),
 )
 
-_READY: set[int] = set()
 _LOCK = threading.Lock()
 
 
 def ready(db: Database) -> Database:
-    """``db`` with class mode's tables at the current schema version (migrated once per database per process)."""
-    if id(db) not in _READY:
+    """``db`` with class mode's tables at the current schema version (migrated once per database object; marked on
+    the object itself, since an id() can be reused by a later one)."""
+    if not getattr(db, "_classroom_ready", False):
         with _LOCK:
-            if id(db) not in _READY:
+            if not getattr(db, "_classroom_ready", False):
                 migrate.ensure(db, FEATURE, STEPS)
-                _READY.add(id(db))
+                db._classroom_ready = True
     return db
 
 

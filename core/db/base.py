@@ -8,6 +8,8 @@ from typing import Any, Iterator, Sequence
 from ..errors import LabError
 
 MAX_IDLE = 8  # connections kept open between transactions (more are opened under load and closed after)
+MAX_OPEN = 16  # connections open at once per process: PostgreSQL serves 100 by default, shared by every server
+WAIT_SECONDS = 30.0  # a transaction waits this long for a free connection before it fails
 
 
 class DatabaseError(LabError, RuntimeError):
@@ -51,6 +53,7 @@ class Database:
     def __init__(self):
         self._idle: list = []
         self._pool_lock = threading.Lock()
+        self._open = threading.BoundedSemaphore(MAX_OPEN)
         self._closed = False
 
     # -- the backend's part
@@ -98,10 +101,15 @@ class Database:
     def transaction(self, lock: str | None = None, write: bool = True) -> Iterator[Tx]:
         """A transaction: commits when the block ends, rolls back on any exception (which then propagates; a
         database fault becomes :class:`DatabaseError`). ``lock`` names what the block reads and then writes."""
+        if not self._open.acquire(timeout=WAIT_SECONDS):
+            raise DatabaseError(f"the {self.backend} database is busy (all {MAX_OPEN} connections in use); try again")
         try:
             conn = self._take()
-        except self.errors as exc:
-            raise DatabaseError(f"the {self.backend} database cannot be opened ({type(exc).__name__})") from None
+        except BaseException as exc:
+            self._open.release()
+            if isinstance(exc, self.errors):
+                raise DatabaseError(f"the {self.backend} database cannot be opened ({type(exc).__name__})") from None
+            raise
         healthy = True
         try:
             with self._writer(write):
@@ -127,6 +135,7 @@ class Database:
             else:
                 with contextlib.suppress(Exception):
                     conn.close()
+            self._open.release()
 
     def read(self) -> contextlib.AbstractContextManager[Tx]:
         """A read-only transaction (one consistent snapshot of several queries)."""

@@ -117,6 +117,14 @@ def parse(data: dict, source: str = "settings") -> Settings:
         raise ParameterError(f"{source}: engine.memory_guard_fraction", "expected a share in (0, 1]")
     if values.get("class_expiry_hours", 12.0) <= 0:
         raise ParameterError(f"{source}: classes.expiry_hours", "expected a positive number of hours")
+    if values.get("class_max_students", 1) < 1:
+        raise ParameterError(f"{source}: classes.max_students", "at least 1")
+    if values.get("class_pin_tries_per_seat", 1) < 1:
+        raise ParameterError(f"{source}: classes.pin_tries_per_seat", "at least 1 (a PIN needs one try)")
+    url = values.get("database_url", "")
+    if url and not url.startswith(("postgresql://", "postgres://")):
+        raise ParameterError(f"{source}: database.url", "a postgresql:// address, or empty for the SQLite file at "
+                                                        "database.path")
     if values.get("heavy_run_policy", "wait") not in ("wait", "replace"):
         raise ParameterError(f"{source}: server.heavy_run_policy", "expected \"wait\" or \"replace\"")
     if values.get("upload_max_columns", 1) < 1 or values.get("upload_max_cells", 1) < 1:
