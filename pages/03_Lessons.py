@@ -3,8 +3,8 @@ import streamlit as st
 
 from core.studies.lessons import load_lessons
 from ui.common import page_header
-from ui.lessons import (class_panel, go_to, handout_button, lesson_end, progress, restore_from_link, show_step,
-                        teacher_view)
+from ui.lessons import (class_panel, go_to, grade_committed, handout_button, lesson_end, progress,
+                        restore_from_link, show_step, teacher_view)
 
 page_header("Lessons", "Each step asks you to **predict** what an attack will achieve, **runs** it at the lesson's "
             "fixed seed, then **reveals** the measurement beside your prediction. Commit your guess before you "
@@ -44,6 +44,7 @@ st.query_params["step"] = str(number)
 
 if "class" not in st.query_params:
     restore_from_link(lesson)
+grade_committed(lesson)  # a resumed lesson: its answers graded as in the session that committed them
 done = progress(lesson.id)
 st.sidebar.markdown("**Steps**")
 for s in lesson.steps:

@@ -51,6 +51,25 @@ def restore_from_link(lesson) -> None:
             progress(lesson.id).setdefault(step.number, {}).setdefault("answer", value)
 
 
+def grade_committed(lesson) -> list[int]:
+    """Grade every committed prediction this session has not graded yet (a resumed lesson: the answers came from
+    the address or the class store) against the lesson's stored runs, as the session that ran them did; returns
+    the steps whose run is not stored any more (opening one runs it)."""
+    done = progress(lesson.id)
+    waiting = [n for n, d in sorted(done.items()) if "answer" in d and "truth" not in d]
+    if not waiting:
+        return []
+    try:
+        found = R.reference_measurements(lesson, waiting)
+    except LabError as exc:
+        show_error(exc)
+        return waiting
+    for number, (truth, metrics) in found.items():
+        done[number].update(truth=truth, grade=G.grade(lesson.step(number), done[number]["answer"], truth),
+                            metrics={k: v for k, v in metrics.items() if isinstance(v, (int, float))})
+    return [n for n in waiting if n not in found]
+
+
 def _link_answers(lesson) -> None:
     done = progress(lesson.id)
     st.query_params["answers"] = ",".join(f"{n}:{d['answer']:g}" for n, d in sorted(done.items()) if "answer" in d)
@@ -391,13 +410,14 @@ def _safe_fill(text: str, step, done: dict) -> str:
 def _record(lesson, step, result) -> None:
     """The reference run finished: keep the measurement, grade the committed answer, tell the class."""
     done = progress(lesson.id).setdefault(step.number, {})
-    if "truth" in done:
-        return
-    truth = R.measured(step, result.metrics)
-    done.update(truth=truth, grade=G.grade(step, done["answer"], truth),
-                metrics={k: v for k, v in result.metrics.items() if isinstance(v, (int, float))})
+    if "truth" not in done:  # (graded already when the answer came back with a resumed lesson)
+        truth = R.measured(step, result.metrics)
+        done.update(truth=truth, grade=G.grade(step, done["answer"], truth),
+                    metrics={k: v for k, v in result.metrics.items() if isinstance(v, (int, float))})
+    truth = done["truth"]
     joined = class_student()
-    if joined:
+    if joined and done.get("told") != joined:
+        done["told"] = joined
         try:
             classroom.reveal(joined[0], joined[1], lesson.id, step.number, truth)
         except LabError as exc:
@@ -442,9 +462,14 @@ def _run(lesson, step, explored: dict, done: dict) -> None:
 
 def lesson_end(lesson) -> None:
     """The lesson's score, the calibration sentence and the steps' grades."""
+    missing = grade_committed(lesson)
     done = progress(lesson.id)
     grades = {n: d.get("grade") for n, d in done.items() if d.get("grade")}
     st.subheader("How did you do?")
+    if missing:
+        st.warning(f"Step{'s' if len(missing) > 1 else ''} {', '.join(map(str, missing))}: your prediction is "
+                   "kept, but the lesson's run of that step is no longer stored on this server, so it is not in "
+                   "the score yet. Open the step to run it again.", icon=":material/pending:")
     score = G.lesson_score(grades)
     st.metric("Lesson score", "—" if score is None else f"{score:.0%}",
               help="Mean over the graded steps: 100% within the tolerance, falling to 0 at three tolerances")
