@@ -57,7 +57,7 @@ class_panel(lesson)
 handout_button(lesson)
 
 st.markdown(f"### {lesson.order}. {lesson.title}")
-st.caption(f"Source: {lesson.paper}" + (f" — {lesson.section}" if lesson.section else ""))
+st.caption(f"Source: {lesson.paper}")  # (the paper's headline numbers are answers: shown at the lesson's end)
 if "lessons.teacher" in st.session_state and st.toggle("Teacher view", value=True, key="lessons.teacher.on"):
     teacher_view(lesson)
     st.stop()

@@ -83,21 +83,31 @@ def go_to(lesson_id: str, number: int) -> None:
 
 # ------------------------------------------------------------------------------------------------------ handout
 def handout_button(lesson) -> None:
-    """The lesson's printable offline handout: closed-form steps are computed here; the labs' steps use the runs
-    already in the shared store (a step nobody has run yet gets a note; the CLI makes every run)."""
-    from core.studies.handout import handout_html, stored_runs
+    """The lesson's printable offline handout for students (prompts and empty prediction boxes: no answer), and,
+    except for a student of a class, the teacher's key as a separate file: closed-form steps are computed here; the
+    labs' steps use the runs already in the shared store (a step nobody has run yet gets a note; the CLI makes
+    every run)."""
+    from core.studies.handout import handout_html, stored_runs, teacher_key_html
 
-    def build() -> str:
+    st.sidebar.download_button("Printable handout (HTML)", data=handout_html(lesson),
+                               file_name=f"{lesson.id}-handout.html", mime="text/html", icon=":material/print:",
+                               key=f"lessons.handout.{lesson.id}",
+                               help="Every step's context and question with an empty box for the prediction: no "
+                                    "measurement, so it can go out before the lesson. Works offline, prints on paper")
+    if "class" in st.query_params and "lessons.teacher" not in st.session_state:
+        return  # a class's students get the questions only
+
+    def key() -> str:
         runs = stored_runs(lesson)
         for step in lesson.steps:
             if step.demo and step.number not in runs:
                 runs[step.number] = R.play_step(lesson, step)[0]
-        return handout_html(lesson, runs)
+        return teacher_key_html(lesson, runs)
 
-    st.sidebar.download_button("Printable handout (HTML)", data=build, file_name=f"{lesson.id}-handout.html",
-                               mime="text/html", icon=":material/print:", key=f"lessons.handout.{lesson.id}",
-                               help="The steps, prompts and reference plots at the lesson's seed, with the "
-                                    "measurements on the last pages: works offline, prints on paper")
+    st.sidebar.download_button("Teacher's answer key (HTML)", data=key, file_name=f"{lesson.id}-teacher-key.html",
+                               mime="text/html", icon=":material/key:", key=f"lessons.key.{lesson.id}",
+                               help="Every step's measurement at the lesson's seed, its reveal and the plot of its "
+                                    "run: for the teacher, a separate file from the students' handout")
 
 
 # --------------------------------------------------------------------------------------------------- class mode
@@ -479,3 +489,7 @@ def lesson_end(lesson) -> None:
              "measured": G.truth_text(s, done[s.number]["truth"]) if "truth" in done.get(s.number, {}) else "—",
              "score": f"{grades[s.number]['score']:.0%}" if s.number in grades else "—"} for s in lesson.steps]
     st.dataframe(pd.DataFrame(rows), hide_index=True, width="stretch")
+    if lesson.section:  # the paper's own numbers answer the steps: shown only once the last step is revealed
+        last = lesson.steps[-1].number
+        if "truth" in done.get(last, {}):
+            st.caption(f"Where the numbers come from: {lesson.section}")
