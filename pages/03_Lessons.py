@@ -3,8 +3,9 @@ import streamlit as st
 
 from core.studies.lessons import load_lessons
 from ui.common import page_header
-from ui.lessons import (class_panel, go_to, grade_committed, handout_button, lesson_end, progress,
-                        restore_from_link, show_step, teacher_view)
+from ui.lesson_handout import handout_button
+from ui.lessons import (class_panel, go_to, grade_committed, lesson_end, progress, restore_from_link, show_step,
+                        teacher_view)
 
 page_header("Lessons", "Each step asks you to **predict** what an attack will achieve, **runs** it at the lesson's "
             "fixed seed, then **reveals** the measurement beside your prediction. Commit your guess before you "

@@ -57,7 +57,7 @@ def page_text(at) -> list[str]:
             kind = node.type
             if kind == "plotly_chart":
                 out.extend(_chart_text(node.proto.spec))
-            elif kind == "arrow_data_frame":
+            elif kind in ("dataframe", "arrow_data_frame"):
                 frame = node.value
                 out.extend(map(str, frame.columns))
                 out.extend(str(v) for v in frame.astype(str).to_numpy().ravel())
@@ -97,3 +97,20 @@ def shows(texts: list[str], form: str) -> str | None:
         if pattern.search(text):
             return text
     return None
+
+
+_LINK_TARGET = re.compile(r"\]\([^)]*\)")  # a Markdown link's address is not shown, only its text
+_SNAKE = re.compile(r"(?<![\w/#.=-])[a-z][a-z0-9]*(?:_[a-z0-9]+)+(?![\w/])")
+_NONE = re.compile(r"(?<![\w-])(None|nan|NaN)(?![\w-])")
+
+
+def raw_labels(texts: list[str]) -> list[str]:
+    """Engine names shown as they are in ``texts``: snake_case identifiers and ``None``/``nan`` (each with a little
+    context)."""
+    out = []
+    for text in texts:
+        shown = _LINK_TARGET.sub("]", text)
+        for pattern in (_SNAKE, _NONE):
+            for m in pattern.finditer(shown):
+                out.append(f"{m.group(0)!r} in {shown[max(0, m.start() - 40):m.end() + 40]!r}")
+    return out

@@ -8,6 +8,7 @@ tables), never as Markdown.
 """
 from __future__ import annotations
 
+import re
 import time
 
 import pandas as pd
@@ -25,6 +26,8 @@ from ui.common import chart, show_error
 from ui.feedback import tick
 
 PROGRESS = "lessons.progress"
+REVEAL_KEY = "lessons-reveal"  # the reveal's container: the keyboard focus moves to it after a commit
+FOCUS = "lessons.focus"  # (lesson, step) whose reveal takes the focus when it is drawn
 
 
 def progress(lesson_id: str) -> dict:
@@ -79,35 +82,6 @@ def go_to(lesson_id: str, number: int) -> None:
     st.query_params["lesson"] = lesson_id
     st.query_params["step"] = str(number)
     st.session_state["lessons.at"] = (lesson_id, number)
-
-
-# ------------------------------------------------------------------------------------------------------ handout
-def handout_button(lesson) -> None:
-    """The lesson's printable offline handout for students (prompts and empty prediction boxes: no answer), and,
-    except for a student of a class, the teacher's key as a separate file: closed-form steps are computed here; the
-    labs' steps use the runs already in the shared store (a step nobody has run yet gets a note; the CLI makes
-    every run)."""
-    from core.studies.handout import handout_html, stored_runs, teacher_key_html
-
-    st.sidebar.download_button("Printable handout (HTML)", data=handout_html(lesson),
-                               file_name=f"{lesson.id}-handout.html", mime="text/html", icon=":material/print:",
-                               key=f"lessons.handout.{lesson.id}",
-                               help="Every step's context and question with an empty box for the prediction: no "
-                                    "measurement, so it can go out before the lesson. Works offline, prints on paper")
-    if "class" in st.query_params and "lessons.teacher" not in st.session_state:
-        return  # a class's students get the questions only
-
-    def key() -> str:
-        runs = stored_runs(lesson)
-        for step in lesson.steps:
-            if step.demo and step.number not in runs:
-                runs[step.number] = R.play_step(lesson, step)[0]
-        return teacher_key_html(lesson, runs)
-
-    st.sidebar.download_button("Teacher's answer key (HTML)", data=key, file_name=f"{lesson.id}-teacher-key.html",
-                               mime="text/html", icon=":material/key:", key=f"lessons.key.{lesson.id}",
-                               help="Every step's measurement at the lesson's seed, its reveal and the plot of its "
-                                    "run: for the teacher, a separate file from the students' handout")
 
 
 # --------------------------------------------------------------------------------------------------- class mode
@@ -224,9 +198,9 @@ def teacher_view(lesson) -> None:
                    f"last at {time.strftime('%H:%M:%S', time.gmtime())} UTC")
         table = pd.DataFrame([{"step": x["step"], "title": x["title"], "reached": x["reached"],
                                "predicted": x["answered"],
-                               "measured": None if x["truth"] is None else
+                               "measured": "—" if x["truth"] is None else
                                G.truth_text(lesson.step(x["step"]), x["truth"]),
-                               "within tolerance": None if x["share_within"] is None else
+                               "within tolerance": "—" if x["share_within"] is None else
                                f"{x['within']} of {x['answered']} ({x['share_within']:.0%})"}
                               for x in s["steps"]])
         st.markdown("**Per step**")
@@ -242,7 +216,7 @@ def teacher_view(lesson) -> None:
         st.markdown("**Per student** (lesson score: mean step score over graded steps)")
         people = pd.DataFrame([{"student": p["name"], "steps reached": p["reached"], "predicted": p["answered"],
                                 "graded": p["graded"],
-                                "lesson score": None if p["score"] is None else round(100 * p["score"])}
+                                "lesson score": "—" if p["score"] is None else f"{p['score']:.0%}"}
                                for p in s["students"]], columns=["student", "steps reached", "predicted", "graded",
                                                                  "lesson score"])
         st.dataframe(people, hide_index=True, width="stretch")
@@ -281,7 +255,7 @@ def _distribution_text(step, x: dict) -> str:
 def _prediction_widget(step, key: str, disabled: bool, value=None):
     p = step.predict
     scale = 100.0 if p.percent else 1.0
-    label = p.prompt + (" (%)" if p.percent else f" ({p.unit})" if p.unit else "")
+    label = p.prompt + ("" if p.kind == "choice" else " (%)" if p.percent else f" ({p.unit})" if p.unit else "")
     if p.kind == "choice":
         options = list(range(len(p.options)))
         index = None if value is None else int(value)
@@ -321,6 +295,10 @@ def _explore_controls(step, box) -> dict:
         if control.choices is not None:
             value = box.selectbox(p.title, list(control.choices), index=list(control.choices).index(base), key=key,
                                   format_func=lambda c, p=p: str(p.choice_labels.get(c, c)), help=p.help)
+        elif p.kind == "int" and p.choice_labels:  # levels with names (birth date: year, decade…)
+            value = box.select_slider(p.title, list(range(int(control.low), int(control.high) + 1,
+                                                          int(control.step))), value=int(base), key=key,
+                                      format_func=lambda c, p=p: str(p.choice_labels.get(c, c)), help=p.help)
         elif p.kind == "int":
             value = box.slider(p.title, int(control.low), int(control.high), int(base), step=int(control.step),
                                key=key, help=p.help)
@@ -336,13 +314,21 @@ def _reveal(lesson, step, done: dict) -> None:
     truth, answer, g = done["truth"], done["answer"], done["grade"]
     verdict = ("Within tolerance" if g["within"] else
                f"Off by more than the tolerance ({'too high' if g['direction'] == 'over' else 'too low'})")
-    box = st.container(border=True)
-    box.markdown(f"#### Reveal · score {g['score']:.0%}")
+    box = st.container(border=True, key=REVEAL_KEY)
+    box.subheader(f"Reveal · score {g['score']:.0%}", anchor=False)  # (no link icon: one Tab stop fewer)
+    if st.session_state.get(FOCUS) == (lesson.id, step.number):  # just committed: the keyboard lands here
+        from ui.focus import focus_once
+
+        st.session_state.pop(FOCUS)
+        focus_once(REVEAL_KEY, f"{lesson.id}/{step.number}")
     c1, c2 = box.columns(2)
     c1.metric("Your prediction", G.answer_text(step, answer))
     c2.metric("Measured at the lesson's seed", G.truth_text(step, truth))
     with box:
-        chart(reveal_figure(step, answer, truth), f"lesson-reveal-{lesson.id}-{step.number}")
+        # two points on one line: no zoom or pan to offer, and no ten mode-bar buttons between the reveal's heading
+        # and the step's next control for a keyboard user
+        chart(reveal_figure(step, answer, truth), f"lesson-reveal-{lesson.id}-{step.number}",
+              config={"displayModeBar": False})
     box.caption(f"Chart: your prediction ({G.answer_text(step, answer)}) against the measurement "
                 f"({G.truth_text(step, truth)}). {verdict}.")
     try:
@@ -379,6 +365,7 @@ def show_step(lesson, step) -> None:
                          help="Your prediction is locked before the run, so the reveal compares it honestly"):
                 done = progress(lesson.id).setdefault(step.number, {})
                 done["answer"] = answer
+                st.session_state[FOCUS] = (lesson.id, step.number)
                 if joined:  # a class's predictions live in the class store (the seat is in the address)
                     try:
                         classroom.submit(joined[0], joined[1], lesson.id, step.number, answer)
@@ -451,9 +438,9 @@ def _run(lesson, step, explored: dict, done: dict) -> None:
         chart(fig, f"lesson-{lesson.id}-{step.number}")
         try:
             value = G.truth_text(step, R.measured(step, result.metrics))
-            st.caption(f"Chart: {fig.layout.title.text.split('<br>')[0] if fig.layout.title.text else step.plot}"
-                       f" — {step.metric} = {value}" + (" (your setting)" if explored else " at the lesson's setting")
-                       + ".")
+            title = re.sub(r"<[^>]+>", "", (fig.layout.title.text or "").split("<br>")[0]) or step.title
+            st.caption(f"Chart: {title} — measured {value}"
+                       + (" (your setting)" if explored else " at the lesson's setting") + ".")
         except LabError:
             pass
 
