@@ -113,3 +113,15 @@ def test_the_teacher_table_shows_no_engine_name_and_no_none():
     assert not at.exception
     texts = page_text(at)
     assert "—" in " ".join(texts) and not raw_labels(texts), raw_labels(texts)
+
+
+def test_a_class_student_is_offered_the_handout_but_not_the_teachers_key():
+    from core.studies import classroom
+
+    lesson = LESSONS["1-what-epsilon-promises"]
+    made = classroom.create_class(lesson.id)
+    student = open_page(PAGE, lesson=lesson.id, step="1", **{"class": made["code"]})
+    alone = open_page(PAGE, lesson=lesson.id, step="1")
+    labels = lambda at: [b.proto.label for b in at.get("download_button")]  # noqa: E731
+    assert labels(student) == ["Printable handout (HTML)"]
+    assert labels(alone) == ["Printable handout (HTML)", "Teacher's answer key (HTML)"]
