@@ -125,3 +125,21 @@ def test_a_class_student_is_offered_the_handout_but_not_the_teachers_key():
     labels = lambda at: [b.proto.label for b in at.get("download_button")]  # noqa: E731
     assert labels(student) == ["Printable handout (HTML)"]
     assert labels(alone) == ["Printable handout (HTML)", "Teacher's answer key (HTML)"]
+
+
+@pytest.mark.parametrize("lesson_id", list(LESSONS))
+def test_a_step_opened_ahead_shows_no_uncommitted_steps_answer(lesson_id):
+    """A student may jump to any step before committing the earlier ones: a step's page, opened fresh, prints
+    the answer of no step at all (its context and prompt must not state an earlier step's result)."""
+    lesson = LESSONS[lesson_id]
+    _, forms = walk(lesson_id)
+    problems = []
+    for step in lesson.steps[1:]:
+        texts = page_text(open_page(PAGE, lesson=lesson.id, step=str(step.number)))
+        for other in lesson.steps:
+            for form in forms[other.number]:
+                hit = shows(texts, form)
+                if hit and (lesson.id, other.number, form) not in COINCIDENCES:
+                    problems.append(f"step {other.number}'s answer {form} shows on step {step.number}'s page "
+                                    f"before any commit: {hit[:160]!r}")
+    assert not problems, "\n".join(problems)
