@@ -112,9 +112,12 @@ def _parser() -> argparse.ArgumentParser:
                     "size: one JSON line per step; exits 1 with one line per broken lesson")
     le.add_argument("--lesson", metavar="ID", help="only this lesson")
     le.add_argument("--full", action="store_true", help="with --check: play the steps at the lesson's own size")
-    le.add_argument("--handout", metavar="ID", help="write the printable offline HTML handout of lesson ID (its "
-                    "reference runs at the lesson's seed, through the result store)")
-    le.add_argument("--out", metavar="PATH", help="where --handout writes (default: ID-handout.html)")
+    le.add_argument("--handout", metavar="ID", help="write the students' printable offline HTML handout of lesson "
+                    "ID (prompts and empty prediction boxes, no answers)")
+    le.add_argument("--teacher", action="store_true", help="with --handout: write the teacher's key instead (the "
+                    "reference runs at the lesson's seed, through the result store: measurements, reveals, plots)")
+    le.add_argument("--out", metavar="PATH", help="where --handout writes (default: ID-handout.html, or "
+                    "ID-teacher-key.html with --teacher)")
     ep = sub.add_parser("epsilon", help="an ε in plain words, beside real deployments (JSON)")
     ep.add_argument("epsilon", type=float, help="the privacy budget ε (> 0)")
     ep.add_argument("--delta", type=float, default=0.0, help="δ (default 0: pure ε-DP)")
@@ -128,12 +131,12 @@ def _lessons(args) -> int:
     from .studies import lessons as L
 
     if args.handout:
-        from .studies.handout import handout_html
+        from .studies.handout import handout_html, teacher_key_html
 
         lesson = L.get_lesson(args.handout)
-        path = args.out or f"{lesson.id}-handout.html"
+        path = args.out or f"{lesson.id}-{'teacher-key' if args.teacher else 'handout'}.html"
         _check_output_path(path)
-        html = handout_html(lesson, R.reference_runs(lesson))
+        html = teacher_key_html(lesson, R.reference_runs(lesson)) if args.teacher else handout_html(lesson)
         with open(path, "w", encoding="utf-8") as fh:
             fh.write(html)
         print(json.dumps({"lesson": lesson.id, "handout": path, "bytes": len(html.encode())}))

@@ -5,7 +5,8 @@ from core.studies.lessons import load_lessons
 from ui.common import page_header
 from ui.class_teacher import teacher_view
 from ui.classroom import class_panel
-from ui.lessons import go_to, handout_button, lesson_end, progress, restore_from_link, show_step
+from ui.lesson_handout import handout_button
+from ui.lessons import go_to, grade_committed, lesson_end, progress, restore_from_link, show_step
 
 page_header("Lessons", "Each step asks you to **predict** what an attack will achieve, **runs** it at the lesson's "
             "fixed seed, then **reveals** the measurement beside your prediction. Commit your guess before you "
@@ -45,6 +46,7 @@ st.query_params["step"] = str(number)
 
 if "class" not in st.query_params:
     restore_from_link(lesson)
+grade_committed(lesson)  # a resumed lesson: its answers graded as in the session that committed them
 done = progress(lesson.id)
 st.sidebar.markdown("**Steps**")
 for s in lesson.steps:
@@ -57,7 +59,7 @@ class_panel(lesson)
 handout_button(lesson)
 
 st.markdown(f"### {lesson.order}. {lesson.title}")
-st.caption(f"Source: {lesson.paper}" + (f" — {lesson.section}" if lesson.section else ""))
+st.caption(f"Source: {lesson.paper}")  # (the paper's headline numbers are answers: shown at the lesson's end)
 if "lessons.teacher" in st.session_state and st.toggle("Teacher view", value=True, key="lessons.teacher.on"):
     teacher_view(lesson)
     st.stop()

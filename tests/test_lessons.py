@@ -210,19 +210,21 @@ def test_cli_check_names_a_broken_lesson(tmp_path, monkeypatch, capsys):
 def test_handout_is_offline_and_escapes_the_lesson_text(tmp_path):
     from dataclasses import replace
 
-    from core.studies.handout import handout_html
+    from core.studies.handout import handout_html, teacher_key_html
 
     lesson = L.get_lesson("1-what-epsilon-promises")
     store = ResultStore(tmp_path / "h")
     runs = R.reference_runs(lesson, store=store)
-    page = handout_html(lesson, runs)
+    page = handout_html(lesson)
     for step in lesson.steps:
         assert html_escape(step.predict.prompt) in page
-    assert page.count("<script type=\"text/javascript\">/**") <= 1  # plotly.js inlined once
-    assert 'src="http' not in page and "<script src=" not in page  # plotly.js inlined, nothing fetched: offline
-    assert "Measured:</strong> 73%" in page  # the teacher's key: e/(1+e) at ε = 1
+    assert "<script" not in page and "Measured" not in page  # the students' handout: questions and empty boxes
+    key = teacher_key_html(lesson, runs)
+    assert key.count("<script type=\"text/javascript\">/**") <= 1  # plotly.js inlined once
+    assert 'src="http' not in key and "<script src=" not in key  # plotly.js inlined, nothing fetched: offline
+    assert "Measured:</strong> 73%" in key  # the teacher's key: e/(1+e) at ε = 1
     bad = replace(lesson, title="<script>alert(1)</script>")
-    assert "<script>alert(1)" not in handout_html(bad, {})
+    assert "<script>alert(1)" not in handout_html(bad) and "<script>alert(1)" not in teacher_key_html(bad, {})
 
 
 def html_escape(text: str) -> str:

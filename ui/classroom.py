@@ -39,6 +39,11 @@ def _joined():
     return seat[0], browser()
 
 
+def seat() -> tuple[str, str] | None:
+    """``(class code, browser)`` of this session's seat in the class its address names, or None."""
+    return _joined()
+
+
 def visited(lesson, step) -> None:
     """The student opened ``step`` (told once per session and step)."""
     joined = _joined()

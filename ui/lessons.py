@@ -5,6 +5,8 @@ server's pool, its limits, the shared store), so a class of thirty on one step c
 """
 from __future__ import annotations
 
+import re
+
 import pandas as pd
 import streamlit as st
 
@@ -20,6 +22,8 @@ from ui.common import chart, show_error
 from ui.feedback import tick
 
 PROGRESS = "lessons.progress"
+REVEAL_KEY = "lessons-reveal"  # the reveal's container: the keyboard focus moves to it after a commit
+FOCUS = "lessons.focus"  # (lesson, step) whose reveal takes the focus when it is drawn
 
 
 def progress(lesson_id: str) -> dict:
@@ -46,6 +50,25 @@ def restore_from_link(lesson) -> None:
             progress(lesson.id).setdefault(step.number, {}).setdefault("answer", value)
 
 
+def grade_committed(lesson) -> list[int]:
+    """Grade every committed prediction this session has not graded yet (a resumed lesson: the answers came from
+    the address or the class store) against the lesson's stored runs, as the session that ran them did; returns
+    the steps whose run is not stored any more (opening one runs it)."""
+    done = progress(lesson.id)
+    waiting = [n for n, d in sorted(done.items()) if "answer" in d and "truth" not in d]
+    if not waiting:
+        return []
+    try:
+        found = R.reference_measurements(lesson, waiting)
+    except LabError as exc:
+        show_error(exc)
+        return waiting
+    for number, (truth, metrics) in found.items():
+        done[number].update(truth=truth, grade=G.grade(lesson.step(number), done[number]["answer"], truth),
+                            metrics={k: v for k, v in metrics.items() if isinstance(v, (int, float))})
+    return [n for n in waiting if n not in found]
+
+
 def _link_answers(lesson) -> None:
     done = progress(lesson.id)
     st.query_params["answers"] = ",".join(f"{n}:{d['answer']:g}" for n, d in sorted(done.items()) if "answer" in d)
@@ -57,30 +80,13 @@ def go_to(lesson_id: str, number: int) -> None:
     st.session_state["lessons.at"] = (lesson_id, number)
 
 
-# ------------------------------------------------------------------------------------------------------ handout
-def handout_button(lesson) -> None:
-    """The lesson's printable offline handout: closed-form steps are computed here; the labs' steps use the runs
-    already in the shared store (a step nobody has run yet gets a note; the CLI makes every run)."""
-    from core.studies.handout import handout_html, stored_runs
-
-    def build() -> str:
-        runs = stored_runs(lesson)
-        for step in lesson.steps:
-            if step.demo and step.number not in runs:
-                runs[step.number] = R.play_step(lesson, step)[0]
-        return handout_html(lesson, runs)
-
-    st.sidebar.download_button("Printable handout (HTML)", data=build, file_name=f"{lesson.id}-handout.html",
-                               mime="text/html", icon=":material/print:", key=f"lessons.handout.{lesson.id}",
-                               help="The steps, prompts and reference plots at the lesson's seed, with the "
-                                    "measurements on the last pages: works offline, prints on paper")
 
 
 # ------------------------------------------------------------------------------------------------------ a step
 def _prediction_widget(step, key: str, disabled: bool, value=None):
     p = step.predict
     scale = 100.0 if p.percent else 1.0
-    label = p.prompt + (" (%)" if p.percent else f" ({p.unit})" if p.unit else "")
+    label = p.prompt + ("" if p.kind == "choice" else " (%)" if p.percent else f" ({p.unit})" if p.unit else "")
     if p.kind == "choice":
         options = list(range(len(p.options)))
         index = None if value is None else int(value)
@@ -120,6 +126,10 @@ def _explore_controls(step, box) -> dict:
         if control.choices is not None:
             value = box.selectbox(p.title, list(control.choices), index=list(control.choices).index(base), key=key,
                                   format_func=lambda c, p=p: str(p.choice_labels.get(c, c)), help=p.help)
+        elif p.kind == "int" and p.choice_labels:  # levels with names (birth date: year, decade…)
+            value = box.select_slider(p.title, list(range(int(control.low), int(control.high) + 1,
+                                                          int(control.step))), value=int(base), key=key,
+                                      format_func=lambda c, p=p: str(p.choice_labels.get(c, c)), help=p.help)
         elif p.kind == "int":
             value = box.slider(p.title, int(control.low), int(control.high), int(base), step=int(control.step),
                                key=key, help=p.help)
@@ -135,13 +145,21 @@ def _reveal(lesson, step, done: dict) -> None:
     truth, answer, g = done["truth"], done["answer"], done["grade"]
     verdict = ("Within tolerance" if g["within"] else
                f"Off by more than the tolerance ({'too high' if g['direction'] == 'over' else 'too low'})")
-    box = st.container(border=True)
-    box.markdown(f"#### Reveal · score {g['score']:.0%}")
+    box = st.container(border=True, key=REVEAL_KEY)
+    box.subheader(f"Reveal · score {g['score']:.0%}", anchor=False)  # (no link icon: one Tab stop fewer)
+    if st.session_state.get(FOCUS) == (lesson.id, step.number):  # just committed: the keyboard lands here
+        from ui.focus import focus_once
+
+        st.session_state.pop(FOCUS)
+        focus_once(REVEAL_KEY, f"{lesson.id}/{step.number}")
     c1, c2 = box.columns(2)
     c1.metric("Your prediction", G.answer_text(step, answer))
     c2.metric("Measured at the lesson's seed", G.truth_text(step, truth))
     with box:
-        chart(reveal_figure(step, answer, truth), f"lesson-reveal-{lesson.id}-{step.number}")
+        # two points on one line: no zoom or pan to offer, and no ten mode-bar buttons between the reveal's heading
+        # and the step's next control for a keyboard user
+        chart(reveal_figure(step, answer, truth), f"lesson-reveal-{lesson.id}-{step.number}",
+              config={"displayModeBar": False})
     box.caption(f"Chart: your prediction ({G.answer_text(step, answer)}) against the measurement "
                 f"({G.truth_text(step, truth)}). {verdict}.")
     try:
@@ -171,6 +189,7 @@ def show_step(lesson, step) -> None:
                          help="Your prediction is locked before the run, so the reveal compares it honestly"):
                 done = progress(lesson.id).setdefault(step.number, {})
                 done["answer"] = answer
+                st.session_state[FOCUS] = (lesson.id, step.number)
                 if not class_mode.committed(lesson, step, answer):  # a class's predictions live in its records
                     _link_answers(lesson)
                 st.rerun()
@@ -207,12 +226,14 @@ def _safe_fill(text: str, step, done: dict) -> str:
 def _record(lesson, step, result) -> None:
     """The reference run finished: keep the measurement, grade the committed answer, tell the class."""
     done = progress(lesson.id).setdefault(step.number, {})
-    if "truth" in done:
-        return
-    truth = R.measured(step, result.metrics)
-    done.update(truth=truth, grade=G.grade(step, done["answer"], truth),
-                metrics={k: v for k, v in result.metrics.items() if isinstance(v, (int, float))})
-    class_mode.revealed(lesson, step, truth)
+    if "truth" not in done:  # (graded already when the answer came back with a resumed lesson)
+        truth = R.measured(step, result.metrics)
+        done.update(truth=truth, grade=G.grade(step, done["answer"], truth),
+                    metrics={k: v for k, v in result.metrics.items() if isinstance(v, (int, float))})
+    told = class_mode.seat()  # the class is told once per seat, also for a step graded from a resumed lesson
+    if told is not None and done.get("told") != told:
+        done["told"] = told
+        class_mode.revealed(lesson, step, done["truth"])
 
 
 def _run(lesson, step, explored: dict, done: dict) -> None:
@@ -232,9 +253,9 @@ def _run(lesson, step, explored: dict, done: dict) -> None:
         chart(fig, f"lesson-{lesson.id}-{step.number}")
         try:
             value = G.truth_text(step, R.measured(step, result.metrics))
-            st.caption(f"Chart: {fig.layout.title.text.split('<br>')[0] if fig.layout.title.text else step.plot}"
-                       f" — {step.metric} = {value}" + (" (your setting)" if explored else " at the lesson's setting")
-                       + ".")
+            title = re.sub(r"<[^>]+>", "", (fig.layout.title.text or "").split("<br>")[0]) or step.title
+            st.caption(f"Chart: {title} — measured {value}"
+                       + (" (your setting)" if explored else " at the lesson's setting") + ".")
         except LabError:
             pass
 
@@ -253,9 +274,14 @@ def _run(lesson, step, explored: dict, done: dict) -> None:
 
 def lesson_end(lesson) -> None:
     """The lesson's score, the calibration sentence and the steps' grades."""
+    missing = grade_committed(lesson)
     done = progress(lesson.id)
     grades = {n: d.get("grade") for n, d in done.items() if d.get("grade")}
     st.subheader("How did you do?")
+    if missing:
+        st.warning(f"Step{'s' if len(missing) > 1 else ''} {', '.join(map(str, missing))}: your prediction is "
+                   "kept, but the lesson's run of that step is no longer stored on this server, so it is not in "
+                   "the score yet. Open the step to run it again.", icon=":material/pending:")
     score = G.lesson_score(grades)
     st.metric("Lesson score", "—" if score is None else f"{score:.0%}",
               help="Mean over the graded steps: 100% within the tolerance, falling to 0 at three tolerances")
@@ -265,3 +291,7 @@ def lesson_end(lesson) -> None:
              "measured": G.truth_text(s, done[s.number]["truth"]) if "truth" in done.get(s.number, {}) else "—",
              "score": f"{grades[s.number]['score']:.0%}" if s.number in grades else "—"} for s in lesson.steps]
     st.dataframe(pd.DataFrame(rows), hide_index=True, width="stretch")
+    if lesson.section:  # the paper's own numbers answer the steps: shown only once the last step is revealed
+        last = lesson.steps[-1].number
+        if "truth" in done.get(last, {}):
+            st.caption(f"Where the numbers come from: {lesson.section}")

@@ -44,9 +44,7 @@ def reveal_figure(step, answer, truth: float) -> go.Figure:
                                  marker=dict(size=16, color=PALETTE[0], symbol="diamond")))
     fig.add_trace(go.Scatter(x=[scale * truth], y=[0], mode="markers", name="measured at the lesson's seed",
                              marker=dict(size=18, color=PALETTE[1], symbol="x")))
-    unit = "%" if p.percent else p.unit
-    base_layout(fig, "Your prediction and the measurement", step.metric.replace("_", " ") + (f" ({unit})" if unit else ""), "",
-                height=220)
+    base_layout(fig, "Your prediction and the measurement", _answer_axis(step), "", height=220)
     fig.update_yaxes(visible=False, range=[-1, 1])
     fig.update_xaxes(range=[lo, hi])
     fig.update_layout(legend=dict(orientation="h", y=-0.5), margin=dict(t=50, b=40))
@@ -79,8 +77,13 @@ def class_distribution(step, answers: list, truth: float | None) -> go.Figure:
                           fillcolor="rgba(44,160,44,0.15)", line_width=0)
             fig.add_vline(x=scale * truth, line=dict(color=PALETTE[1], width=3),
                           annotation_text="measured", annotation_position="top")
-        unit = "%" if p.percent else p.unit
         base_layout(fig, f"Step {step.number}: predictions ({len(answers)}) against the measurement",
-                    step.metric.replace("_", " ") + (f" ({unit})" if unit else ""), "students", height=300)
+                    _answer_axis(step), "students", height=300)
         fig.update_xaxes(range=[scale * p.low, scale * p.high])
     return fig
+
+
+def _answer_axis(step) -> str:
+    """The answer axis in the student's words (the step's question, not the engine's metric name)."""
+    unit = "%" if step.predict.percent else step.predict.unit
+    return f"step {step.number}: {step.title}" + (f" ({unit})" if unit else "")

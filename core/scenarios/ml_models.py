@@ -182,7 +182,7 @@ class MLModels(Scenario):
         Param("targeting", "str", "single", "none = attack everyone; single = the best attribute's most exposed "
               "values up to the budget κ; nested = intersect several attributes' exposed values.",
               label="Targeting", choices=("none", "single", "nested"),
-              choice_labels={"none": "None (untargeted)", "single": "Single attribute", "nested": "Nested attributes"}),
+              choice_labels={"none": "Untargeted (every record)", "single": "Single attribute", "nested": "Nested attributes"}),
         Param("target_attribute", "str", "", "Single-attribute targeting's attribute (a categorical column); empty "
               "= the widest range of angular differences, the paper's rule.", ui=False),
         Param("kappa", "float", 0.1, "Attack budget κ: the fraction of the records the attacker targets.",

@@ -24,6 +24,12 @@ from ..params import Param
 from ..scenario import Scenario
 
 
+# What the page shows for a parameter's values (a lesson never prints an engine name such as "birth_date").
+_QI_LABELS = {"zip,birth_date,sex": "ZIP, birth date, sex", "zip,sex": "ZIP, sex", "birth_date,sex": "birth date, sex",
+              "zip,birth_date,sex,race,marital": "ZIP, birth date, sex, race, marital status"}
+_BIRTH_LABELS = {0: "full date", 1: "month and year", 2: "year", 3: "5-year band", 4: "decade", 5: "not published"}
+
+
 class _Demo(Scenario):
     """A closed-form or deterministic demonstration played as one unit of work."""
 
@@ -87,11 +93,11 @@ class Linkage(_Demo):
         Param("zips", "int", 4, "ZIP codes of the town", label="ZIP codes", low=1, high=20),
         Param("quasi_identifiers", "str", "zip,birth_date,sex", "columns both tables share",
               label="Quasi-identifiers", choices=("zip,birth_date,sex", "zip,sex", "birth_date,sex",
-                                                  "zip,birth_date,sex,race,marital")),
+                                                  "zip,birth_date,sex,race,marital"), choice_labels=_QI_LABELS),
         Param("birth_date_level", "int", 0, "0 = full date, 1 = month, 2 = year, 3 = 5-year band, 4 = decade, "
-              "5 = removed", label="Birth date coarsened", low=0, high=5),
+              "5 = removed", label="Birth date published as", low=0, high=5, choice_labels=_BIRTH_LABELS),
         Param("zip_level", "int", 0, "digits of the ZIP removed", label="ZIP digits removed", low=0, high=5),
-        Param("voter_fraction", "float", 0.5, "share of the town on the voter list", label="On the voter list",
+        Param("voter_fraction", "float", 0.5, "share of the town on the voter list", label="Share on the voter list",
               low=0.05, high=1.0, step=0.05),
     )
 
@@ -118,14 +124,17 @@ class KAnonymity(_Demo):
     paper = "Sweeney (2002), k-anonymity; Machanavajjhala et al. (2007), ℓ-diversity"
     params = (
         Param("table", "str", "people", "people: a synthetic town (diagnosis is sensitive); condition: the 12-record "
-              "hospital table of the ℓ-diversity paper", label="Table", choices=("people", "condition")),
+              "hospital table of the ℓ-diversity paper", label="Table", choices=("people", "condition"),
+              choice_labels={"people": "a synthetic town", "condition": "the ℓ-diversity paper's 12 patients"}),
         Param("people", "int", 2_000, "people in the table", label="People", low=200, high=20_000, step=100),
         Param("quasi_identifiers", "str", "zip,birth_date,sex", "the columns generalised (people table)",
-              label="Quasi-identifiers", choices=("zip,birth_date,sex", "zip,birth_date,sex,race,marital")),
+              label="Quasi-identifiers", choices=("zip,birth_date,sex", "zip,birth_date,sex,race,marital"),
+              choice_labels=_QI_LABELS),
         Param("k", "int", 5, "every record shares its generalised quasi-identifiers with at least k − 1 others",
               label="k", low=2, high=50),
         Param("method", "str", "mondrian", "how the table is generalised", label="Generaliser",
-              choices=("mondrian", "full_domain")),
+              choices=("mondrian", "full_domain"),
+              choice_labels={"mondrian": "Mondrian", "full_domain": "full-domain generalisation"}),
     )
 
     def compute(self, config, rng):
@@ -157,10 +166,13 @@ class Downcoding(_Demo):
     title = "Downcoding a minimal k-anonymiser"
     paper = "Cohen (2022), Attacks on deidentification's defenses (USENIX Security)"
     params = (
-        Param("table", "str", "slide", "the published example", label="Table", choices=("slide", "mixed")),
+        Param("table", "str", "slide", "the published example", label="Table", choices=("slide", "mixed"),
+              choice_labels={"slide": "Cohen's slide: ZIP and income (6 records)",
+                             "mixed": "mixed heights (7 records)"}),
         Param("k", "int", 2, "k of the anonymiser", label="k", low=2, high=3),
         Param("knowledge", "str", "minimal", "what the attacker knows about the anonymiser",
-              label="The attacker knows", choices=("minimal", "optimal")),
+              label="The attacker knows", choices=("minimal", "optimal"),
+              choice_labels={"minimal": "the anonymiser is minimal", "optimal": "the anonymiser is optimal"}),
     )
 
     def compute(self, config, rng):

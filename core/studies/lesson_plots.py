@@ -56,6 +56,24 @@ def _location_k(result):
     return plots.accuracy_vs_observations(theory_curves(config), s)
 
 
+def _without(fig: go.Figure, *words: str) -> go.Figure:
+    """``fig`` without the curves whose name holds one of ``words``: a step's chart must not draw a curve a later
+    step asks the student to predict (the DP bound, another attack's theory)."""
+    fig.data = [t for t in fig.data if not any(w.lower() in (t.name or "").lower() for w in words)]
+    return fig
+
+
+def _location_k_measured(result):
+    """The attacks measured against k, without the DP bound and the one-threshold attack (a later step of lesson
+    4 asks for each)."""
+    return _without(_location_k(result), "DP bound", "theory", "one-threshold")
+
+
+def _location_k_bound(result):
+    """As above, with the DP bound (the step that asks for it has been committed)."""
+    return _without(_location_k(result), "theory", "one-threshold")
+
+
 def _location_roc(result):
     from ..plots import location as plots
 
@@ -128,6 +146,16 @@ def _linkage(result):
     return linkage_funnel(_parts(result)[2]["linkage"])
 
 
+def _linkage_unique(result):
+    """The funnel's first two stages only (released → unique): a step about uniqueness must not print the share
+    the join names, which the next step asks the student to predict."""
+    fig = _linkage(result)
+    trace = fig.data[0]
+    trace.update(y=trace.y[:2], x=trace.x[:2], marker_color=list(trace.marker.color)[:2])
+    fig.update_layout(title=dict(text="Released records unique on the quasi-identifiers"))
+    return fig
+
+
 def _kanon_classes(result):
     from ..plots.reid import class_sizes_vs_k
 
@@ -156,12 +184,13 @@ def _downcoding(result):
 PLOTS: dict[str, dict[str, Callable[[Any], go.Figure]]] = {
     "reconstruction": {"accuracy_vs_level": _recon_level, "accuracy_vs_ratio": _recon_ratio,
                        "trials": _recon_trials},
-    "location": {"accuracy_vs_observations": _location_k, "roc": _location_roc},
+    "location": {"accuracy_vs_observations": _location_k, "roc": _location_roc,
+                 "measured_vs_observations": _location_k_measured, "bound_vs_observations": _location_k_bound},
     "aggregates": {"roc": _aggregates_roc, "sweep": _aggregates_sweep},
     "synthetic": {"accuracy_vs_size": _synthetic_size, "roc": _synthetic_roc},
     "ml-models": {"groups": _ml_groups, "kappa": _ml_kappa, "bcorr": _ml_bcorr},
     "epsilon": {"accuracy_bound": _eps_bound, "posterior": _eps_posterior},
-    "linkage": {"funnel": _linkage},
+    "linkage": {"funnel": _linkage, "unique": _linkage_unique},
     "k-anonymity": {"classes": _kanon_classes, "diversity": _kanon_diversity},
     "downcoding": {"cells": _downcoding},
 }

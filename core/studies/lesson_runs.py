@@ -124,3 +124,29 @@ def check_lesson(lesson: Lesson, small: bool = True):
 def reference_runs(lesson: Lesson, store=None) -> dict[int, Any]:
     """Every step's run at the lesson's own configuration and seed (through the store), for the handout."""
     return {step.number: play_step(lesson, step, store=store)[0] for step in lesson.steps}
+
+
+def reference_measurements(lesson: Lesson, numbers, store=None) -> dict[int, tuple[float, dict]]:
+    """``step → (measured value, metrics)`` of the lesson's own runs of ``numbers``, without starting a lab's run:
+    a demo (a closed form or a small table) is computed, a lab's game is read from the shared result store.
+
+    A resumed lesson (its address carries the committed answers; the session that ran the steps is gone) grades
+    every answer against these, so its score is the one the session showed. A step whose run is no longer stored
+    is left out: the page says so, and opening the step runs it again."""
+    from ..runtime.store import default_store, lookup
+
+    store = store if store is not None else default_store()
+    out = {}
+    for number in numbers:
+        step = lesson.step(number)
+        if step.demo:
+            result = play_step(lesson, step, store=store)[0]
+        else:
+            config = step_config(lesson, step)
+            seed = config.pop("seed")
+            result = lookup(runner(step.runner), config, seed, store)[1]
+            if result is None:
+                continue
+        metrics = result.metrics if hasattr(result, "metrics") else result["metrics"]
+        out[number] = (measured(step, metrics), metrics)
+    return out
