@@ -28,6 +28,7 @@ from .data import (
     EPOCH_GENERATORS,
     GENERATORS,
     MAX_SIZE,
+    MIN_CONTROL,
     NETWORK_GENERATORS,
     Q_GRID,
     _game,
@@ -39,6 +40,7 @@ from .data import (
     make_generator,
     size_ladder,
 )
+from .records_game import attack_records, infer_scores
 from .summary import summarize_games
 
 # The baselines that read only the synthetic sample S and the target's known attributes x_u:
@@ -113,6 +115,23 @@ class Synthetic(Scenario):
               "Paper presets page): privbayes-probability-sensitivity noises PrivBayes' count tables with the "
               "probability-scale sensitivity 2/n (DataSynthesizer issue 34)", ui=False,
               choices=("none", "privbayes-probability-sensitivity")),
+        Param("attacked_records", "int", 0, "records attacked per game on each side for the risk against the "
+              "control set (training records the release was fitted on, control records it never saw); 0 = every "
+              "one (n − 1 training records: all but the coin-flipped target)", label="Records attacked per game "
+              "(0 = all)", low=0, high=5000),
+        Param("control_size", "int", 0, "records kept out of the release as its control set; 0 = as many as n "
+              "(capped at the records the data hold besides the n)", label="Control records (0 = n)",
+              low=0, high=5000),
+        Param("three_risks", "bool", True, "also measure singling out and linkability against the control set "
+              "(the regulators' three risks with inference)", label="Singling out and linkability"),
+        Param("n_neighbors", "int", 10, "linkability: synthetic neighbours compared on each half of the known "
+              "columns (1 misses verbatim copies that share their half with others)", label="Linkability "
+              "neighbours", low=1, high=100),
+        Param("proxy_scores", "bool", True, "also compute SDMetrics' DCR-based proxy scores on the first games' "
+              "releases (DCR overfitting protection, disclosure protection)", label="SDMetrics proxy scores"),
+        Param("identifiers", "str", "", "columns that identify a row and are never attributes (comma-separated); "
+              "empty = detected (unique per row and named like an id, text unique per row, or a row counter); "
+              "none = keep every column", ui=False, active_when=("dataset", ("csv",))),
         Param("audit_model", "bool", False, "also play the informed auditor (Adv_model): it knows every record but "
               "the target's secret and reads the released network's conditional table for the secret — the "
               "strongest attacker DP allows, used to audit a release's ε claim (baynet, privbayes)", ui=False),
@@ -136,8 +155,11 @@ class Synthetic(Scenario):
         if config.get("bug", "none") != "none" and config["generator"] != "privbayes":
             raise ParameterError("bug", "privbayes-probability-sensitivity applies to generator=privbayes only")
         codes, domain, _, _ = load_game_data(config)
-        if config["n"] > codes.shape[0]:
-            raise ParameterError("n", f"the data have {codes.shape[0]:,} records; choose n ≤ {codes.shape[0]:,}")
+        if config["n"] > codes.shape[0] - MIN_CONTROL:
+            top = codes.shape[0] - MIN_CONTROL
+            raise ParameterError("n", f"the data have {codes.shape[0]:,} records and the risk needs at least "
+                                      f"{MIN_CONTROL} the release never saw (its control set); choose n ≤ "
+                                      f"{max(top, 0):,}")
         cards = [len(v) for v in domain.values()]
         if config["query_ratio"] > 0 and config["attack"] in ("recon", "all"):
             bound = available_count(cards[:-1], config["query_k"])
@@ -306,6 +328,7 @@ class Synthetic(Scenario):
         audit = model_audit(syn["model"], D, u) if "model" in attacks else None  # the same for every size
         rows = []
         example = None
+        recon_t = infer_p = None
         for m in context["sizes"]:
             checkpoint("synthetic: attacking")
             S = syn["S"][:m]
@@ -317,12 +340,16 @@ class Synthetic(Scenario):
                 row.update(recon_guess=round_guess(t_u), recon_score=t_u,
                            recon_all=float(np.mean((res.t >= 0.5) == D[:, -1])), recon_objective=res.objective)
                 if m == context["sizes"][-1]:
+                    recon_t = res.t
                     example = {"t_u": t_u, "objective": res.objective, "queries": fam.n_queries,
                                "available": available, "lp_rows": res.lp_rows}
             if "model" in attacks:
                 row.update(model_guess=audit[0], model_score=audit[1])
             for name in attacks:
-                if name in SAMPLE_ATTACKS:
+                if name == "infer" and m == context["sizes"][-1]:  # one forest for the target and every record
+                    (gs, sc), *infer_p = infer_scores(S, x_u, D, game["control"], arng)
+                    row.update(infer_guess=gs, infer_score=sc)
+                elif name in SAMPLE_ATTACKS:
                     gs, sc = SAMPLE_ATTACKS[name](S, x_u, arng)
                     row.update({f"{name}_guess": gs, f"{name}_score": sc})
             attack_seconds += time.perf_counter() - start
@@ -330,8 +357,11 @@ class Synthetic(Scenario):
         domain = context["domain"]
         names = list(domain)
         target = {names[j]: _plain(domain[names[j]][int(x_u[j])]) for j in range(len(x_u))}
+        start = time.perf_counter()
+        records = attack_records(config, context, g, game, syn["S"], attacks, recon_t, infer_p)
+        attack_seconds += time.perf_counter() - start
         return {"kind": "main", "game": g, "u": u, "row": game["row"], "truth": truth,
-                "original": game["original"],
+                "original": game["original"], "records": records,
                 "target": target, "unique_targets": game["unique_targets"], "sizes": rows, "example": example,
                 "epsilon": syn["epsilon"], "delta": syn["delta"], "fit_seconds": syn["fit_seconds"],
                 "sample_seconds": syn["sample_seconds"], "attack_seconds": attack_seconds}

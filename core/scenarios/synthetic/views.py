@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 
 import pandas as pd
 
-from ...data.dataset import load_csv
+from ...data.dataset import load_csv, read_table
 from ...errors import DataError, ParameterError
 from ...output import plain_language as say
 from ...releases.synthesizers import SYNTHESIZERS
@@ -19,6 +19,7 @@ from .data import (
     GENERATORS,
     HIGH_RISK,
     base_dataset,
+    identifier_columns,
     load_game_data,
     size_ladder,
 )
@@ -41,8 +42,10 @@ def records_cap(dataset: str, data_path: str, secret: str) -> tuple[int, str] | 
         return None
     rows = load_game_data({"dataset": dataset, "data_path": data_path, "secret": secret})[0].shape[0]
     step = 50
-    return max(step, rows // step * step), (f"Your table has {rows:,} records: the generator is fitted on at most "
-                                             "that many.")
+    half = max(step, rows // 2 // step * step)
+    return half, (f"Your table has {rows:,} records: the generator is fitted on at most {half:,} of them, so that "
+                  "as many records the release never saw are left as the control set its risk is measured "
+                  "against.")
 
 
 def secret_choices(dataset: str, data_path: str = "", name: str = "") -> list[str]:
@@ -54,7 +57,11 @@ def secret_choices(dataset: str, data_path: str = "", name: str = "") -> list[st
         if not data_path:
             raise ParameterError("data_path", "dataset=csv needs data_path (the CSV file to attack)")
         # read as the games read it (missing answers as a category), named as the visitor's file
-        table = load_csv(data_path, name=name or os.path.basename(data_path), missing="category")
+        label = name or os.path.basename(data_path)
+        raw = read_table(data_path, name=label)
+        ignored = set(identifier_columns(raw))  # a row id is no attribute (and would be refused as one)
+        table = load_csv(data_path, name=label, missing="category",
+                         columns=[c for c in raw.columns if c not in ignored])
     else:
         table, _ = base_dataset(dataset)
     default = DEFAULT_SECRET.get(dataset)
