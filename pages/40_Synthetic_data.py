@@ -60,7 +60,10 @@ except LabError as exc:
     st.stop()
 config["seed"] = seed
 
-HEADLINE_NAMES = {"target": "Target accuracy [95% CI]", "half_width": "Interval half-width",
+HEADLINE_NAMES = {"risk": "Inference risk vs control [95% CI]",
+                  "train_control": "Right on training vs control records",
+                  "baseline": "Majority baseline", "target": "Target accuracy [95% CI]",
+                  "half_width": "Interval half-width", "target_baseline": "Target majority baseline",
                   "all_records": "All-records accuracy (low variance)"}
 NAMES = {"auc": "AUC", "tpr_at_fpr_0.1": "TPR @ 10% FPR", "mre_gt10": "MRE>10",
          "tvd3": "3-TVD"}
@@ -76,6 +79,8 @@ def draw(result, final):
         return
     st.caption(f":material/science: {v.label} — compare shapes, not values, with the paper." if v.surrogate
                else f":material/groups: {v.label}")
+    if v.risk_sentence:
+        st.markdown(v.risk_sentence)  # written by the lab from the numbers; no user text
     st.markdown(v.sentence)  # it says already whether the interval clears a coin flip; the advice to play more
     # games goes beside the interval's own tiles, under the chart
     # --- headline: the privacy–utility scatter (this run + any comparison already computed), right under the
@@ -99,6 +104,14 @@ def draw(result, final):
     if caution:
         st.warning(caution, icon=":material/warning:")
     st.caption(content("synthetic", "interval"))
+    if v.risks is not None:
+        st.subheader("The three risks, against a control set")
+        st.dataframe(v.risks, hide_index=True, width="stretch")
+        st.caption(content("synthetic", "risk"))
+    if v.proxies is not None:
+        st.subheader("Proxy scores beside the attacks")
+        st.dataframe(v.proxies, hide_index=True, width="stretch")
+        st.caption(content("synthetic", "proxies"))
     metric_row(v.metrics, NAMES)
     if v.per_attack:
         metric_row(v.metrics, ATTACK_NAMES, fmt="{:.1%}")

@@ -12,13 +12,15 @@ Source: SDMetrics 0.32 (installed with sdv), ``sdmetrics.single_table``:
   (1 − 1/k for k secret values), capped at 1: 1 = the release discloses no more than a random guess.
 
 Both are *proxies*: neither runs the attacks an adversary would, and DCR in particular scores distances, not
-disclosures. On low-cardinality survey data many real people share their whole row with someone else, so an
-exact copy of the training data is at distance 0 from many holdout records too and DCROverfittingProtection
-calls it well protected — the "exact copy" preset shows it beside the attacks' risk, which is high.
+disclosures.
 
-SDMetrics subsamples without a seed, so the lab subsamples itself (``rows`` records of each table, seeded) and
-calls the metrics on the whole subsample: the same run gives the same scores. The distance computation is
-quadratic in the rows (1,000 × 1,000: about 11 s on one core), hence the small default.
+The distance computation grows with synthetic × real rows (1,000 × 1,000: about 11 s on one core), so, as
+SDMetrics' own ``num_rows_subsample`` option does for speed, the lab scores :data:`PROXY_ROWS` rows of each table
+(training, synthetic, holdout), seeded so the same run gives the same scores (SDMetrics draws without a seed).
+That is exactly where DCR misleads: a synthetic row copied from a training record finds its source among the
+training rows compared only as often as the subsample keeps it (300 of 1,000: 30%), so a verbatim copy looks
+"no closer to the training data than to strangers" and scores as protected. Scored on every real record instead,
+the same copy scores 0 — the score depends on a speed setting, the attacks' risk does not.
 """
 from __future__ import annotations
 
@@ -27,7 +29,7 @@ import warnings
 import numpy as np
 import pandas as pd
 
-PROXY_ROWS = 300
+PROXY_ROWS = 300  # rows of each table, as SDMetrics' num_rows_subsample
 PROXY_NAMES = {"dcr_overfitting_protection": "DCR overfitting protection (SDMetrics)",
                "disclosure_protection": "Disclosure protection (SDMetrics CAP)"}
 
@@ -42,11 +44,12 @@ def proxy_scores(train: np.ndarray, synthetic: np.ndarray, holdout: np.ndarray, 
     last; ``names`` the columns) against ``train`` with ``holdout`` as the records not used to fit it."""
     from sdmetrics.single_table import DCROverfittingProtection, DisclosureProtection
 
-    def pick(a: np.ndarray) -> np.ndarray:
+    def pick(a: np.ndarray, k: int) -> np.ndarray:
         a = np.asarray(a)
-        return a if a.shape[0] <= rows else a[rng.choice(a.shape[0], size=rows, replace=False)]
+        return a if a.shape[0] <= k else a[rng.choice(a.shape[0], size=k, replace=False)]
 
-    tr, sy, ho = _frame(pick(train), names), _frame(pick(synthetic), names), _frame(pick(holdout), names)
+    # every table subsampled alike, as SDMetrics' num_rows_subsample does (seeded here)
+    tr, sy, ho = _frame(pick(train, rows), names), _frame(pick(synthetic, rows), names), _frame(pick(holdout, rows), names)
     metadata = {"tables": {"t": {"columns": {c: {"sdtype": "categorical"} for c in names}}}}
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")

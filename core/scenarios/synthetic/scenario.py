@@ -40,7 +40,7 @@ from .data import (
     make_generator,
     size_ladder,
 )
-from .records_game import attack_records, infer_scores
+from .records_game import LINK_ROWS_MAX, PROXY_GAMES, attack_records, infer_scores
 from .summary import summarize_games
 
 # The baselines that read only the synthetic sample S and the target's known attributes x_u:
@@ -231,6 +231,16 @@ class Synthetic(Scenario):
         seconds = 0.03 + scale * (0.18 * n ** 1.3 * (q_sparse / 3800) ** 0.6 + 0.6 * n ** 2.5 * min(1.0, q_dense / 100))
         return seconds * (5.5 if config["lp_method"] == "ipm" else 1.0)
 
+    def _records_seconds(self, config, d: int, recon: bool, queries) -> float:
+        """Attacking every record against the control set (:mod:`.records_game`), per game: one more LP for
+        the control set's QIs, and singling out (≈ 0.15 s) and linkability (≈ 3 ns per target × synthetic row ×
+        column, both sets, at most 10⁴ synthetic rows), measured on the 2-core lab machine, 2026-11-29."""
+        n = config["n"]
+        seconds = self._lp_seconds(config, *queries) if recon and queries else 0.0
+        if config.get("three_risks", True):
+            seconds += 0.15 + 3e-9 * 2 * n * min(config["synth_size"], LINK_ROWS_MAX) * d
+        return seconds
+
     def estimate_cost(self, config):
         """Games × (fit + sample + attacks on every size of the ladder + the query sweep), in CPU seconds on one core
         of the 2-core AMD EPYC lab machine (measured 2026-11-23 with benchmarks/bench_cost.py; q = the queries the
@@ -257,6 +267,7 @@ class Synthetic(Scenario):
         attacks = self.attacks(config)
         per_game = 0.1 + fit + sample + 5e-7 * rows  # D', the target, the utility queries
         queries = 20_000
+        q_sparse_dense = None
         if "recon" in attacks:
             _codes, domain, _, _ = load_game_data(config)
             cards = [len(v) for v in domain.values()][:-1]
@@ -265,6 +276,7 @@ class Synthetic(Scenario):
             dense = available_count(cards, "2") if k in ("2", "234") else 0
             share = min(1.0, config["query_ratio"] * config["n"] / available) if config["query_ratio"] > 0 else 1.0
             q_dense, q_sparse = share * dense, share * (available - dense)
+            q_sparse_dense = (q_sparse, q_dense)
             queries = max(queries, share * available)
             per_game += len(sizes) * self._lp_seconds(config, q_sparse, q_dense) + 2e-6 * rows
             if self._sweeps_queries(config):
@@ -275,7 +287,10 @@ class Synthetic(Scenario):
             per_game += len(sizes) * 0.05 + 1.2e-4 * rows
         if "dcr" in attacks:
             per_game += 1e-6 * rows
+        per_game += self._records_seconds(config, len(domain), "recon" in attacks, q_sparse_dense)
         seconds = 1.0 + once + config["games"] * per_game
+        if config.get("proxy_scores", True):
+            seconds += 4.0 + 3.0 * PROXY_GAMES  # import SDMetrics; its DCRs on 300 × 300 rows per proxy game
         mem = 200e6 + 24 * config["synth_size"] * 16 + 8 * queries * config["n"]
         return Cost(seconds=seconds, bytes=mem, drivers=("games", "synth_size", "n", "generator"),
                     basis="games × (fit + sample + LPs per size)")

@@ -119,6 +119,9 @@ class ResultView:
     per_attack: bool           # several attacks ran: show each one's accuracy
     example: ExampleView | None
     headline: dict = field(default_factory=dict)  # target accuracy with its interval, all-records accuracy
+    risk_sentence: str = ""    # the risk against the control set in words (empty before any record game)
+    risks: pd.DataFrame | None = None    # inference (each attack), singling out, linkability: risk and rates
+    proxies: pd.DataFrame | None = None  # SDMetrics' proxy scores on the same release
 
 
 @dataclass(frozen=True)
@@ -178,18 +181,29 @@ def result_view(metrics: dict, series: dict) -> ResultView | None:
     eps = dict(metrics)
     if eps.get("claimed_epsilon") is None:
         eps["claimed_epsilon"] = "none (not DP)"
+    from .risk_views import proxies_table, risk_sentence, risks_table
+
     return ResultView(label=label, surrogate="surrogate" in label, sentence=say.synthetic(metrics, series),
                       metrics=metrics, eps_metrics=eps, per_attack=len(series.get("attacks", [])) > 1,
-                      example=example_view(series), headline=headline_tiles(metrics))
+                      example=example_view(series), headline=headline_tiles(metrics),
+                      risk_sentence=risk_sentence(metrics, series), risks=risks_table(series),
+                      proxies=proxies_table(metrics, series))
 
 
 def headline_tiles(metrics: dict) -> dict:
     """The run's headline as printed: the target accuracy with its 95% interval (one target per game, so a run of
     25 games is only good to about ±0.16), and beside it the reconstruction's accuracy over every record of the
     same games — thousands of guesses per game instead of one, so it barely moves from seed to seed."""
-    tiles = {"target": f"{metrics['accuracy']:.1%} [{metrics['accuracy_ci_low']:.1%}, "
-                       f"{metrics['accuracy_ci_high']:.1%}]",
-             "half_width": f"±{(metrics['accuracy_ci_high'] - metrics['accuracy_ci_low']) / 2:.3f}"}
+    tiles = {}
+    if metrics.get("risk") is not None:  # many records attacked: the audit's numbers lead
+        tiles["risk"] = f"{metrics['risk']:.2f} [{metrics['risk_ci_low']:.2f}, {metrics['risk_ci_high']:.2f}]"
+        tiles["train_control"] = (f"{metrics['success_train']:.1%} vs {metrics['success_control']:.1%}")
+        tiles["baseline"] = f"{metrics['baseline_train']:.1%}"
+    tiles.update({"target": f"{metrics['accuracy']:.1%} [{metrics['accuracy_ci_low']:.1%}, "
+                            f"{metrics['accuracy_ci_high']:.1%}]",
+                  "half_width": f"±{(metrics['accuracy_ci_high'] - metrics['accuracy_ci_low']) / 2:.3f}"})
+    if metrics.get("accuracy_baseline") is not None:
+        tiles["target_baseline"] = f"{metrics['accuracy_baseline']:.1%}"
     if metrics.get("recon_all_records_accuracy") is not None:
         tiles["all_records"] = f"{metrics['recon_all_records_accuracy']:.1%}"
     return tiles
