@@ -22,10 +22,6 @@ from ...runtime.lru import LRU
 
 DATASETS = ("cces16", "acs-like", "fire-like", "csv")
 DEFAULT_SECRET = {"cces16": "votetrump", "acs-like": "SEX", "fire-like": "ALS Unit"}
-ATTACK_CHOICES = ("recon", "dcr", "infer", "all")
-ATTACK_NAMES = {"recon": "Adv_recon (linear reconstruction)", "dcr": "Adv_dcr (closest record)",
-                "infer": "Adv_infer (random forest)"}
-AUDITOR_NAME = {"model": "Adv_model (informed auditor reading the released network)"}
 GENERATORS = tuple(sorted(SYNTHESIZERS, key=lambda k: (k != "nonprivate", k)))
 DP_GENERATORS = tuple(k for k in GENERATORS if SYNTHESIZERS[k].dp)
 EPOCH_GENERATORS = tuple(k for k in GENERATORS

@@ -8,9 +8,8 @@ import time
 
 import numpy as np
 
+from ...attacks.declaration import attack_of, attack_param, in_all
 from ...attacks.reconstruction.dinur_nissim_lp import METHODS
-from ...attacks.synthetic.dcr import dcr_attack
-from ...attacks.synthetic.infer import infer_attack
 from ...attacks.synthetic.linear_reconstruction import ReconMatrix, solve_recon_lp
 from ...attacks.synthetic.linear_reconstruction import guess as round_guess
 from ...attacks.synthetic.model_audit import model_audit
@@ -21,8 +20,6 @@ from ...releases.kway_queries import KS, SCALINGS, available_count
 from ...releases.synthesizers import SYNTHESIZERS
 from ...scenario import Scenario, register
 from .data import (
-    ATTACK_CHOICES,
-    ATTACK_NAMES,
     DATASETS,
     DP_GENERATORS,
     EPOCH_GENERATORS,
@@ -41,9 +38,8 @@ from .data import (
 )
 from .summary import summarize_games
 
-# The baselines that read only the synthetic sample S and the target's known attributes x_u:
-# name → attack(S, x_u, rng) → (guess, score). Adv_recon also needs the query family, so it is played apart.
-SAMPLE_ATTACKS = {"dcr": dcr_attack, "infer": infer_attack}
+ATTACK_HELP = "which attack(s) to run; all = every attack on the same games (Acc_max)"
+ALL_LABEL = "all {n} (Acc_max)"
 
 
 @register
@@ -63,7 +59,7 @@ class Synthetic(Scenario):
     bench_overrides = {"games": 3, "query_sweep": False}
     # Small, fast page defaults (first plot within seconds); the sidebar scales up to the paper's setting.
     page_defaults = {"games": 10, "synth_size": 10_000, "n": 1000}
-    params = (
+    _params = (
         Param("dataset", "str", "cces16", "the records the generator is fitted on", label="Data",
               choices=DATASETS,
               choice_labels={"cces16": "CCES 2016 survey (real respondents)", "acs-like": "ACS-like surrogate",
@@ -73,7 +69,7 @@ class Synthetic(Scenario):
         Param("secret", "str", "", "the secret column (binary, or binarised as column=value); empty = the "
               "dataset's default (votetrump, SEX, ALS Unit)", label="Secret column", ui=False),
         Param("generator", "str", "nonprivate", "synthetic-data generator", label="Generator", choices=GENERATORS,
-              choice_labels={k: (SYNTHESIZERS[k].title or k) + ("" if SYNTHESIZERS[k].in_paper else " (not in paper)")
+              choice_labels={k: SYNTHESIZERS[k].title + ("" if SYNTHESIZERS[k].in_paper else " (not in paper)")
                              for k in GENERATORS}),
         Param("epsilon", "float", 0.0, "privacy budget ε of a differentially private generator (the paper uses "
               "1, 10, 100); 0 = not set, required for DP generators and refused for the others",
@@ -91,10 +87,7 @@ class Synthetic(Scenario):
         Param("query_ratio", "float", 0.0, "queries per record, q/n; 0 = every query the k-way family offers "
               "(the paper's setting); capped at what k offers", label="Query ratio q/n (0 = all)",
               low=0.0, high=400.0),
-        Param("attack", "str", "recon", "which attack(s) to run; all = every attack on the same games (Acc_max)",
-              label="Attack", choices=ATTACK_CHOICES,
-              choice_labels={"recon": "Adv_recon (linear reconstruction)", "dcr": "Adv_dcr (closest record)",
-                             "infer": "Adv_infer (random forest)", "all": "all three (Acc_max)"}),
+        attack_param("synthetic", "recon", ATTACK_HELP, all_label=ALL_LABEL),
         Param("n", "int", 1000, "records the generator is fitted on (the paper: 1000)", label="Records n",
               low=50, high=5000, step=50),
         Param("games", "int", 10, "independent games (fresh sample, target and release each); the paper: 500",
@@ -148,8 +141,18 @@ class Synthetic(Scenario):
                                                     f"{bound:,} (q/n ≤ {bound / n:.3g} at n = {n}); asked for "
                                                     f"q = {q:,}. Use 0 for all, or k = 4 / 234 for more queries")
 
+    @property
+    def params(self):
+        """The parameters, with the ``attack`` choices read from the attacks declared for this game now
+        (core/attacks/synthetic/__init__.py), so an attack declared after this module was imported is offered
+        by the CLI and the page like the others."""
+        return tuple(attack_param("synthetic", p.default, p.help, all_label=ALL_LABEL) if p.name == "attack"
+                     else p for p in self._params)
+
     def attacks(self, config) -> list[str]:
-        chosen = list(ATTACK_NAMES) if config["attack"] == "all" else [config["attack"]]
+        """The attacks a run plays: the chosen one, or every declared attack that "all" includes; the informed
+        auditor (Adv_model) on top when ``audit_model`` is set."""
+        chosen = in_all("synthetic") if config["attack"] == "all" else [config["attack"]]
         return chosen + (["model"] if config.get("audit_model") else [])
 
     def _q_grid(self, config, cards) -> list[int]:
@@ -244,15 +247,15 @@ class Synthetic(Scenario):
             share = min(1.0, config["query_ratio"] * config["n"] / available) if config["query_ratio"] > 0 else 1.0
             q_dense, q_sparse = share * dense, share * (available - dense)
             queries = max(queries, share * available)
-            per_game += len(sizes) * self._lp_seconds(config, q_sparse, q_dense) + 2e-6 * rows
+            per_game += len(sizes) * self._lp_seconds(config, q_sparse, q_dense)
             if self._sweeps_queries(config):
                 for q in self._q_grid(config, cards + [2]):
                     part = q / max(1.0, share * available)
                     per_game += self._lp_seconds(config, part * q_sparse, part * q_dense)
-        if "infer" in attacks:
-            per_game += len(sizes) * 0.05 + 1.2e-4 * rows
-        if "dcr" in attacks:
-            per_game += 1e-6 * rows
+        for name in attacks:  # each declared attack's own terms (Adv_model's reading of the network is free)
+            if name != "model":
+                declared = attack_of("synthetic", name)
+                per_game += len(sizes) * declared.seconds_per_release + declared.seconds_per_row * rows
         seconds = 1.0 + once + config["games"] * per_game
         mem = 200e6 + 24 * config["synth_size"] * 16 + 8 * queries * config["n"]
         return Cost(seconds=seconds, bytes=mem, drivers=("games", "synth_size", "n", "generator"),
@@ -265,7 +268,7 @@ class Synthetic(Scenario):
         return {"codes": codes, "domain": domain, "cards": cards, "label": label, "secret": secret,
                 "entropy": int(rng.integers(0, 2**62)), "sizes": size_ladder(config["synth_size"]),
                 "q_grid": self._q_grid(config, cards) if self._sweeps_queries(config) else [],
-                "generator": {"name": gen.name, "title": gen.title or gen.name, "dp": gen.dp,
+                "generator": {"name": gen.name, "title": gen.title, "dp": gen.dp,
                               "in_paper": gen.in_paper}}
 
     def _sweeps_queries(self, config) -> bool:
@@ -321,9 +324,10 @@ class Synthetic(Scenario):
                                "available": available, "lp_rows": res.lp_rows}
             if "model" in attacks:
                 row.update(model_guess=audit[0], model_score=audit[1])
-            for name in attacks:
-                if name in SAMPLE_ATTACKS:
-                    gs, sc = SAMPLE_ATTACKS[name](S, x_u, arng)
+            for name in attacks:  # the attacks that read only S and x_u, through their declared player
+                player = None if name == "model" else attack_of("synthetic", name).player
+                if player is not None:
+                    gs, sc = player(S, x_u, arng)
                     row.update({f"{name}_guess": gs, f"{name}_score": sc})
             attack_seconds += time.perf_counter() - start
             rows.append(row)
