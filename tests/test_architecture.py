@@ -231,3 +231,44 @@ def test_a_generator_added_by_the_documented_steps_fits_and_samples():
         assert gen.privacy == (float("inf"), 0.0)
     finally:
         SYNTHESIZERS.pop("toy-uniform", None)
+
+
+def test_an_attack_added_by_the_documented_steps_plays(capsys):
+    """Steps 3–4 of "How to add an attack", on a toy that always guesses 1: its one declaration puts it in the
+    CLI list, the page's choices and "all", its cost term in the estimate, its labels on the page and the plot,
+    and its player into every game."""
+    from core import cli
+    from core.attacks import declaration
+    from core.plots import synthetic as plots
+    from core.runtime.games import run
+    from core.scenario import all_scenarios
+    from core.scenarios.synthetic.views import attack_metric_names
+
+    def guess_one(S, x_u, rng):
+        return 1, 1.0
+
+    declaration.declare(declaration.Attack(key="toy", scenario="synthetic", name="Adv_toy",
+                                           long="Adv_toy (always guesses 1)", player=guess_one,
+                                           seconds_per_row=1e-3))
+    try:
+        sc = all_scenarios()["synthetic"]
+        choice = sc.param("attack")
+        assert choice.choices == ("recon", "dcr", "infer", "toy", "all")
+        assert choice.choice_labels["toy"] == "Adv_toy (always guesses 1)"
+        assert choice.choice_labels["all"] == "all four (Acc_max)"
+        assert cli.main(["list"]) == 0
+        assert "one of recon|dcr|infer|toy|all" in capsys.readouterr().out
+        small = {"games": 4, "synth_size": 100, "n": 200, "query_sweep": False}
+        rows = 10 + 100  # the size ladder 10, 100
+        toy = sc.estimate_cost(sc.resolve({**small, "attack": "toy"})).seconds
+        dcr = sc.estimate_cost(sc.resolve({**small, "attack": "dcr"})).seconds
+        assert toy - dcr == pytest.approx(4 * (1e-3 - 1e-6) * rows)
+        assert "toy" in sc.attacks(sc.resolve({**small, "attack": "all"}))
+        result = run("synthetic", {**small, "attack": "all"}, seed=5)
+        assert result.series["roc"]["toy"]["auc"] == pytest.approx(0.5)  # one score for everyone: chance
+        assert result.metrics["accuracy_toy"] in (0.0, 0.25, 0.5, 0.75, 1.0)  # the share of games whose secret is 1
+        assert attack_metric_names()["accuracy_toy"] == "Adv_toy"
+        assert any(trace.name.startswith("Adv_toy · ") for trace in plots.roc(result.series).data)
+    finally:
+        declaration._DECLARED["synthetic"].pop("toy", None)
+    assert all_scenarios()["synthetic"].param("attack").choice_labels["all"] == "all three (Acc_max)"

@@ -22,6 +22,8 @@ import time
 
 import numpy as np
 
+from ..attacks.declaration import attacks_of
+from ..attacks.declaration import labels as attack_labels
 from ..attacks.ml_models.confidence_matrix import class_lines, correctness, group_ad
 from ..attacks.ml_models.csmia import csmia
 from ..attacks.ml_models.disparity import (
@@ -45,7 +47,7 @@ from ..models.target_model import SCALINGS, Encoder, cached_target, expected_epo
 from ..params import Param
 from ..scenario import Scenario, prepare_rng, register
 
-ATTACKS = ("csmia", "lomia", "imputation-ideal", "imputation-practical")
+ATTACKS = tuple(a.key for a in attacks_of("ml-models"))  # declared in core/attacks/ml_models/__init__.py
 DEFAULT_COLUMNS = {"synthetic": ("INCOME", "MAR", "ST"), "tv16": ("votetrump", "bornagain", "state"),
                    "csv": ("", "", "")}
 SCATTER_POINTS = 160  # per group, for the confidence scatter
@@ -175,10 +177,7 @@ class MLModels(Scenario):
               choice_labels={"mlp": "MLP (32, 16, 8) — paper", "forest": "Random forest — not in the paper"}),
         Param("attack", "str", "csmia", "Attack whose accuracy is reported: CSMIA (confidences), LOMIA (labels "
               "only), or imputation from auxiliary data with the training distribution (ideal) or another one "
-              "(practical).", label="Attack", choices=ATTACKS,
-              choice_labels={"csmia": "CSMIA (confidence scores)", "lomia": "LOMIA (labels only)",
-                             "imputation-ideal": "Imputation, ideal auxiliary data",
-                             "imputation-practical": "Imputation, practical auxiliary data"}),
+              "(practical).", label="Attack", choices=ATTACKS, choice_labels=attack_labels("ml-models", "long")),
         Param("targeting", "str", "single", "none = attack everyone; single = the best attribute's most exposed "
               "values up to the budget κ; nested = intersect several attributes' exposed values.",
               label="Targeting", choices=("none", "single", "nested"),

@@ -9,11 +9,13 @@ from functools import lru_cache
 
 import numpy as np
 
+from ...attacks.declaration import attacks_of, labels
 from ...measure.metrics import roc, tpr_at_fpr
 from ...releases.census_tables import make_release, sf1_pool
 from ...runtime.lru import LRU
 
-ATTACKS = ("desia", "cip-rand", "cip-init", "rap-rand", "rap-init")
+ATTACKS = tuple(a.key for a in attacks_of("aggregates"))  # declared in core/attacks/aggregates/__init__.py
+RECONSTRUCTIONS = tuple(a for a in ATTACKS if a != "desia")  # the attacks that make K reconstructions (CIP, RAP)
 RATIO_GRID = (0.05, 0.1, 0.25, 0.5, 0.75, 1.0, 1.25)  # ≥ 1: beyond the paper (m ≥ s), kept while the pool allows
 RATIO_MIN, RATIO_MAX = 0.05, 4.0
 MIN_SHADOWS = 100  # the meta-classifier's 5-fold CV needs ≥ 5 shadows of each label in the 2/3 training part
@@ -32,8 +34,7 @@ ABLATION_ROWS = (
     ("synthetic data (RAP)", "yes", "no", "no", "rap_unique"),
     ("synthetic data (RAP)", "no", "no", "no", "rap_majority"),
 )
-_LABELS = {"desia": "DeSIA", "cip-rand": "CIP-rand", "cip-init": "CIP-init", "rap-rand": "RAP-rand",
-           "rap-init": "RAP-init", "random": "Random guess"}
+_LABELS = {**labels("aggregates"), "random": "Random guess"}  # ROC legend: the attacks, then the baseline
 
 
 

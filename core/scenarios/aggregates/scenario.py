@@ -9,6 +9,7 @@ import math
 
 import numpy as np
 
+from ...attacks.declaration import attack_param, in_all
 from ...cancel import checkpoint
 from ...data.census import (
     binary_columns,
@@ -24,15 +25,14 @@ from ...params import Param
 from ...releases.census_tables import marginal_pool, sf1_pool
 from ...scenario import Scenario, register
 from .data import (
-    _LABELS,
     _UNIQUE,
-    ATTACKS,
     CLASSIFIER_FACTOR,
     EPS_GRID,
     MIN_SHADOWS,
     RATIO_GRID,
     RATIO_MAX,
     RATIO_MIN,
+    RECONSTRUCTIONS,
     max_ratio,
     pool_size,
 )
@@ -75,9 +75,8 @@ class AggregatesScenario(Scenario):
               choices=("sf1", "rap_reference"), ui=False, active_when=("data", ("synthetic", "ppmf"))),
         Param("marginal_ways", "int", 2, "CSV only: release all ≤k-way marginal cells", low=1, high=3, ui=False,
               active_when=("data", ("csv",))),
-        Param("attack", "str", "desia", "the attack; 'all' runs every attack on the same targets",
-              choices=ATTACKS + ("all",), label="Attack",
-              choice_labels={**_LABELS, "all": "All attacks (one ROC plot)"}),
+        attack_param("aggregates", "desia", "the attack; 'all' runs every attack on the same targets",
+                     all_label="All attacks (one ROC plot)"),
         Param("task", "str", "aia", "aia = infer the sensitive value; mia = infer membership",
               choices=("aia", "mia"), label="Task",
               choice_labels={"aia": "Attribute inference", "mia": "Membership inference"}),
@@ -88,7 +87,7 @@ class AggregatesScenario(Scenario):
         Param("shadows", "int", 20000, "DeSIA shadow datasets per target (paper: 20,000)", low=MIN_SHADOWS,
               high=100000, label="Shadow datasets", active_when=("attack", ("desia", "all"))),
         Param("reconstructions", "int", 100, "K reconstructions per release for CIP/RAP (paper: 100)",
-              low=1, high=500, label="Reconstructions K", active_when=("attack", ATTACKS[1:] + ("all",))),
+              low=1, high=500, label="Reconstructions K", active_when=("attack", RECONSTRUCTIONS + ("all",))),
         Param("targets", "int", 0, "unique users attacked per block (0 = all of them)", low=0, high=2000,
               label="Targets per block (0 = all)"),
         Param("time_limit", "float", 60.0, "solver time limit per integer program, seconds", low=0.0,
@@ -132,7 +131,7 @@ class AggregatesScenario(Scenario):
                     f"m/s is {max_ratio(s, config['query_pool']):.2f} (or make the block smaller)")
 
     def _attacks(self, config) -> tuple[str, ...]:
-        return ATTACKS if config["attack"] == "all" else (config["attack"],)
+        return tuple(in_all("aggregates")) if config["attack"] == "all" else (config["attack"],)
 
     def _settings(self, config) -> list[tuple[float, float]]:
         """(query_ratio, epsilon) per sweep value."""

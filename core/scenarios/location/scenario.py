@@ -30,6 +30,8 @@ import os
 
 import numpy as np
 
+from ...attacks.declaration import attacks_of
+from ...attacks.declaration import labels as attack_labels
 from ...attacks.location.likelihood_ratio import LikelihoodRatioAttack
 from ...attacks.location.location_common import balanced_labels, noise, sample_counts
 from ...attacks.location.one_threshold import OneThresholdAttack
@@ -46,7 +48,7 @@ from ...scenario import Scenario, register
 from ...theory import dp_accuracy as T
 from . import users as U
 
-ATTACKS = ("one-threshold", "two-threshold", "mlp", "lrt")
+ATTACKS = tuple(a.key for a in attacks_of("location"))  # declared in core/attacks/location/__init__.py
 K_GRID = (1, 2, 5, 10, 20, 30, 40, 50, 60, 80, 100, 120, 168, 200)
 SHADOW_GRID = (400, 1000, 2000, 5000, 10_000, 20_000, 50_000, 100_000, 200_000, 500_000, 1_000_000)
 CLIP = 1.0  # C: at most one site per user and hour, so the per-epoch sensitivity is 1
@@ -125,9 +127,7 @@ class LocationMembership(Scenario):
               choice_labels={"informed": "Informed (DP adversary)", "auxiliary": "Auxiliary data"}),
         Param("attack", "str", "two-threshold", "Attack whose metrics are headlined. Threshold attacks "
               "and the LRT are always evaluated; the MLP only when selected (slow).",
-              label="Attack", choices=ATTACKS,
-              choice_labels={"one-threshold": "One-threshold (sum)", "two-threshold": "Two-threshold",
-                             "mlp": "MLP meta-classifier", "lrt": "Optimal likelihood ratio"}),
+              label="Attack", choices=ATTACKS, choice_labels=attack_labels("location", "long")),
         Param("train_shadows", "int", 2000, "Shadow aggregates (half members) used to fit thresholds or "
               "train the MLP. The paper compares 2k and 200k.",
               label="Training shadows", low=20, high=1_000_000, log=True),

@@ -24,10 +24,6 @@ from ...runtime.lru import LRU
 
 DATASETS = ("cces16", "acs-like", "fire-like", "csv")
 DEFAULT_SECRET = {"cces16": "votetrump", "acs-like": "SEX", "fire-like": "ALS Unit"}
-ATTACK_CHOICES = ("recon", "dcr", "infer", "all")
-ATTACK_NAMES = {"recon": "Adv_recon (linear reconstruction)", "dcr": "Adv_dcr (closest record)",
-                "infer": "Adv_infer (random forest)"}
-AUDITOR_NAME = {"model": "Adv_model (informed auditor reading the released network)"}
 GENERATORS = tuple(sorted(SYNTHESIZERS, key=lambda k: (k != "nonprivate", k)))
 DP_GENERATORS = tuple(k for k in GENERATORS if SYNTHESIZERS[k].dp)
 EPOCH_GENERATORS = tuple(k for k in GENERATORS
@@ -191,12 +187,14 @@ def _rng(entropy: int, game: int, component: int) -> np.random.Generator:
 
 def _data_key(config: dict) -> tuple:
     return (config["dataset"], config["data_path"], config["secret"], config["n"], config.get("identifiers", ""),
-            config.get("control_size", 0))
+            config.get("control_size", 0), config.get("control_risk", True))
 
 
 def control_size(config: dict, records: int) -> int:
     """Records of the game's control set: ``control_size`` (0 = as many as the training records n), capped at
     the records the data hold besides the n."""
+    if not config.get("control_risk", True):
+        return 0
     want = int(config.get("control_size", 0)) or int(config["n"])
     return max(0, min(want, records - int(config["n"])))
 

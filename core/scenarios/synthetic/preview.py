@@ -66,5 +66,5 @@ def data_preview(config: dict, seed: int) -> dict:
             "secret_values": [str(v) for v in values], "secret_share": float(np.mean(codes[:, -1] == 1)),
             "qis": {k: len(domain[k]) for k in names}, "order": order, "unique_share": shares,
             "targets": int(game["unique_targets"]), "sizes": size_ladder(config["synth_size"]),
-            "generator": gen.title or gen.name, "dp": dp, "epsilon": float(eps) if dp else None,
+            "generator": gen.title, "dp": dp, "epsilon": float(eps) if dp else None,
             "delta": float(delta) if dp else None, "bound": accuracy_bound(eps, delta) if dp else None}

@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ...attacks.synthetic.dcr import dcr_attack_many
+from ...attacks.declaration import attack_of
 from ...attacks.synthetic.infer import infer_attack_many
 from ...attacks.synthetic.linear_reconstruction import ReconMatrix, solve_recon_lp
 from ...attacks.synthetic.linkability import linkability_successes
@@ -44,6 +44,16 @@ def _pick(n: int, k: int, rng: np.random.Generator) -> np.ndarray:
     if k <= 0 or k >= n:
         return np.arange(n)
     return np.sort(rng.choice(n, size=k, replace=False))
+
+
+def _play_many(player, S, X, rng):
+    """(guesses, scores) of a declared attack for every row of ``X``: its batch form ``player.many`` when it has
+    one, else one call per record."""
+    many = getattr(player, "many", None)
+    if many is not None:
+        return many(S, X, rng)
+    out = [player(S, x, rng) for x in X]
+    return np.array([g for g, _ in out], dtype=np.int64), np.array([s for _, s in out], dtype=float)
 
 
 def _recon_guesses(S, X, config, cards, rng):
@@ -97,20 +107,23 @@ def attack_records(config: dict, context: dict, g: int, game: dict, S: np.ndarra
             t_c = _recon_guesses(S, C[:, :-1], config, cards, _rng(context["entropy"], g, 10))[1]
             st, sc = np.asarray(recon_t, dtype=float)[train_idx], t_c[ctrl_idx]
             gt, gc = (st >= 0.5).astype(np.int64), (sc >= 0.5).astype(np.int64)
-        elif name == "dcr":
-            gt, st = dcr_attack_many(S, T[:, :-1], arng)
-            gc, sc = dcr_attack_many(S, Cs[:, :-1], arng)
         elif name == "infer":
             p_d, p_c = infer_p if infer_p is not None else infer_scores(S, None, D, C, arng)[1:]
             st, sc = np.asarray(p_d)[train_idx], np.asarray(p_c)[ctrl_idx]
             gt, gc = (st >= 0.5).astype(np.int64), (sc >= 0.5).astype(np.int64)
-        else:
+        elif name == "model":
             continue  # Adv_model reads the released network for one target only
+        else:  # a declared attack through its batch form, or record by record
+            player = attack_of("synthetic", name).player
+            if player is None:
+                continue
+            gt, st = _play_many(player, S, T[:, :-1], arng)
+            gc, sc = _play_many(player, S, Cs[:, :-1], arng)
         out["attacks"][name] = {"train_guess": np.asarray(gt).astype(int).tolist(),
                                 "train_score": np.round(np.asarray(st, dtype=float), 6).tolist(),
                                 "control_guess": np.asarray(gc).astype(int).tolist(),
                                 "control_score": np.round(np.asarray(sc, dtype=float), 6).tolist()}
-    if config.get("three_risks", True):
+    if config.get("three_risks", True):  # the release risks declared under RELEASE_RISKS
         checkpoint("synthetic: singling out and linkability")
         S_link = S[:LINK_ROWS_MAX]
         srng = _rng(context["entropy"], g, 11)

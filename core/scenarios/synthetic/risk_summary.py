@@ -16,8 +16,7 @@ import numpy as np
 
 from ...measure.synthetic_risk import control_risk, majority_baseline, risk_metrics
 
-INFERENCE = ("recon", "dcr", "infer")
-OTHER_RISKS = {"singling_out": "Singling out", "linkability": "Linkability"}
+OTHER_RISKS = ("singling_out", "linkability")  # the release risks' record keys (their declared key, - as _)
 
 
 def _pooled(recs: list[dict], get) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
@@ -47,9 +46,8 @@ def risk_summary(main: list[dict]) -> tuple[dict, dict]:
     metrics["baseline_control"] = majority_baseline(control_truth)
     metrics["records_attacked"] = float(np.mean([len(r["train_truth"]) for r in recs]))
     metrics["control_records"] = float(np.mean([len(r["control_truth"]) for r in recs]))
-    for a in INFERENCE:
-        if a not in recs[0]["attacks"]:
-            continue
+    inference = list(recs[0]["attacks"])  # the inference attacks played, in the order they were declared
+    for a in inference:
 
         def outcomes(r, a=a):
             x = r["attacks"][a]
@@ -58,13 +56,13 @@ def risk_summary(main: list[dict]) -> tuple[dict, dict]:
 
         res = _risk(recs, outcomes)
         per[a] = res
-        metrics.update(risk_metrics(f"{a}_", res))
+        metrics.update(risk_metrics(f"{a.replace('-', '_')}_", res))
     for kind in OTHER_RISKS:
         if kind in recs[0]:
             res = _risk(recs, lambda r, k=kind: (r[k]["train"], r[k]["control"]))
             per[kind] = res
             metrics.update(risk_metrics(f"{kind}_", res))
-    inference = [a for a in INFERENCE if a in per and math.isfinite(per[a]["risk"])]
+    inference = [a for a in inference if math.isfinite(per[a]["risk"])]
     series = {"per_attack": per, "headline": None, "proxies": {}}
     if inference:
         top = max(inference, key=lambda a: per[a]["risk"])

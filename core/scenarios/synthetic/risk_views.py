@@ -7,11 +7,15 @@ import math
 
 import pandas as pd
 
+from ...attacks.declaration import attacks_of, labels
+from ...attacks.synthetic import RELEASE_RISKS
 from ...measure.proxy_scores import PROXY_NAMES
-from .data import ATTACK_NAMES
 
-RISK_NAMES = {**{a: f"Inference: {name}" for a, name in ATTACK_NAMES.items()},
-              "singling_out": "Singling out", "linkability": "Linkability"}
+
+def risk_names() -> dict[str, str]:
+    """Row labels of the risks table, from the attacks' declarations (core/attacks/synthetic/__init__.py)."""
+    return {**{a.key: f"Inference: {a.long}" for a in attacks_of("synthetic")},
+            **{a.metric: a.short for a in attacks_of(RELEASE_RISKS)}}
 
 
 def _ok(x) -> bool:
@@ -26,7 +30,7 @@ def risk_sentence(metrics: dict, series: dict) -> str:
     if not head or not _ok(metrics.get("risk")):
         return ""
     r, lo, hi = metrics["risk"], metrics["risk_ci_low"], metrics["risk_ci_high"]
-    name = ATTACK_NAMES.get(head, head)
+    name = labels("synthetic", "long").get(head, head)
     per = risk["per_attack"][head]
     rates = (f"right on {per['train_rate']:.0%} of {per['train_n']:,} training records against "
              f"{per['control_rate']:.0%} of {per['control_n']:,} control records the release never saw "
@@ -50,7 +54,7 @@ def risks_table(series: dict) -> pd.DataFrame | None:
         return None
     rows = []
     for key, res in per.items():
-        rows.append({"risk of": RISK_NAMES.get(key, key),
+        rows.append({"risk of": risk_names().get(key, key),
                      "success on training records": _fmt(res["train_rate"], "{:.1%}"),
                      "success on control records": _fmt(res["control_rate"], "{:.1%}"),
                      "risk": _fmt(res["risk"], "{:.3f}"),
@@ -67,7 +71,7 @@ def proxies_table(metrics: dict, series: dict) -> pd.DataFrame | None:
         return None
     rows = [{"score": PROXY_NAMES[k], "value": f"{proxies[k]:.3f}", "reads as": _reads(proxies[k])}
             for k in PROXY_NAMES if k in proxies]
-    risks = [(RISK_NAMES.get(k, k), v["risk"]) for k, v in series["risk"]["per_attack"].items() if _ok(v["risk"])]
+    risks = [(risk_names().get(k, k), v["risk"]) for k, v in series["risk"]["per_attack"].items() if _ok(v["risk"])]
     if risks:
         name, top = max(risks, key=lambda x: x[1])
         rows.append({"score": f"Largest attack risk ({name})", "value": f"{top:.3f}",

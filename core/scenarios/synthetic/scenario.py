@@ -8,9 +8,8 @@ import time
 
 import numpy as np
 
+from ...attacks.declaration import attack_of, attack_param, in_all
 from ...attacks.reconstruction.dinur_nissim_lp import METHODS
-from ...attacks.synthetic.dcr import dcr_attack
-from ...attacks.synthetic.infer import infer_attack
 from ...attacks.synthetic.linear_reconstruction import ReconMatrix, solve_recon_lp
 from ...attacks.synthetic.linear_reconstruction import guess as round_guess
 from ...attacks.synthetic.model_audit import model_audit
@@ -21,8 +20,6 @@ from ...releases.kway_queries import KS, SCALINGS, available_count
 from ...releases.synthesizers import SYNTHESIZERS
 from ...scenario import Scenario, register
 from .data import (
-    ATTACK_CHOICES,
-    ATTACK_NAMES,
     DATASETS,
     DP_GENERATORS,
     EPOCH_GENERATORS,
@@ -43,9 +40,8 @@ from .data import (
 from .records_game import LINK_ROWS_MAX, PROXY_GAMES, attack_records, infer_scores
 from .summary import summarize_games
 
-# The baselines that read only the synthetic sample S and the target's known attributes x_u:
-# name → attack(S, x_u, rng) → (guess, score). Adv_recon also needs the query family, so it is played apart.
-SAMPLE_ATTACKS = {"dcr": dcr_attack, "infer": infer_attack}
+ATTACK_HELP = "which attack(s) to run; all = every attack on the same games (Acc_max)"
+ALL_LABEL = "all {n} (Acc_max)"
 
 
 @register
@@ -65,7 +61,7 @@ class Synthetic(Scenario):
     bench_overrides = {"games": 3, "query_sweep": False}
     # Small, fast page defaults (first plot within seconds); the sidebar scales up to the paper's setting.
     page_defaults = {"games": 10, "synth_size": 10_000, "n": 1000}
-    params = (
+    _params = (
         Param("dataset", "str", "cces16", "the records the generator is fitted on", label="Data",
               choices=DATASETS,
               choice_labels={"cces16": "CCES 2016 survey (real respondents)", "acs-like": "ACS-like surrogate",
@@ -75,7 +71,7 @@ class Synthetic(Scenario):
         Param("secret", "str", "", "the secret column (binary, or binarised as column=value); empty = the "
               "dataset's default (votetrump, SEX, ALS Unit)", label="Secret column", ui=False),
         Param("generator", "str", "nonprivate", "synthetic-data generator", label="Generator", choices=GENERATORS,
-              choice_labels={k: (SYNTHESIZERS[k].title or k) + ("" if SYNTHESIZERS[k].in_paper else " (not in paper)")
+              choice_labels={k: SYNTHESIZERS[k].title + ("" if SYNTHESIZERS[k].in_paper else " (not in paper)")
                              for k in GENERATORS}),
         Param("epsilon", "float", 0.0, "privacy budget ε of a differentially private generator (the paper uses "
               "1, 10, 100); 0 = not set, required for DP generators and refused for the others",
@@ -93,10 +89,7 @@ class Synthetic(Scenario):
         Param("query_ratio", "float", 0.0, "queries per record, q/n; 0 = every query the k-way family offers "
               "(the paper's setting); capped at what k offers", label="Query ratio q/n (0 = all)",
               low=0.0, high=400.0),
-        Param("attack", "str", "recon", "which attack(s) to run; all = every attack on the same games (Acc_max)",
-              label="Attack", choices=ATTACK_CHOICES,
-              choice_labels={"recon": "Adv_recon (linear reconstruction)", "dcr": "Adv_dcr (closest record)",
-                             "infer": "Adv_infer (random forest)", "all": "all three (Acc_max)"}),
+        attack_param("synthetic", "recon", ATTACK_HELP, all_label=ALL_LABEL),
         Param("n", "int", 1000, "records the generator is fitted on (the paper: 1000)", label="Records n",
               low=50, high=5000, step=50),
         Param("games", "int", 10, "independent games (fresh sample, target and release each); the paper: 500",
@@ -115,6 +108,9 @@ class Synthetic(Scenario):
               "Paper presets page): privbayes-probability-sensitivity noises PrivBayes' count tables with the "
               "probability-scale sensitivity 2/n (DataSynthesizer issue 34)", ui=False,
               choices=("none", "privbayes-probability-sensitivity")),
+        Param("control_risk", "bool", True, "attack every record of the largest release, and as many records the "
+              "generator never saw (a control set), and report the risk against the control set beside the paper's "
+              "one-target accuracy; off = the paper's game alone", label="Risk against a control set"),
         Param("attacked_records", "int", 0, "records attacked per game on each side for the risk against the "
               "control set (training records the release was fitted on, control records it never saw); 0 = every "
               "one (n − 1 training records: all but the coin-flipped target)", label="Records attacked per game "
@@ -155,7 +151,7 @@ class Synthetic(Scenario):
         if config.get("bug", "none") != "none" and config["generator"] != "privbayes":
             raise ParameterError("bug", "privbayes-probability-sensitivity applies to generator=privbayes only")
         codes, domain, _, _ = load_game_data(config)
-        if config["n"] > codes.shape[0] - MIN_CONTROL:
+        if config.get("control_risk", True) and config["n"] > codes.shape[0] - MIN_CONTROL:
             top = codes.shape[0] - MIN_CONTROL
             raise ParameterError("n", f"the data have {codes.shape[0]:,} records and the risk needs at least "
                                       f"{MIN_CONTROL} the release never saw (its control set); choose n ≤ "
@@ -170,8 +166,18 @@ class Synthetic(Scenario):
                                                     f"{bound:,} (q/n ≤ {bound / n:.3g} at n = {n}); asked for "
                                                     f"q = {q:,}. Use 0 for all, or k = 4 / 234 for more queries")
 
+    @property
+    def params(self):
+        """The parameters, with the ``attack`` choices read from the attacks declared for this game now
+        (core/attacks/synthetic/__init__.py), so an attack declared after this module was imported is offered
+        by the CLI and the page like the others."""
+        return tuple(attack_param("synthetic", p.default, p.help, all_label=ALL_LABEL) if p.name == "attack"
+                     else p for p in self._params)
+
     def attacks(self, config) -> list[str]:
-        chosen = list(ATTACK_NAMES) if config["attack"] == "all" else [config["attack"]]
+        """The attacks a run plays: the chosen one, or every declared attack that "all" includes; the informed
+        auditor (Adv_model) on top when ``audit_model`` is set."""
+        chosen = in_all("synthetic") if config["attack"] == "all" else [config["attack"]]
         return chosen + (["model"] if config.get("audit_model") else [])
 
     def _q_grid(self, config, cards) -> list[int]:
@@ -233,12 +239,17 @@ class Synthetic(Scenario):
 
     def _records_seconds(self, config, d: int, recon: bool, queries) -> float:
         """Attacking every record against the control set (:mod:`.records_game`), per game: one more LP for
-        the control set's QIs, and singling out (≈ 0.15 s) and linkability (≈ 3 ns per target × synthetic row ×
-        column, both sets, at most 10⁴ synthetic rows), measured on the 2-core lab machine, 2026-11-29."""
-        n = config["n"]
+        the control set's QIs, and the release risks' declared cost terms (core/attacks/synthetic/__init__.py):
+        singling out per release, linkability per target (both sets) × synthetic row (≤ 10⁴) × column."""
+        from ...attacks.synthetic import RELEASE_RISKS
+
+        if not config.get("control_risk", True):
+            return 0.0
         seconds = self._lp_seconds(config, *queries) if recon and queries else 0.0
         if config.get("three_risks", True):
-            seconds += 0.15 + 3e-9 * 2 * n * min(config["synth_size"], LINK_ROWS_MAX) * d
+            rows = 2 * config["n"] * min(config["synth_size"], LINK_ROWS_MAX) * d
+            seconds += attack_of(RELEASE_RISKS, "singling-out").seconds_per_release + \
+                attack_of(RELEASE_RISKS, "linkability").seconds_per_row * rows
         return seconds
 
     def estimate_cost(self, config):
@@ -278,18 +289,18 @@ class Synthetic(Scenario):
             q_dense, q_sparse = share * dense, share * (available - dense)
             q_sparse_dense = (q_sparse, q_dense)
             queries = max(queries, share * available)
-            per_game += len(sizes) * self._lp_seconds(config, q_sparse, q_dense) + 2e-6 * rows
+            per_game += len(sizes) * self._lp_seconds(config, q_sparse, q_dense)
             if self._sweeps_queries(config):
                 for q in self._q_grid(config, cards + [2]):
                     part = q / max(1.0, share * available)
                     per_game += self._lp_seconds(config, part * q_sparse, part * q_dense)
-        if "infer" in attacks:
-            per_game += len(sizes) * 0.05 + 1.2e-4 * rows
-        if "dcr" in attacks:
-            per_game += 1e-6 * rows
+        for name in attacks:  # each declared attack's own terms (Adv_model's reading of the network is free)
+            if name != "model":
+                declared = attack_of("synthetic", name)
+                per_game += len(sizes) * declared.seconds_per_release + declared.seconds_per_row * rows
         per_game += self._records_seconds(config, len(domain), "recon" in attacks, q_sparse_dense)
         seconds = 1.0 + once + config["games"] * per_game
-        if config.get("proxy_scores", True):
+        if config.get("proxy_scores", True) and config.get("control_risk", True):
             seconds += 4.0 + 3.0 * PROXY_GAMES  # import SDMetrics; its DCRs on 300 × 300 rows per proxy game
         mem = 200e6 + 24 * config["synth_size"] * 16 + 8 * queries * config["n"]
         return Cost(seconds=seconds, bytes=mem, drivers=("games", "synth_size", "n", "generator"),
@@ -302,7 +313,7 @@ class Synthetic(Scenario):
         return {"codes": codes, "domain": domain, "cards": cards, "label": label, "secret": secret,
                 "entropy": int(rng.integers(0, 2**62)), "sizes": size_ladder(config["synth_size"]),
                 "q_grid": self._q_grid(config, cards) if self._sweeps_queries(config) else [],
-                "generator": {"name": gen.name, "title": gen.title or gen.name, "dp": gen.dp,
+                "generator": {"name": gen.name, "title": gen.title, "dp": gen.dp,
                               "in_paper": gen.in_paper}}
 
     def _sweeps_queries(self, config) -> bool:
@@ -360,12 +371,13 @@ class Synthetic(Scenario):
                                "available": available, "lp_rows": res.lp_rows}
             if "model" in attacks:
                 row.update(model_guess=audit[0], model_score=audit[1])
-            for name in attacks:
+            for name in attacks:  # the attacks that read only S and x_u, through their declared player
+                player = None if name == "model" else attack_of("synthetic", name).player
                 if name == "infer" and m == context["sizes"][-1]:  # one forest for the target and every record
                     (gs, sc), *infer_p = infer_scores(S, x_u, D, game["control"], arng)
                     row.update(infer_guess=gs, infer_score=sc)
-                elif name in SAMPLE_ATTACKS:
-                    gs, sc = SAMPLE_ATTACKS[name](S, x_u, arng)
+                elif player is not None:
+                    gs, sc = player(S, x_u, arng)
                     row.update({f"{name}_guess": gs, f"{name}_score": sc})
             attack_seconds += time.perf_counter() - start
             rows.append(row)
@@ -373,7 +385,8 @@ class Synthetic(Scenario):
         names = list(domain)
         target = {names[j]: _plain(domain[names[j]][int(x_u[j])]) for j in range(len(x_u))}
         start = time.perf_counter()
-        records = attack_records(config, context, g, game, syn["S"], attacks, recon_t, infer_p)
+        records = attack_records(config, context, g, game, syn["S"], attacks, recon_t, infer_p) \
+            if config.get("control_risk", True) else None
         attack_seconds += time.perf_counter() - start
         return {"kind": "main", "game": g, "u": u, "row": game["row"], "truth": truth,
                 "original": game["original"], "records": records,

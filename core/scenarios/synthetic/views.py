@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 
 import pandas as pd
 
+from ...attacks.declaration import attacks_of, metric_labels
 from ...data.dataset import load_csv, read_table
 from ...errors import DataError, ParameterError
 from ...output import plain_language as say
@@ -33,6 +34,11 @@ COMPARE_EPSILONS = (1.0, 10.0, 100.0)  # the paper's ε values
 # (CTGAN, TVAE) take minutes per game on two cores.
 FAST_GENERATORS = ("nonprivate", "baynet", "indhist", "privbayes")
 PAGE_PARAMS = ("dataset", "data_path", "secret", "generator", "epsilon")  # set by the page's own sidebar widgets
+
+
+def attack_metric_names() -> dict[str, str]:
+    """Each declared attack's accuracy metric and its short label (``accuracy_dcr`` → Adv_dcr), then Acc_max."""
+    return {**metric_labels("synthetic", "accuracy"), "accuracy_max": "Acc_max"}
 
 
 def records_cap(dataset: str, data_path: str, secret: str) -> tuple[int, str] | None:
@@ -234,8 +240,8 @@ def compare_view(rows: list[dict], synth_size: int, metric: str = "mre_gt10") ->
     best = front[0] if front else None
     sentence = say.synthetic_best(point_name(best) if best else None, best, UTILITY_METRICS[metric], metric,
                                   HIGH_RISK)
-    roc_attack = next((a for a in ("recon", "dcr", "infer")
-                       if any(a in r.get("series", {}).get("roc", {}) for r in rows)), None)
+    roc_attack = next((a.key for a in attacks_of("synthetic")
+                       if any(a.key in r.get("series", {}).get("roc", {}) for r in rows)), None)
     table = pd.DataFrame([{"generator": r["generator"], "ε": r.get("epsilon") or "—", "accuracy": r.get("accuracy"),
                            "AUC": r.get("auc"), "MRE>10": r.get("mre_gt10"), "3-TVD": r.get("tvd3"),
                            "empirical ε ≥": r.get("empirical_epsilon_low")} for r in rows])
