@@ -29,6 +29,7 @@ def _file_rows(config: dict):
 def exposure_from_records(config: dict, context: dict, main: list[dict], head: str):
     """The exposure table (:func:`core.measure.records.build`) of the ``head`` attack's guesses on every
     attacked training record of every game."""
+    from ...attacks.declaration import labels
     from ...measure.records import build, confidence
 
     recs = [r["records"] for r in main if r.get("records") and head in r["records"]["attacks"]]
@@ -68,7 +69,7 @@ def exposure_from_records(config: dict, context: dict, main: list[dict], head: s
     where = ("row = the record's data row in your file (1 = the first row under the header); the known columns "
              "and the secret are shown as written there" if raw is not None else
              "row = the record's row in the data set (1 = its first row)")
-    note = (f"Guesses of the {head} attack on every attacked training record (their own secrets, not the "
+    note = (f"Guesses of {labels('synthetic', 'long').get(head, head)} on every attacked training record (their own secrets, not the "
             f"coin-flipped target's) from a synthetic sample of {context['sizes'][-1]:,} rows; id = "
             f"G<game>-row<row>: {where}.")
     if binarised:

@@ -259,11 +259,14 @@ def noise_warning(metrics: dict, games: int) -> str | None:
         return None
     head = (f"Only **{games} game{'s' if games != 1 else ''}**: the attack accuracy of {acc:.3f} has a 95% "
             f"confidence interval of **{lo:.2f} – {hi:.2f}**")
+    # with every record attacked, the risk above is the finding; the target accuracy's games only sharpen itself
+    many = (" The risk against the control set above attacks every record of every game: it does not wait for "
+            "more games." if metrics.get("risk") is not None else "")
     if lo <= 0.5 <= hi:
-        return head + (", too wide to say how well the attack works (it includes the 50% of a coin flip). "
-                       "Play more games for a finding.")
+        return head + (", too wide to say how well the attack works on its one target per game (it includes the "
+                       "50% of a coin flip). Play more games for a finding." + many)
     if hi - lo > 0.3:  # clear of a coin flip, but not how far
         side = "beats" if lo > 0.5 else "does worse than"
         return head + (f": the attack clearly {side} a coin flip, but the interval is too wide to say by how much. "
-                       "Play more games to pin it down.")
+                       "Play more games to pin it down." + many)
     return None
