@@ -105,3 +105,18 @@ def test_linkability_default_catches_verbatim_copies_one_neighbour_does_not():
     one = linkability_successes(copy, train, n_neighbors=1)
     assert default.mean() > 0.9 and strangers.mean() < 0.5
     assert one.mean() < default.mean()  # CCES copy, measured: 0.48 with one neighbour, 1.0 with ten
+
+
+def test_a_release_made_elsewhere_gets_the_same_risk_computation():
+    from core.scenarios.synthetic.records_game import release_risks
+
+    rows = _cces(3000, seed=1)
+    train, control, stranger = rows[:1000], rows[1000:2000], rows[2000:]
+    names = [f"c{j}" for j in range(rows.shape[1])]
+    copy, _, record = release_risks(train[::-1], train, control, names, attacks=("dcr",), seed=0)
+    assert copy["dcr_success_train"] == 1.0 and copy["risk"] > 0.9 and copy["linkability_risk"] > 0.9
+    assert len(record["train_truth"]) == 1000  # every record of the release's training data
+    # a "release" that is other people from the same population leaks nothing about the training records
+    other, _, _ = release_risks(stranger, train, control, names, attacks=("dcr",), seed=0)
+    assert other["risk_ci_low"] < 0 < other["risk_ci_high"]
+    assert other["linkability_risk_ci_low"] < 0.1

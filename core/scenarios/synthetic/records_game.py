@@ -144,3 +144,29 @@ def attack_records(config: dict, context: dict, g: int, game: dict, S: np.ndarra
         checkpoint("synthetic: SDMetrics proxy scores")
         out["proxies"] = proxy_scores(T, S, Cs, list(context["domain"]), _rng(context["entropy"], g, 12))
     return out
+
+
+def release_risks(S: np.ndarray, train: np.ndarray, control: np.ndarray, names: list[str], *,
+                  attacks: tuple[str, ...] = ("recon", "dcr", "infer"), seed: int = 0, query_k: str = "3",
+                  query_scaling: str = "conditional", lp_method: str = "auto", n_neighbors: int = 10,
+                  three_risks: bool = True, proxy_scores: bool = False) -> tuple[dict, dict, dict]:
+    """The risk of one release made elsewhere, for code that has the tables themselves (a notebook, an audit of
+    an uploaded release): ``S`` the synthetic rows, ``train`` the records it was fitted on, ``control`` records
+    of the same population it never saw — integer codes over the same domains, secret last, ``names`` the
+    columns. Every training and control record is attacked, as in a game of the lab (seeded by ``seed``).
+
+    Returns (metrics, risk series, the per-record record) — the metrics and ``series["risk"]`` a run of the lab
+    reports (:func:`core.scenarios.synthetic.risk_summary.risk_summary`)."""
+    from .risk_summary import risk_summary
+
+    S, train, control = (np.asarray(a, dtype=np.int64) for a in (S, train, control))
+    cards = tuple(int(max(S[:, j].max(), train[:, j].max(), control[:, j].max())) + 1 for j in range(S.shape[1]))
+    config = {"attacked_records": 0, "query_ratio": 0.0, "query_k": query_k, "query_scaling": query_scaling,
+              "lp_method": lp_method, "three_risks": three_risks, "n_neighbors": n_neighbors,
+              "proxy_scores": proxy_scores}
+    context = {"cards": cards, "entropy": int(seed), "domain": {name: () for name in names}}
+    game = {"D": train, "u": -1, "control": control, "rows": np.arange(len(train)),
+            "control_rows": np.arange(len(control))}
+    record = attack_records(config, context, 0, game, S, list(attacks))
+    metrics, series = risk_summary([{"game": 0, "records": record}])
+    return metrics, series, record
