@@ -133,3 +133,22 @@ def test_an_id_column_named_by_the_import_is_ignored_and_none_keeps_every_column
     with pytest.raises(DataError):
         get("synthetic").check(get("synthetic").resolve({"dataset": "csv", "data_path": str(path),
                                                          "secret": "smoker", "identifiers": "none", "n": 50}))
+
+
+def test_the_exact_copy_preset_looks_protected_to_the_dcr_proxy_and_leaks_to_the_attacks():
+    """The preset's own release (1,000 training records verbatim), one game, Adv_dcr only (no LP, to be quick):
+    SDMetrics' DCR overfitting protection, computed with its subsampling, calls it protected; the attacks'
+    risks against the control set are near 1; the CAP proxy, which does attack, flags it."""
+    from core.studies.presets import load_presets
+    from core.scenarios.synthetic.risk_views import proxies_table
+
+    preset = load_presets()["synthetic-exact-copy"]
+    assert preset["params"]["generator"] == "exactcopy" and preset["metric"] == "risk"
+    result = run("synthetic", {**preset["params"], "games": 1, "attack": "dcr"}, seed=0)
+    m = result.metrics
+    assert m["dcr_overfitting_protection"] >= 0.8
+    assert m["risk_ci_low"] > 0.9 and m["linkability_risk_ci_low"] > 0.9 and m["singling_out_risk_ci_low"] > 0.9
+    assert m["disclosure_protection"] < 0.2
+    table = proxies_table(m, result.series)
+    reads = dict(zip(table["score"], table["reads as"]))
+    assert reads["DCR overfitting protection (SDMetrics)"] == "looks protected"
