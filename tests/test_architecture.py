@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import ast
 import re
+import subprocess
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -77,6 +79,35 @@ def test_no_import_cycle_in_core_and_ui():
     known = _modules()
     graph = {name: _imports(name, path, known) for name, path in known.items()}
     assert _cycle(graph) is None, " → ".join(_cycle(graph))
+
+
+def _lint_imports(cwd: Path, *args: str) -> subprocess.CompletedProcess:
+    """``lint-imports`` of the interpreter running the tests (its console script sits beside sys.executable)."""
+    tool = Path(sys.executable).parent / "lint-imports"
+    return subprocess.run([str(tool), "--no-cache", *args], cwd=cwd, capture_output=True, text=True, timeout=300,
+                          env={"PATH": str(tool.parent), "PYTHONPATH": str(cwd)})
+
+
+def test_core_keeps_the_layer_order_and_never_imports_streamlit():
+    """The contracts of pyproject.toml ([tool.importlinter]): core's packages import only the layers below them,
+    and nothing in core imports Streamlit."""
+    done = _lint_imports(ROOT)
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-2000:]
+    assert "2 kept, 0 broken" in done.stdout
+
+
+def test_the_layer_check_fails_on_an_upward_import(tmp_path):
+    """The same tool on a two-layer toy whose lower module imports the upper one: the contract is broken."""
+    pkg = tmp_path / "toy"
+    pkg.mkdir()
+    (pkg / "__init__.py").write_text("")
+    (pkg / "high.py").write_text("VALUE = 1\n")
+    (pkg / "low.py").write_text("from toy.high import VALUE\n")
+    (tmp_path / ".importlinter").write_text("[importlinter]\nroot_package = toy\n\n[importlinter:contract:1]\n"
+                                            "name = toy layers\ntype = layers\nlayers =\n    toy.high\n"
+                                            "    toy.low\n")
+    done = _lint_imports(tmp_path)
+    assert done.returncode != 0 and "toy.low -> toy.high" in done.stdout
 
 
 def test_core_never_imports_streamlit():

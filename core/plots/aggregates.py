@@ -9,6 +9,8 @@ import plotly.graph_objects as go
 
 from ..attacks.declaration import labels as attack_labels
 from .common import PALETTE, band, base_layout, roc_figure
+from ..theory.dp_roc import roc_bound_curve
+from ..theory.dp_roc import max_auc
 
 
 def _order() -> tuple[str, ...]:
@@ -35,7 +37,6 @@ def roc_all(series: dict) -> go.Figure:
     fig = roc_figure(curves, title=f"ROC, {task}{_tag(series)}", inset=True)
     bound = series.get("dp_bound")
     if bound and math.isfinite(bound.get("epsilon", math.inf)):
-        from ..theory.dp_roc import roc_bound_curve
         f, t = roc_bound_curve(bound["epsilon"], bound.get("delta", 0.0))
         label = (f"DP bound, ε = {bound['epsilon']:.3g} per person "
                  f"({bound['epsilon_per_aggregate']:g} × {bound['cells_per_person']} cells)")
@@ -111,7 +112,6 @@ def sweep_figure(series: dict) -> go.Figure | None:
     fig.add_hline(y=0.5, line=dict(color="grey", dash="dot"), annotation_text="random guess",
                   annotation_position="bottom right")
     if is_eps and sw.get("claimed_epsilon"):
-        from ..theory.dp_roc import max_auc
         caps = [None if e is None else max_auc(e) for e in sw["claimed_epsilon"]]
         fig.add_trace(go.Scatter(x=labels, y=caps, mode="lines", name="highest AUC the DP claim allows",
                                  line=dict(color="black", dash="dash", width=1)))

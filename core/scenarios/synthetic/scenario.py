@@ -13,6 +13,7 @@ from ...attacks.reconstruction.dinur_nissim_lp import METHODS
 from ...attacks.synthetic.linear_reconstruction import ReconMatrix, solve_recon_lp
 from ...attacks.synthetic.linear_reconstruction import guess as round_guess
 from ...attacks.synthetic.model_audit import model_audit
+from ...basics.words import count
 from ...cancel import checkpoint
 from ...errors import ParameterError
 from ...params import Param
@@ -37,6 +38,9 @@ from .data import (
     size_ladder,
 )
 from .summary import summarize_games
+from ...cost import Cost
+from .summary import exposure_table
+from ...releases.synthesizers._relaxed_marginals import ThreeWayMarginals
 
 ATTACK_HELP = "which attack(s) to run; all = every attack on the same games (Acc_max)"
 ALL_LABEL = "all {n} (Acc_max)"
@@ -182,7 +186,6 @@ class Synthetic(Scenario):
         g, millions = config["generator"], config["synth_size"] / 1e6
         once = 0.0
         if g in ("rap", "rap-softmax"):
-            from ...releases.synthesizers._relaxed_marginals import ThreeWayMarginals
 
             steps = getattr(make_generator(config), "steps", 2000)
             fit = steps * (3.4e-3 + 4.5e-8 * ThreeWayMarginals(cards).n_queries)
@@ -229,8 +232,6 @@ class Synthetic(Scenario):
 
         Page default (10 games, m = 10,000, n = 1000) measured 9.9–10.8 s. Memory ≈ 24 bytes per synthetic cell
         plus the query matrix (8·q·n bytes dense)."""
-        from ...cost import Cost
-
         _codes, domain, _, _ = load_game_data(config)
         once, fit, sample = self._generator_seconds(config, [len(v) for v in domain.values()])
         sizes = size_ladder(config["synth_size"])
@@ -281,8 +282,6 @@ class Synthetic(Scenario):
         """With the query sweep on, a run plays ``games`` attack games and as many again for the accuracy-vs-
         queries curve (indices ``games`` and up, :meth:`play`); the headline's interval counts the first kind only,
         so a finished run says both ("4 attack games + 4 query-sweep games"), not "8 games" beside "4 games"."""
-        from core.output.plain_language import count
-
         games = int(config["games"])
         if self._sweeps_queries(config) and int(done) == 2 * games:
             return f"{count(games, 'attack game')} + {count(games, 'query-sweep game')}"
@@ -360,8 +359,6 @@ class Synthetic(Scenario):
         return {"kind": "q", "game": g, "truth": game["truth"], "points": points}
 
     def exposure(self, config, context, records):
-        from .summary import exposure_table
-
         return exposure_table(config, context, records, self.attacks(config))
 
     # ------------------------------------------------------------ summary
