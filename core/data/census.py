@@ -43,7 +43,6 @@ import numpy as np
 
 from ..errors import DataError, ParameterError
 
-RACES = ("White", "Black", "AIAN", "Asian", "NHPI", "Other")
 #: CENRACE order: every non-empty subset of the six races, by size then lexicographically.
 CENRACE: tuple[frozenset, ...] = tuple(
     frozenset(c) for k in range(1, 7) for c in combinations(range(6), k))

@@ -44,12 +44,6 @@ def glossary() -> tuple[tuple[str, str, str], ...]:
     return tuple(entries)
 
 
-def glossary_intro() -> str:
-    """The text before the first term."""
-    text = GLOSSARY_FILE.read_text(encoding="utf-8")
-    return text.split("\n## ", 1)[0].strip()
-
-
 def term(anchor: str, text: str | None = None) -> str:
     """Markdown link to a glossary entry: ``term("auc")`` → ``[AUC](/Glossary#auc)``.
 

@@ -139,21 +139,6 @@ def ablation_table(series: dict) -> pd.DataFrame:
     return df
 
 
-def ablation_figure(series: dict) -> go.Figure | None:
-    df = ablation_table(series)
-    if df.empty:
-        return None
-    labels = [f"{r['find feasible value']} · c_t {r['uniqueness c_t']} · verify {r['verification']} · "
-              f"M_S {r['stochastic M_S']}" for _, r in df.iterrows()]
-    fig = go.Figure(go.Bar(x=df["AUC"], y=labels, orientation="h", marker_color=PALETTE[0],
-                           text=df["AUC"], textposition="outside"))
-    fig.add_vline(x=0.5, line=dict(color="grey", dash="dot"))
-    base_layout(fig, "Ablation (paper Table 3)" + _tag(series), "AUC", "", height=320)
-    fig.update_yaxes(autorange="reversed")
-    fig.update_xaxes(range=[0, 1])
-    return fig
-
-
 # ------------------------------------------------------------------ before any attack
 PREVIEW_TITLE = "Before any attack: who can be attacked"
 ROC_PREVIEW_MAX_EPSILON = math.log(99.0)  # above it the DP region allows an AUC over 0.99: nothing to see

@@ -39,7 +39,7 @@ from ..attacks.ml_models.lomia import lomia
 from ..attacks.ml_models.targeted import targeting
 from ..cancel import checkpoint
 from ..data import disparity_population as P
-from ..defenses.bcorr import asrd, asrd_noise_floor, bcorr_indices, fairness  # noqa: F401 (re-exported)
+from ..defenses.bcorr import asrd, asrd_noise_floor, bcorr_indices, fairness
 from ..errors import DataError, ParameterError
 from ..measure import metrics as M
 from ..measure.ml_records import exposure_table

@@ -56,13 +56,17 @@ def defense_mechanism(defense: str, level: float, n: int):
     raise ParameterError("defense", f"expected one of {'|'.join(DEFENSES)}, got {defense!r}")
 
 
-def release_privacy(defense: str, level: float, n: int, m: int, queries: str, bug: str = "none"):
+def release_privacy(defense: str, level: float, n: int, m: int, queries: str,
+                    bug: str = "none") -> tuple[float, float]:
     """(ε, δ) the release claims: for Gaussian noise σ > 0, ε at δ = 1e-5 with L2 sensitivity √(m/2) (each person
-    is in about half of m random subsets; √m for hash predicates; 1 under the known-bug gallery's ``bug``);
-    ``(inf, 0)`` for the other defences."""
-    eps, delta = defense_mechanism(defense, level, n).privacy
+    is in about half of m random subsets; √m for hash predicates); ``(inf, 0)`` for the other defences.
+    ``bug="per-query-sensitivity"`` (known-bug gallery only) claims the ε of one query, sensitivity 1."""
+    mech = defense_mechanism(defense, level, n)
+    eps, delta = mech.privacy
     if defense == "gaussian" and level > 0:
-        sens = 1.0 if bug == "per-query-sensitivity" else math.sqrt(m / 2 if queries == "random-subsets" else m)
+        sens = math.sqrt(m / 2.0 if queries == "random-subsets" else m)
+        if bug == "per-query-sensitivity":
+            sens = 1.0
         eps = Gaussian.from_sigma(level, DELTA, sensitivity=sens).epsilon
     return eps, delta
 
@@ -129,8 +133,10 @@ class Reconstruction(Scenario):
               low=0.0, high=1.0),
         Param("sweeps", "bool", True, "also sweep m/n and the defence level for the plots",
               label="Sweep m/n and defence level"),
-        Param("bug", "str", "none", "known-bug gallery only: per-query-sensitivity claims the ε of one query, not "
-              "of a person in ~m/2 (Casacuberta et al. 2022)", ui=False, choices=("none", "per-query-sensitivity")),
+        Param("bug", "str", "none", "re-create a documented DP accounting bug (the known-bug gallery of the Paper "
+              "presets page): per-query-sensitivity claims the ε of one query (L2 sensitivity 1) although each "
+              "person is in about m/2 of them — the under-estimated sensitivity Casacuberta et al. (CCS 2022) "
+              "found in several DP libraries", ui=False, choices=("none", "per-query-sensitivity")),
     )
 
     @staticmethod
