@@ -32,7 +32,8 @@ from ui.common import (
     stop_unless_ready,
 )
 from ui.report import run_tools
-from ui.runs import run_scenario, run_sweep
+from ui.runs import run_scenario
+from ui.sweeps import run_sweep
 from ui.synthetic_release import release_controls
 
 scenario = scenario_page("synthetic", about="What is happening here? (read me first)",

@@ -42,6 +42,7 @@ def proxy_scores(train: np.ndarray, synthetic: np.ndarray, holdout: np.ndarray, 
                  rng: np.random.Generator, rows: int = PROXY_ROWS) -> dict:
     """SDMetrics' DCR overfitting protection and disclosure protection of ``synthetic`` (category codes, secret
     last; ``names`` the columns) against ``train`` with ``holdout`` as the records not used to fit it."""
+    # lazy: importing SDMetrics takes ~4 s (it pulls in sdv's stack); only runs that score proxies pay it
     from sdmetrics.single_table import DCROverfittingProtection, DisclosureProtection
 
     def pick(a: np.ndarray, k: int) -> np.ndarray:

@@ -16,6 +16,7 @@ from ..attacks.declaration import labels as attack_labels
 from ..measure.compare import pareto_points
 from ..measure.metrics import clopper_pearson
 from .common import PALETTE, band, base_layout, roc_figure
+from .deployments import add_deployment_ticks
 
 SYMBOLS = ("circle", "square", "diamond", "triangle-up", "cross", "x", "star")
 METRIC_LABELS = {"mre_gt10": "MRE>10 (mean relative error of 3-way counts > 10; lower = more useful)",
@@ -196,7 +197,6 @@ def accuracy_vs_epsilon(rows: list[dict], sizes: list[int], deployments: list | 
     fig.update_yaxes(range=[0.4, 1.02], tickformat=".0%")
     eps = [r["epsilon"] for r in dp]
     if eps:
-        from .deployments import add_deployment_ticks
 
         add_deployment_ticks(fig, deployments, (min(eps) / 3, max(eps) * 3))
     return fig

@@ -39,13 +39,15 @@ from ..attacks.ml_models.lomia import lomia
 from ..attacks.ml_models.targeted import targeting
 from ..cancel import checkpoint
 from ..data import disparity_population as P
-from ..defenses.bcorr import asrd, asrd_noise_floor, bcorr_indices, fairness  # noqa: F401 (re-exported)
+from ..defenses.bcorr import asrd, asrd_noise_floor, bcorr_indices, fairness
 from ..errors import DataError, ParameterError
 from ..measure import metrics as M
 from ..measure.ml_records import exposure_table
 from ..models.target_model import SCALINGS, Encoder, cached_target, expected_epochs, model_seed, train_target, with_s
 from ..params import Param
 from ..scenario import Scenario, prepare_rng, register
+from ..cost import Cost
+from ..measure.records import RecordTable
 
 ATTACKS = tuple(a.key for a in attacks_of("ml-models"))  # declared in core/attacks/ml_models/__init__.py
 DEFAULT_COLUMNS = {"synthetic": ("INCOME", "MAR", "ST"), "tv16": ("votetrump", "bornagain", "state"),
@@ -245,8 +247,6 @@ class MLModels(Scenario):
         retrains and re-attacks on about half the records (+50%: 9.9 s). The old model (1e-5 s per
         record-epoch) was 2.4× high at 60 epochs and under-estimated the forest by a third. Memory ≈ 200 MB + 2 kB per
         record; each target-model seed repeats training and attack; converge counts epochs to early stopping."""
-        from ..cost import Cost
-
         c = config
         records = c["groups"] * c["n_per_group"] if c["dataset"] == "synthetic" else c["max_records"]
         epochs = expected_epochs(c["training"], c["epochs"], c["dataset"] == "synthetic")
@@ -412,8 +412,6 @@ class MLModels(Scenario):
                 "bcorr_seconds": time.perf_counter() - t}
 
     def exposure(self, config, context, records):
-        from ..measure.records import RecordTable
-
         main = next((r for r in records if r["kind"] == "main" and r.get("model_index", 0) == 0), None)
         return RecordTable.from_dict(main.get("exposure")) if main else None
 

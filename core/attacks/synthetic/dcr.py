@@ -19,8 +19,6 @@ from __future__ import annotations
 
 import numpy as np
 
-VARIANTS = ("paper", "code")
-
 
 def _group_ids(Q: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """(unique QI rows, group id of every row), via one mixed-radix key when it fits in int64."""

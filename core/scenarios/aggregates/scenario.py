@@ -38,6 +38,8 @@ from .data import (
 )
 from .games import _order_by_pattern, _play_ablation_rap, _play_baseline_aia, _play_baseline_mia, _play_desia
 from .summary import summarize_runs
+from ...cost import Cost
+from .summary import exposure_table
 
 # Which function plays a unit: DeSIA and the ablation's RAP rows by their own kind; a reconstruction baseline
 # (CIP or RAP, named by the unit's kind) by the task, since membership inference attacks one release per batch.
@@ -189,8 +191,6 @@ class AggregatesScenario(Scenario):
         Page default (s = 200, m/s = 0.75, 1,000 shadows, all attacks) measured 23 s; the old model said 159 s.
         Memory ≈ 100 MB + the shadow feature matrices, 40·shadows·(m + 8) bytes (5 float64 copies; measured growth
         112 MB at 5,000 shadows, 152 MB at 20,000 with m = 114)."""
-        from ...cost import Cost
-
         s = config["block_size"]
         shadows, K, steps = config["shadows"], config["reconstructions"], config["rap_steps"]
         mia = config["task"] == "mia"
@@ -322,8 +322,6 @@ class AggregatesScenario(Scenario):
         return {**common, "rows": rows}
 
     def exposure(self, config, context, records):
-        from .summary import exposure_table
-
         return exposure_table(config, context, records)
 
     # ------------------------------------------------------------- summarize

@@ -15,6 +15,8 @@ import os
 
 import numpy as np
 
+from ...attacks.declaration import labels
+from ...measure.records import build, confidence
 from .data import read_csv_rows
 
 
@@ -29,9 +31,6 @@ def _file_rows(config: dict):
 def exposure_from_records(config: dict, context: dict, main: list[dict], head: str):
     """The exposure table (:func:`core.measure.records.build`) of the ``head`` attack's guesses on every
     attacked training record of every game."""
-    from ...attacks.declaration import labels
-    from ...measure.records import build, confidence
-
     recs = [r["records"] for r in main if r.get("records") and head in r["records"]["attacks"]]
     if not recs:
         return None

@@ -11,6 +11,7 @@ import numpy as np
 from ...releases.synthesizers import SYNTHESIZERS
 from ...scenario import prepare_rng
 from .data import _game, load_game_data, make_generator, size_ladder
+from ...theory.fdp import accuracy_bound
 
 
 def greedy_uniqueness(X: np.ndarray, names) -> tuple[list[str], list[float]]:
@@ -50,8 +51,6 @@ def data_preview(config: dict, seed: int) -> dict:
       (ε, δ)-DP on its training records caps *any* attack on every synthetic size at ``(e^ε + δ)/(1 + e^ε)``
       (:func:`core.theory.fdp.accuracy_bound`; the generated sample is post-processing of the fitted model).
     """
-    from ...theory.fdp import accuracy_bound
-
     codes, domain, label, secret = load_game_data(config)
     cards = tuple(len(v) for v in domain.values())
     ctx = {"codes": codes, "cards": cards, "entropy": int(prepare_rng(seed).integers(0, 2**62))}  # = prepare's

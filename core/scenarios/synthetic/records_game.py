@@ -29,8 +29,10 @@ from ...attacks.synthetic.linear_reconstruction import ReconMatrix, solve_recon_
 from ...attacks.synthetic.linkability import linkability_successes
 from ...attacks.synthetic.singling_out import singles_out, singling_out_queries
 from ...cancel import checkpoint
+from ...measure.proxy_scores import proxy_scores
 from ...releases.kway_queries import MAX_4WAY, KWayQueries
 from .data import _rng
+from .risk_summary import risk_summary
 
 # Synthetic rows singling out and linkability read (the first rows of the randomly ordered release: a uniform
 # subsample); their cost grows with targets × rows.
@@ -139,8 +141,6 @@ def attack_records(config: dict, context: dict, g: int, game: dict, S: np.ndarra
         out["linkability"] = {"train": linkability_successes(S_link[:, :-1], T[:, :-1], nn).astype(int).tolist(),
                               "control": linkability_successes(S_link[:, :-1], Cs[:, :-1], nn).astype(int).tolist()}
     if config.get("proxy_scores", True) and g < PROXY_GAMES:
-        from ...measure.proxy_scores import proxy_scores
-
         checkpoint("synthetic: SDMetrics proxy scores")
         out["proxies"] = proxy_scores(T, S, Cs, list(context["domain"]), _rng(context["entropy"], g, 12))
     return out
@@ -157,8 +157,6 @@ def release_risks(S: np.ndarray, train: np.ndarray, control: np.ndarray, names: 
 
     Returns (metrics, risk series, the per-record record) — the metrics and ``series["risk"]`` a run of the lab
     reports (:func:`core.scenarios.synthetic.risk_summary.risk_summary`)."""
-    from .risk_summary import risk_summary
-
     S, train, control = (np.asarray(a, dtype=np.int64) for a in (S, train, control))
     cards = tuple(int(max(S[:, j].max(), train[:, j].max(), control[:, j].max())) + 1 for j in range(S.shape[1]))
     config = {"attacked_records": 0, "query_ratio": 0.0, "query_k": query_k, "query_scaling": query_scaling,

@@ -9,10 +9,12 @@ import time
 import numpy as np
 
 from ...attacks.declaration import attack_of, attack_param, in_all
+from ...attacks.synthetic import RELEASE_RISKS
 from ...attacks.reconstruction.dinur_nissim_lp import METHODS
 from ...attacks.synthetic.linear_reconstruction import ReconMatrix, solve_recon_lp
 from ...attacks.synthetic.linear_reconstruction import guess as round_guess
 from ...attacks.synthetic.model_audit import model_audit
+from ...basics.words import count
 from ...cancel import checkpoint
 from ...errors import ParameterError
 from ...params import Param
@@ -39,6 +41,9 @@ from .data import (
 )
 from .records_game import LINK_ROWS_MAX, PROXY_GAMES, attack_records, infer_scores
 from .summary import summarize_games
+from ...cost import Cost
+from .summary import exposure_table
+from ...releases.synthesizers._relaxed_marginals import ThreeWayMarginals
 
 ATTACK_HELP = "which attack(s) to run; all = every attack on the same games (Acc_max)"
 ALL_LABEL = "all {n} (Acc_max)"
@@ -207,7 +212,6 @@ class Synthetic(Scenario):
         g, millions = config["generator"], config["synth_size"] / 1e6
         once = 0.0
         if g in ("rap", "rap-softmax"):
-            from ...releases.synthesizers._relaxed_marginals import ThreeWayMarginals
 
             steps = getattr(make_generator(config), "steps", 2000)
             fit = steps * (3.4e-3 + 4.5e-8 * ThreeWayMarginals(cards).n_queries)
@@ -241,8 +245,6 @@ class Synthetic(Scenario):
         """Attacking every record against the control set (:mod:`.records_game`), per game: one more LP for
         the control set's QIs, and the release risks' declared cost terms (core/attacks/synthetic/__init__.py):
         singling out per release, linkability per target (both sets) × synthetic row (≤ 10⁴) × column."""
-        from ...attacks.synthetic import RELEASE_RISKS
-
         if not config.get("control_risk", True):
             return 0.0
         seconds = self._lp_seconds(config, *queries) if recon and queries else 0.0
@@ -269,8 +271,6 @@ class Synthetic(Scenario):
 
         Page default (10 games, m = 10,000, n = 1000) measured 9.9–10.8 s. Memory ≈ 24 bytes per synthetic cell
         plus the query matrix (8·q·n bytes dense)."""
-        from ...cost import Cost
-
         _codes, domain, _, _ = load_game_data(config)
         once, fit, sample = self._generator_seconds(config, [len(v) for v in domain.values()])
         sizes = size_ladder(config["synth_size"])
@@ -326,8 +326,6 @@ class Synthetic(Scenario):
         """With the query sweep on, a run plays ``games`` attack games and as many again for the accuracy-vs-
         queries curve (indices ``games`` and up, :meth:`play`); the headline's interval counts the first kind only,
         so a finished run says both ("4 attack games + 4 query-sweep games"), not "8 games" beside "4 games"."""
-        from core.output.plain_language import count
-
         games = int(config["games"])
         if self._sweeps_queries(config) and int(done) == 2 * games:
             return f"{count(games, 'attack game')} + {count(games, 'query-sweep game')}"
@@ -414,8 +412,6 @@ class Synthetic(Scenario):
         return {"kind": "q", "game": g, "truth": game["truth"], "points": points}
 
     def exposure(self, config, context, records):
-        from .summary import exposure_table
-
         return exposure_table(config, context, records, self.attacks(config))
 
     # ------------------------------------------------------------ summary

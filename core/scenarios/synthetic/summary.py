@@ -14,6 +14,7 @@ import numpy as np
 from ...measure.metrics import accuracy_summary, best_threshold_epsilon, roc, tpr_at_fpr
 from ...measure.synthetic_risk import majority_baseline
 from .data import GOOD_UTILITY, HIGH_RISK
+from .exposure import exposure_from_records
 from .risk_summary import risk_summary
 
 CI_KEYS = ("accuracy", "accuracy_ci_low", "accuracy_ci_high")
@@ -166,8 +167,6 @@ def exposure_table(config: dict, context: dict, records: list[dict], attacks: li
     """Who is exposed in the synthetic-data game: every attacked training record of every game, traced to its row
     (:mod:`core.scenarios.synthetic.exposure`), with the guesses of the attack whose risk against the control set
     is the largest."""
-    from .exposure import exposure_from_records
-
     main = sorted((r for r in records if r["kind"] == "main"), key=lambda r: r["game"])
     if not main:
         return None
