@@ -120,3 +120,26 @@ def test_a_release_made_elsewhere_gets_the_same_risk_computation():
     other, _, _ = release_risks(stranger, train, control, names, attacks=("dcr",), seed=0)
     assert other["risk_ci_low"] < 0 < other["risk_ci_high"]
     assert other["linkability_risk_ci_low"] < 0.1
+
+
+@pytest.mark.parametrize("risk,low,high,words", [
+    (0.8, 0.7, 0.9, "leaks the secret of the people it was made from"),
+    (0.02, -0.05, 0.09, "no measurable leak"),
+    (-0.2, -0.3, -0.1, "does better on strangers"),
+    (0.3, -0.2, 0.6, "too few records to say"),
+])
+def test_the_risk_sentence_follows_the_direction_and_the_interval(risk, low, high, words):
+    from core.scenarios.synthetic.risk_views import risk_sentence, risks_table
+
+    per = {"train_rate": 0.9, "control_rate": 0.5, "train_n": 999, "control_n": 1000, "risk": risk,
+           "risk_ci_low": low, "risk_ci_high": high}
+    metrics = {"risk": risk, "risk_ci_low": low, "risk_ci_high": high, "baseline_train": 0.55}
+    series = {"risk": {"headline": "dcr", "per_attack": {"dcr": per}}}
+    text = risk_sentence(metrics, series)
+    assert words in text and "Adv_dcr" in text
+    others = {"leaks the secret", "no measurable leak", "does better on strangers", "too few records"} - {
+        next(w for w in ("leaks the secret", "no measurable leak", "does better on strangers", "too few records")
+             if w in words)}
+    assert not any(o in text for o in others)
+    table = risks_table(metrics, series)
+    assert table.loc[0, "majority baseline"] == "55.0%" and table.loc[0, "risk"] == f"{risk:.3f}"

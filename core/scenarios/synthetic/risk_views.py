@@ -47,15 +47,19 @@ def risk_sentence(metrics: dict, series: dict) -> str:
     return f"**Against a control set, {name} is {rates}: {span} — {verdict}.**"
 
 
-def risks_table(series: dict) -> pd.DataFrame | None:
-    """One row per risk measured: success on training and on control records, and the risk with its interval."""
+def risks_table(metrics: dict, series: dict) -> pd.DataFrame | None:
+    """One row per risk measured: success on training and on control records beside the majority baseline (for
+    the inference attacks, which guess a secret), and the risk with its interval."""
     per = (series.get("risk") or {}).get("per_attack") or {}
     if not per:
         return None
+    inference = {a.key for a in attacks_of("synthetic")}
     rows = []
     for key, res in per.items():
         rows.append({"risk of": risk_names().get(key, key),
                      "success on training records": _fmt(res["train_rate"], "{:.1%}"),
+                     "majority baseline": _fmt(metrics.get("baseline_train"), "{:.1%}") if key in inference
+                     else "—",
                      "success on control records": _fmt(res["control_rate"], "{:.1%}"),
                      "risk": _fmt(res["risk"], "{:.3f}"),
                      "95% CI": (f"{res['risk_ci_low']:.3f} – {res['risk_ci_high']:.3f}"

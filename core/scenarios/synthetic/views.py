@@ -217,7 +217,7 @@ def result_view(metrics: dict, series: dict) -> ResultView | None:
     return ResultView(label=label, surrogate="surrogate" in label, sentence=result_sentence(metrics, series),
                       metrics=metrics, eps_metrics=eps, per_attack=len(series.get("attacks", [])) > 1,
                       example=example_view(series), headline=headline_tiles(metrics),
-                      risk_sentence=risk_sentence(metrics, series), risks=risks_table(series),
+                      risk_sentence=risk_sentence(metrics, series), risks=risks_table(metrics, series),
                       proxies=proxies_table(metrics, series))
 
 
