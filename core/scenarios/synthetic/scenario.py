@@ -128,8 +128,8 @@ class Synthetic(Scenario):
         Param("n_neighbors", "int", 10, "linkability: synthetic neighbours compared on each half of the known "
               "columns (1 misses verbatim copies that share their half with others)", label="Linkability "
               "neighbours", low=1, high=100),
-        Param("proxy_scores", "bool", True, "also compute SDMetrics' DCR-based proxy scores on the first games' "
-              "releases (DCR overfitting protection, disclosure protection)", label="SDMetrics proxy scores"),
+        Param("proxy_scores", "bool", True, "also compute SDMetrics' DCR-based proxy scores on the last game's "
+              "release (DCR overfitting protection, disclosure protection)", label="SDMetrics proxy scores"),
         Param("identifiers", "str", "", "columns that identify a row and are never attributes (comma-separated); "
               "empty = detected (unique per row and named like an id, text unique per row, or a row counter); "
               "none = keep every column", ui=False, active_when=("dataset", ("csv",))),
