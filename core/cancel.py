@@ -25,12 +25,6 @@ def checkpoint(what: str = "run") -> None:
         raise Cancelled(f"{what}: stopped")
 
 
-def stop_requested() -> bool:
-    """Whether the current run was asked to stop (for loops that prefer to finish their step cleanly)."""
-    check = _STOP.get()
-    return bool(check is not None and check())
-
-
 def current_check() -> Callable[[], bool] | None:
     """The stop test installed for this thread/context, if any (nested runs, e.g. a sweep's, inherit it)."""
     return _STOP.get()

@@ -8,7 +8,8 @@ from core.errors import LabError
 from core.scenarios.reconstruction import theory_curves
 from ui.common import (chart, content, download_result, download_table, figure, metric_row, scenario_page,
                        param_widgets, plain)
-from ui.runs import run_scenario, run_sweep
+from ui.runs import run_scenario
+from ui.sweeps import run_sweep
 from ui.report import run_tools
 
 scenario = scenario_page("reconstruction", about="What is happening here?",

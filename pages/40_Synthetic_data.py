@@ -7,6 +7,7 @@ from core.plots import synthetic as plots
 from core.scenarios.synthetic.preview import data_preview
 from core.scenarios.synthetic.views import (
     UTILITY_METRICS,
+    attack_metric_names,
     compare_setup,
     compare_view,
     games_table,
@@ -31,7 +32,8 @@ from ui.common import (
     stop_unless_ready,
 )
 from ui.report import run_tools
-from ui.runs import run_scenario, run_sweep
+from ui.runs import run_scenario
+from ui.sweeps import run_sweep
 from ui.synthetic_release import release_controls
 
 scenario = scenario_page("synthetic", about="What is happening here? (read me first)",
@@ -60,13 +62,15 @@ except LabError as exc:
     st.stop()
 config["seed"] = seed
 
-HEADLINE_NAMES = {"target": "Target accuracy [95% CI]", "half_width": "Interval half-width",
+HEADLINE_NAMES = {"risk": "Inference risk vs control [95% CI]",
+                  "train_control": "Right on training vs control records",
+                  "baseline": "Majority baseline", "target": "Target accuracy [95% CI]",
+                  "half_width": "Interval half-width", "target_baseline": "Target majority baseline",
                   "all_records": "All-records accuracy (low variance)"}
 NAMES = {"auc": "AUC", "tpr_at_fpr_0.1": "TPR @ 10% FPR", "mre_gt10": "MRE>10",
          "tvd3": "3-TVD"}
 EPS_NAMES = {"claimed_epsilon": "Claimed ε", "empirical_epsilon_low": "Empirical ε (95% lower bound)"}
-ATTACK_NAMES = {"accuracy_recon": "Adv_recon", "accuracy_dcr": "Adv_dcr", "accuracy_infer": "Adv_infer",
-                "accuracy_max": "Acc_max"}
+ATTACK_NAMES = attack_metric_names()  # from the attacks' declarations (core/attacks/synthetic/__init__.py)
 
 
 def draw(result, final):
@@ -76,6 +80,8 @@ def draw(result, final):
         return
     st.caption(f":material/science: {v.label} — compare shapes, not values, with the paper." if v.surrogate
                else f":material/groups: {v.label}")
+    if v.risk_sentence:
+        st.markdown(v.risk_sentence)  # written by the lab from the numbers; no user text
     st.markdown(v.sentence)  # it says already whether the interval clears a coin flip; the advice to play more
     # games goes beside the interval's own tiles, under the chart
     # --- headline: the privacy–utility scatter (this run + any comparison already computed), right under the
@@ -99,6 +105,14 @@ def draw(result, final):
     if caution:
         st.warning(caution, icon=":material/warning:")
     st.caption(content("synthetic", "interval"))
+    if v.risks is not None:
+        st.subheader("The three risks, against a control set")
+        st.dataframe(v.risks, hide_index=True, width="stretch")
+        st.caption(content("synthetic", "risk"))
+    if v.proxies is not None:
+        st.subheader("Proxy scores beside the attacks")
+        st.dataframe(v.proxies, hide_index=True, width="stretch")
+        st.caption(content("synthetic", "proxies"))
     metric_row(v.metrics, NAMES)
     if v.per_attack:
         metric_row(v.metrics, ATTACK_NAMES, fmt="{:.1%}")

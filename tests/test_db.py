@@ -97,7 +97,7 @@ def test_postgres_password_never_appears_in_messages():
 def test_the_database_is_chosen_by_lab_database_then_the_settings(tmp_path, monkeypatch):
     from core.db.open import configured_url
     from core.errors import ParameterError
-    from core.runtime.settings import parse
+    from core.basics.settings import parse
 
     s = parse({"database": {"url": "postgresql://lab@db/lab"}, "classes": {"retention_days": 7}})
     assert (s.database_url, s.class_retention_days) == ("postgresql://lab@db/lab", 7.0)

@@ -322,9 +322,12 @@ def test_the_app_says_so_in_a_caption_and_runs_anyway(tmp_path, monkeypatch):
 #   (the joblib workers and both resource trackers are gone within seconds, not minutes later);
 # * a killed worker ends the command with one ``error:`` line naming what happened and the retry hint (no
 #   joblib traceback), exit 1, again with nothing left behind.
-# STOP_BOUND: seconds from the signal until every process of the run is gone. Measured (timings are printed):
-# the command ends 1.3–2.7 s after the signal at load average 14–24 on 2 cores, the last resource tracker up to
-# 8 s; before, the workers went on computing for minutes. The bound leaves room for a loaded shared machine.
+#
+# The machine is shared, so timings are measured and printed; the bounds asserted are loose enough for a loaded
+# 2-core machine and still far below what the faults did before (workers computing for minutes, orphaned).
+# STOP_BOUND: seconds from the signal until every process of the run is gone. Measured: the command itself ends
+# 1.3–2.7 s after the signal with the machine's load average at 14–24 on 2 cores, the last resource tracker up to
+# 8 s; before, the workers went on computing for minutes. The bound leaves room for a loaded machine.
 STOP_BOUND = 15.0
 
 
@@ -395,7 +398,8 @@ def _no_leftovers_in_shm(pid: int) -> None:
 POINTS, GAMES = 40, 1000  # a few seconds per point, a minute or more in all: stopped long before the end
 STOP_SWEEP = ["sweep", "reconstruction", "--vary", "n=" + ",".join(str(n) for n in range(100, 100 + POINTS)),
          "--set", "trials=100", "--set", "sweeps=false", "--jobs", "2", "--progress"]
-# noisy answers keep the LP busy: exact ones at n = 200 end before the first progress line on a quiet machine
+# noisy answers keep the LP busy (exact ones at n = 200 finish 1,000 games in 2 s on a quiet machine, before
+# the first progress line)
 STOP_RUN = ["run", "reconstruction", "--set", "n=300", "--set", f"trials={GAMES}", "--set", "sweeps=false",
             "--set", "defense=gaussian", "--set", "defense_level=1", "--jobs", "2", "--no-store", "--progress"]
 

@@ -158,7 +158,7 @@ def test_fill_uses_only_the_runs_numbers():
 # ------------------------------------------------------------------------------------------------ class mode
 # (the engine's tests: tests/test_classroom.py, against both records databases)
 def test_class_expiry_is_a_setting(tmp_path):
-    from core.runtime.settings import parse
+    from core.basics.settings import parse
 
     assert parse({"classes": {"expiry_hours": 2}}).class_expiry_hours == 2.0
     with pytest.raises(L.ParameterError, match="classes.expiry_hours"):

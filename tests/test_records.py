@@ -170,8 +170,10 @@ def test_each_scenarios_records_agree_with_its_accuracy(name, params):
     res = run(name, params, seed=1)
     table = RecordTable.from_dict(res.exposure)
     assert table is not None and table.total == len(table)
-    # location: every attacked user's games (the headline accuracy is the first user's)
-    accuracy = res.metrics["users_accuracy" if name == "location" else "accuracy"]
+    # location: every attacked user's games (the headline accuracy is the first user's); synthetic: every
+    # training record of every game, attacked by the attack with the largest risk against the control set
+    key = {"location": "users_accuracy", "synthetic": "success_train"}.get(name, "accuracy")
+    accuracy = res.metrics[key]
     assert np.mean(table.columns["correct"]) == pytest.approx(accuracy, abs=1e-12)
     assert sum(table.tier_counts.values()) == table.total
     tiers = np.array(table.columns["tier"])
@@ -238,11 +240,13 @@ def test_synthetic_record_ids_point_at_the_targets_row_in_the_data_set():
     codes, domain, _, _ = load_game_data(res.config)
     names = list(domain)[:-1]
     ids = [str(i) for i in table.columns["id"]]
-    assert len(set(ids)) == len(ids)  # one row per game, even when two games draw the same person
+    assert len(set(ids)) == len(ids)  # one row per game and record, even when two games draw the same person
+    assert table.total == 8 * 199  # every training record of every game but its coin-flipped target
     for j, rid in enumerate(ids):
         game, row = rid.split("-row")
-        assert game == f"G{j + 1}"
+        assert game in {f"G{g + 1}" for g in range(8)}
         x = codes[int(row) - 1]
+        assert str(table.columns["secret"][j]) == str(domain[list(domain)[-1]][int(x[-1])])  # their own secret
         decoded = {c: domain[c][int(x[i])] for i, c in enumerate(names)}
         assert {c: str(table.columns[c][j]) for c in names} == {c: str(v) for c, v in decoded.items()}
 
@@ -263,7 +267,7 @@ def test_synthetic_record_ids_of_an_uploaded_file_are_its_data_rows(tmp_path):
                             "synth_size": 100}, seed=2)
     table = RecordTable.from_dict(res.exposure)
     assert any("data row in your file" in note for note in table.notes)
-    back = pd.read_csv(path, dtype=str).fillna("(missing)")
+    back = pd.read_csv(path, dtype=str).fillna("")  # as written in the file: an empty cell stays empty
     for j, rid in enumerate(map(str, table.columns["id"])):
         row = back.iloc[int(rid.split("-row")[1]) - 1]
         assert {c: str(table.columns[c][j]) for c in ("region", "age", "tenure")} == \

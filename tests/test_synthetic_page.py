@@ -21,6 +21,15 @@ def test_page_small_run_draws_tradeoff_roc_and_one_game():
     assert {"Target accuracy [95% CI]", "All-records accuracy (low variance)", "AUC", "MRE>10", "3-TVD",
             "Claimed ε"} <= labels
     assert "metric" not in before_first_chart(at)  # the trade-off chart first, its numbers under it
+    # every record attacked against a control set: the risk leads the numbers, the three risks and the proxy
+    # scores are tables of their own, with words saying what each measures
+    assert {"Inference risk vs control [95% CI]", "Right on training vs control records",
+            "Majority baseline"} <= labels
+    assert "Against a control set, Adv_recon" in text
+    heads = [h.value for h in at.subheader]
+    assert "The three risks, against a control set" in heads and "Proxy scores beside the attacks" in heads
+    risks = next(d.value for d in at.dataframe if "risk of" in d.value.columns)
+    assert list(risks["risk of"])[1:] == ["Singling out", "Linkability"]
 
 
 def test_page_rejects_query_ratio_beyond_what_k_offers():

@@ -160,16 +160,17 @@ def test_compare_view_picks_the_most_useful_release_below_the_risk_line():
 
 
 def test_records_cap_follows_the_users_table(tmp_path):
-    """n cannot pass the records an uploaded table holds (rounded down to n's step of 50); built-in data have no
-    such cap."""
+    """n cannot pass half the records an uploaded table holds (rounded down to n's step of 50): the other half is
+    the control set the risk is measured against; built-in data have no such cap."""
     rng = np.random.default_rng(0)
     frame = pd.DataFrame({"smoker": rng.choice(["yes", "no"], 534), "region": rng.choice(list("abcd"), 534),
                           "age": rng.integers(18, 80, 534)})
     path = tmp_path / "people.csv"
     frame.to_csv(path, index=False)
     top, why = sviews.records_cap("csv", str(path), "smoker")
-    assert top == 500 and "534 records" in why
+    assert top == 250 and "534 records" in why and "control set" in why
     assert sviews.records_cap("cces16", "", "") is None
     result = run("synthetic", {**SMALL, "dataset": "csv", "data_path": str(path), "secret": "smoker", "n": top},
                  seed=0)
     assert result.metrics["games_done"] == SMALL["games"]
+    assert result.metrics["control_records"] == 250  # as many as n: the table holds 284 more

@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 
 from core.measure.metrics import clopper_pearson
-from core.runtime.settings import settings
+from core.basics.settings import settings
 from core.scenario import get
 from core.studies.presets import load_presets, quick_look
 
@@ -32,7 +32,9 @@ def test_every_synthetic_preset_is_narrow_enough_and_a_costly_one_has_the_larges
     assert {"synthetic-rap-1e6", "synthetic-ctgan-1e6", "synthetic-indhist-chance"} <= set(presets)
     for name, p in presets.items():
         config = sc.resolve(p["params"])
-        assert _half_width(config["games"], p["paper_value"]) < 0.04, name  # at the accuracy the paper reports
+        if p["metric"] == "accuracy":  # one target per game: the games are the sample (a risk preset attacks
+            # every record of every game, and states its own interval)
+            assert _half_width(config["games"], p["paper_value"]) < 0.04, name  # at the accuracy the paper reports
         quick = quick_look(p)
         if sc.estimate_cost(config).seconds <= limit:
             assert quick is None, name  # a preset the server runs whole needs no quick look

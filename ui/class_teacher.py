@@ -127,7 +127,7 @@ def _roster(code: str, key: str) -> None:
             st.caption("The class has closed: its roster no longer changes.")
             return
         with st.form("classroom.roster.size", border=False):
-            from core.runtime.settings import settings
+            from core.basics.settings import settings
 
             most = settings().class_max_students
             size = st.number_input("Expected class size", 1, most, min(int(meta["capacity"]), most), step=1)

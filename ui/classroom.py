@@ -155,7 +155,7 @@ def _join_forms(meta: dict) -> None:
 
 
 def _teacher_panel(lesson) -> None:
-    from core.runtime.settings import settings
+    from core.basics.settings import settings
 
     with st.sidebar.container(border=True).expander("Teach this lesson to a class"):
         st.caption("Create a class: students open its link, join with a display name and a PIN, and you see the "

@@ -19,21 +19,20 @@
 """
 from __future__ import annotations
 
-import json
 import threading
 import time
 from typing import Any, Callable
 
 import streamlit as st
 
+from core.basics.settings import settings
+from core.basics.words import count
 from core.cost import CostLimitError, check_server_limits
 from core.errors import Cancelled, LabError
-from core.output.plain_language import count
 from core.runtime.games import Progress, Result
-from core.runtime.settings import settings
-from core.runtime.store import address_key, engine_version, result_address
 from core.runtime.dask_pool import DaskPool
-from core.runtime.workers import Job, RunPool, run_job, sweep_job
+from core.runtime.store import result_address
+from core.runtime.workers import Job, RunPool, run_job
 from core.scenario import Scenario
 from ui.feedback import run_failed, session_id, show_error, tick
 from ui.first_view import watching_run
@@ -398,8 +397,9 @@ def _run_live(scenario: Scenario, params: dict, seed: int, key: str, estimate: f
     result = Result.from_dict(data)
     state.pop("partial", None)
     state.pop("requested", None)
-    status.update(label=f"Done: {scenario.work_done(result.config, result.games_done)} in {result.seconds:.1f} s "
-                        f"(seed {seed})", state="complete", expanded=False)
+    done = scenario.work_done(result.config, result.games_done)
+    status.update(label=f"Done: {done} in {result.seconds:.1f} s (seed {seed})",
+                  state="complete", expanded=False)
     with top:
         store_note()
     tick()
@@ -443,68 +443,3 @@ def pool_run(scenario: Scenario, params: dict, seed: int, bar, *, label: str = "
         raise box["error"]
     keep(key, box["value"], about)
     return Result.from_dict(box["value"])
-
-
-def sweep_address(name: str, base_json: str, grid_json: str, seed: int) -> tuple[str, dict]:
-    """``(key, address)`` of a page's sweep: scenario, base settings, grid, seed, engine version."""
-    doc = {"sweep": name, "base": json.loads(base_json), "grid": json.loads(grid_json), "seed": int(seed),
-           "engine": engine_version()}
-    return address_key(doc, "sweep-"), doc
-
-
-def sweep_key(name: str, base_json: str, grid_json: str, seed: int) -> str:
-    return sweep_address(name, base_json, grid_json, seed)[0]
-
-
-def _sweep_cost(scenario: Scenario, base: dict, grid: dict[str, list]):
-    """Summed cost of the grid's points (seconds add up; memory is the largest point's)."""
-    import itertools
-
-    from core.runtime.sweep import sweep_cost
-
-    names = list(grid)
-    configs = [scenario.resolve({**base, **dict(zip(names, values))})
-               for values in itertools.product(*(grid[n] for n in names))]
-    return sweep_cost(scenario, configs, names)
-
-
-def run_sweep(scenario: Scenario, base: dict, grid: dict[str, list], seed: int, *, label: str,
-              key: str) -> dict | None:
-    """A parameter sweep behind a button, with queue place and progress; stored like runs."""
-    args = (scenario.name, json.dumps(base, sort_keys=True), json.dumps(grid, sort_keys=True), int(seed))
-    skey, about = sweep_address(*args)
-    data = stored(skey)
-    if data is not None:
-        return data
-    state = st.session_state.setdefault(f"_sweep.{key}", {})
-    if state.get("args") != args:
-        if not st.button(label, key=f"_sweep.{key}.go"):
-            return None
-        state["args"] = args
-    try:
-        cost = _sweep_cost(scenario, base, grid)
-        check_server_limits(cost, **_limits())
-    except CostLimitError as exc:
-        state.pop("args", None)
-        st.error(f"{exc.message}.", icon=":material/block:")
-        return None
-    except LabError as exc:
-        state.pop("args", None)
-        show_error(exc)
-        return None
-    status = st.status(f"Sweeping {' × '.join(grid)}…", expanded=True)
-    bar = status.progress(0.0, text="starting…")
-    job = Job(sweep_job, {"scenario": args[0], "base": json.loads(args[1]), "grid": json.loads(args[2]),
-                          "seed": args[3]}, label="settings")
-    job.estimate = float(cost.seconds)
-    box = _in_worker(job, lambda upd: (upd[0], upd[1]), bar, "settings", key=skey)
-    if "error" in box:
-        status.update(label="Sweep stopped" if isinstance(box["error"], Cancelled) else "Sweep failed",
-                      state="error")
-        state.pop("args", None)
-        show_error(box["error"])
-        return None
-    keep(skey, box["value"], about, "sweep-")
-    status.update(label=f"Sweep done in {box['value']['seconds']:.1f} s", state="complete", expanded=False)
-    store_note()
-    return box["value"]

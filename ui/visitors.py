@@ -18,7 +18,7 @@ from typing import Iterator
 
 import streamlit as st
 
-from core.runtime.settings import settings
+from core.basics.settings import settings
 from core.runtime.workers import Job
 from ui import class_identity
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import math
 
 from ..errors import ParameterError
-from ..runtime.settings import settings
+from ..basics.settings import settings
 from . import limits as B
 from .errors import ClassError
 from .names import normalise_code

@@ -15,7 +15,7 @@ from __future__ import annotations
 import secrets
 import time
 
-from ..runtime.settings import settings
+from ..basics.settings import settings
 from . import limits as B
 from . import names as N
 from .errors import ClassError

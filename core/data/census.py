@@ -43,7 +43,6 @@ import numpy as np
 
 from ..errors import DataError, ParameterError
 
-RACES = ("White", "Black", "AIAN", "Asian", "NHPI", "Other")
 #: CENRACE order: every non-empty subset of the six races, by size then lexicographically.
 CENRACE: tuple[frozenset, ...] = tuple(
     frozenset(c) for k in range(1, 7) for c in combinations(range(6), k))
@@ -189,6 +188,7 @@ def csv_columns(path: str | Path) -> list[str]:
     """Column names of a CSV file, read by the lab's one reader (:func:`core.data.dataset.read_header`:
     encoding, separator and column cap detected on the header; only the file's first megabyte is read, as a
     PPMF file may be gigabytes). Raises :class:`DataError` on an unreadable file."""
+    # lazy: start-up time (pandas only when used)
     from .dataset import read_header
 
     path = Path(path)
@@ -199,6 +199,7 @@ def binary_columns(path: str | Path) -> list[str]:
     """Columns of a CSV with exactly two distinct values (missing values count as a value, as in
     :func:`load_csv`): the candidates for the sensitive attribute of the yes/no inference game. Read by the
     lab's one reader, with its size, column and cell caps."""
+    # lazy: start-up time (pandas only when used)
     from .dataset import read_table
 
     path = Path(path)
@@ -224,6 +225,7 @@ def load_ppmf(path: str | Path, block: str | None = None, min_size: int = 4541,
     path = Path(path)
     if not path.is_file():
         raise DataError(f"no such file: {path}")
+    # lazy: start-up time (pandas only when used)
     from .dataset import detect_format
 
     with open(path, "rb") as fh:
@@ -290,6 +292,7 @@ def load_csv(path: str | Path, sensitive: str, columns: list[str] | None = None,
     """
     import pandas as pd
 
+    # lazy: start-up time (pandas only when used)
     from .dataset import read_table
 
     path = Path(path)

@@ -43,7 +43,7 @@ def open_database(url: str) -> Database:
 
 def configured_url() -> str:
     """``LAB_DATABASE`` if set, else ``[database] url`` if set, else ``[database] path``."""
-    from ..runtime.settings import settings
+    from ..basics.settings import settings
 
     env = os.environ.get("LAB_DATABASE")
     if env:

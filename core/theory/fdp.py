@@ -176,10 +176,3 @@ def gdp_mu_for(epsilon: float, delta: float) -> float:
         if hi > 1e4:
             return math.inf
     return float(optimize.brentq(lambda m: gdp_delta(m, epsilon) - delta, lo, hi, xtol=1e-12))
-
-
-def area_under(fpr, tpr) -> float:
-    """Trapezoidal area under a ROC polyline (the largest AUC the guarantee allows, for a bound curve)."""
-    f, t = np.asarray(fpr, float), np.asarray(tpr, float)
-    order = np.argsort(f, kind="stable")
-    return float(np.trapezoid(t[order], f[order]))

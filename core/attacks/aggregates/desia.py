@@ -53,7 +53,7 @@ from dataclasses import dataclass
 import numpy as np
 import scipy.sparse as sp
 
-from ...errors import DataError, ParameterError, SolverError
+from ...errors import DataError, ParameterError
 from ...releases.aggregate_release import AggregateRelease
 from .desia_stochastic import StochasticModule
 
@@ -379,10 +379,3 @@ class DeSIA:
         p = float(np.clip(proba[1] if k == 2 else proba[-1], _EPS_SCORE, 1 - _EPS_SCORE))
         return DeSIAOutput(p, int(np.argmax(proba)), False, first, status, p, auc, md.seconds,
                            time.perf_counter() - t0)
-
-
-def check_solver_available() -> None:
-    try:
-        import highspy  # noqa: F401
-    except ImportError as exc:  # pragma: no cover - highspy is a hard dependency
-        raise SolverError(f"highspy is not installed: {exc}") from None

@@ -29,3 +29,21 @@ def infer_attack(S: np.ndarray, x_u: np.ndarray, rng: np.random.Generator,
     clf.fit(Q, y)
     p1 = float(clf.predict_proba(np.asarray(x_u, dtype=np.int64).reshape(1, -1))[0, list(clf.classes_).index(1)])
     return int(p1 >= 0.5), p1
+
+
+def infer_attack_many(S: np.ndarray, X: np.ndarray, rng: np.random.Generator,
+                      n_estimators: int = 100) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`infer_attack` for many targets at once: one forest trained on ``S``, (guesses, P̂(y=1)) for every
+    row of the QI codes ``X``."""
+    S = np.asarray(S, dtype=np.int64)
+    X = np.asarray(X, dtype=np.int64)
+    Q, y = S[:, :-1], S[:, -1]
+    classes = np.unique(y)
+    if classes.size == 1:
+        c = int(classes[0])
+        return np.full(len(X), c, dtype=np.int64), np.full(len(X), float(c))
+    clf = RandomForestClassifier(n_estimators=n_estimators, n_jobs=1,
+                                 random_state=int(rng.integers(0, 2**31 - 1)))
+    clf.fit(Q, y)
+    p1 = clf.predict_proba(X)[:, list(clf.classes_).index(1)]
+    return (p1 >= 0.5).astype(np.int64), p1.astype(float)

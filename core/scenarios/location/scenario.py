@@ -30,6 +30,8 @@ import os
 
 import numpy as np
 
+from ...attacks.declaration import attacks_of
+from ...attacks.declaration import labels as attack_labels
 from ...attacks.location.likelihood_ratio import LikelihoodRatioAttack
 from ...attacks.location.location_common import balanced_labels, noise, sample_counts
 from ...attacks.location.one_threshold import OneThresholdAttack
@@ -45,8 +47,11 @@ from ...releases.laplace import Laplace
 from ...scenario import Scenario, register
 from ...theory import dp_accuracy as T
 from . import users as U
+from ...cost import Cost
+from ...attacks.location.meta_classifier import MetaClassifierMLP
+from ...attacks.location.meta_classifier import effective_input_weights, weight_summary
 
-ATTACKS = ("one-threshold", "two-threshold", "mlp", "lrt")
+ATTACKS = tuple(a.key for a in attacks_of("location"))  # declared in core/attacks/location/__init__.py
 K_GRID = (1, 2, 5, 10, 20, 30, 40, 50, 60, 80, 100, 120, 168, 200)
 SHADOW_GRID = (400, 1000, 2000, 5000, 10_000, 20_000, 50_000, 100_000, 200_000, 500_000, 1_000_000)
 CLIP = 1.0  # C: at most one site per user and hour, so the per-epoch sensitivity is 1
@@ -84,12 +89,17 @@ def _theory(mechanism: str, epsilon: float, delta: float, scale: float, k_max: i
 
 
 def theory_curves(config: dict) -> dict:
-    """Closed-form curves for the page's instant first plot (no games needed): ``dp_bound``, the Kairouz-optimal
-    expected accuracy; ``optimal``, the exact optimum of the *informed* game for this mechanism (an upper bound for
-    every attacker); ``one_threshold`` / ``two_threshold``, informed closed forms (Theorems 2–3); and the ε, δ and
-    mechanism in force, so every chart of them names its guarantee (the cached dict itself stays untouched)."""
+    """Closed-form curves for the page's instant first plot (no games needed).
+
+    * ``dp_bound``: the Kairouz-optimal expected accuracy;
+    * ``optimal``: the exact optimum of the *informed* game for this mechanism (an upper bound for every
+      attacker);
+    * ``one_threshold`` / ``two_threshold``: informed closed forms (Theorems 2–3);
+    * ``epsilon``, ``delta``, ``mechanism``: the guarantee in force, so every chart of them names it.
+    """
     eps, delta = float(config["epsilon"]), bound_delta(config)
     curves = _theory(config["mechanism"], eps, delta, float(noise_scale(config)), int(config["observations"]))
+    # the ε in force travels with the curves (a new dict: the cached one stays untouched)
     return {**curves, "epsilon": eps, "delta": delta, "mechanism": config["mechanism"]}
 
 
@@ -125,9 +135,7 @@ class LocationMembership(Scenario):
               choice_labels={"informed": "Informed (DP adversary)", "auxiliary": "Auxiliary data"}),
         Param("attack", "str", "two-threshold", "Attack whose metrics are headlined. Threshold attacks "
               "and the LRT are always evaluated; the MLP only when selected (slow).",
-              label="Attack", choices=ATTACKS,
-              choice_labels={"one-threshold": "One-threshold (sum)", "two-threshold": "Two-threshold",
-                             "mlp": "MLP meta-classifier", "lrt": "Optimal likelihood ratio"}),
+              label="Attack", choices=ATTACKS, choice_labels=attack_labels("location", "long")),
         Param("train_shadows", "int", 2000, "Shadow aggregates (half members) used to fit thresholds or "
               "train the MLP. The paper compares 2k and 200k.",
               label="Training shadows", low=20, high=1_000_000, log=True),
@@ -159,8 +167,9 @@ class LocationMembership(Scenario):
               label="Users", low=100, high=200_000, active_when=("attacker", ("auxiliary",))),
         Param("trace_file", "str", "", "Path of a check-in CSV (user, timestamp, lat/lon or site); empty = "
               "synthetic data.", ui=False, active_when=("attacker", ("auxiliary",))),
-        Param("bug", "str", "none", "Known-bug gallery only: forgets-composition claims ε, not k·ε, for the "
-              "target's k observations.", ui=False, choices=("none", "forgets-composition")),
+        Param("bug", "str", "none", "Re-create a documented DP accounting bug (the known-bug gallery of the Paper "
+              "presets page): forgets-composition claims the per-observation ε for the target's k observations "
+              "instead of k·ε (basic composition).", ui=False, choices=("none", "forgets-composition")),
     )
 
     # ------------------------------------------------------------ config
@@ -216,8 +225,6 @@ class LocationMembership(Scenario):
         Memory: the largest unit's ≈ 24 bytes per test cell (n·k) and 12 per shadow cell (shadows·k): measured
         growth 356 MB at n = 200,000 (k = 60), 424 MB at k = 200, 575 MB with 10⁶ shadows; the old 32 bytes per
         cell refused k = 200 (1.6 GB estimated). The MLP adds torch (≈ 250 MB)."""
-        from ...cost import Cost
-
         mlp = config["attack"] == "mlp"
         informed = config["attacker"] == "informed"
         seconds, peak = (4.0 if mlp else 0.0), 0.0
@@ -303,8 +310,6 @@ class LocationMembership(Scenario):
     def _fit_mlp(self, config, context, k: int, m: int, rng):
         """The meta-classifier on m training shadows of the target's k cells, stopped early on a validation set
         of at most 20,000 (paper §4.3, Fig. 11b: k hidden units, or 100 as prior work)."""
-        from ...attacks.location.meta_classifier import MetaClassifierMLP
-
         Xtr, ytr = self._aggregates(config, context, "train", k, m, rng)
         Xv, yv = self._aggregates(config, context, "val", k, min(m, 20_000), rng)
         checkpoint("location: MLP training")
@@ -347,10 +352,9 @@ class LocationMembership(Scenario):
         record = {"kind": kind, "k": k, "shadows": m, "games": int(yt.size), "attacks": {}}
         mlp = None
         if config["attack"] == "mlp":
-            from ...attacks.location.meta_classifier import effective_input_weights, weight_summary
 
             mlp = attacks["mlp"] = self._fit_mlp(config, context, k, m, rng)
-        scored = []  # the main task's scores of every attack, for the measured ε
+        main_scores = []  # the main task's scores of every attack, for the measured ε
         for name, att in attacks.items():
             checkpoint("location: scoring")
             if name == "mlp":
@@ -362,7 +366,8 @@ class LocationMembership(Scenario):
             else:
                 scores = att.score(Xt)
                 pred = (scores > att.threshold_).astype(np.int8)
-            scored += [scores] if main else []
+            if main:
+                main_scores.append(scores)
             roc = M.roc(yt, scores)
             entry = {"correct": int((pred == yt).sum()), "accuracy": float((pred == yt).mean()),
                      "auc": roc["auc"], "tpr_at_fpr_0.01": tpr_at(roc, 0.01),
@@ -375,10 +380,12 @@ class LocationMembership(Scenario):
                 entry["hist"] = score_histogram(scores, yt, k if name == "two-threshold" else None)
             record["attacks"][name] = entry
         if main:
-            # Measured privacy (core.measure.audit): attack and threshold chosen on half the test games, the 95%
-            # lower bound on ε from the other half, at the δ of the claim (k·δ for k observations).
-            kc = 1 if config.get("bug") == "forgets-composition" else k
-            record["empirical_epsilon_low"] = M.split_epsilon_bound(yt, scored, min(1, kc * bound_delta(config)))
+            # Measured privacy (core.measure.audit): the attack and threshold are chosen on half the test games,
+            # the 95% lower bound on ε is computed on the other half, against the claim for the target's k
+            # observations (basic composition: k·ε, k·δ).
+            claim_k = 1 if config.get("bug") == "forgets-composition" else k
+            record["empirical_epsilon_low"] = M.split_epsilon_bound(yt, main_scores,
+                                                                    min(1.0, claim_k * bound_delta(config)))
             two = attacks["two-threshold"]
             record["cell_thresholds"] = two.cell_thresholds_.tolist()
             if mlp is not None:
@@ -415,8 +422,9 @@ class LocationMembership(Scenario):
         for name, e in main["attacks"].items():
             metrics[f"{name}_accuracy"] = e["accuracy"]
         metrics["gap_to_bound"] = dp - chosen["accuracy"]
-        kc = 1 if config.get("bug") == "forgets-composition" else K  # known-bug gallery: composition ignored
-        metrics.update(claimed_epsilon=kc * config["epsilon"], claimed_delta=min(1, kc * bound_delta(config)))
+        forgets = config.get("bug") == "forgets-composition"  # known-bug gallery: the claim ignores composition
+        metrics["claimed_epsilon"] = (1 if forgets else K) * config["epsilon"]
+        metrics["claimed_delta"] = min(1.0, (1 if forgets else K) * bound_delta(config))
         metrics["empirical_epsilon_low"] = main["empirical_epsilon_low"]
         if not context["informed"]:
             metrics["mean_clean_count"] = float(np.mean(context["mean_clean_count"]))

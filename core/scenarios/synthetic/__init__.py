@@ -19,8 +19,14 @@ size. Every random draw of game g comes from ``SeedSequence(entropy, spawn_key=(
 run's entropy drawn from the prepare generator, so a sweep over generators plays the very same D' and
 targets (common random numbers).
 
-The package: ``data`` (data sets, size ladder, per-game caches), ``scenario`` (the registered scenario: parameters,
-cost, one game), ``summary`` (from game records to metrics and plot series), ``views`` (what the lab page draws) and
-``preview`` (the data under attack, before any game).
+The package: ``data`` (data sets, size ladder, per-game caches, the control set, identifier columns), ``scenario``
+(the registered scenario: parameters, cost, one game), ``records_game`` (every record of a release attacked,
+training against control, and ``release_risks`` for a release made elsewhere), ``summary`` and ``risk_summary``
+(from game records to metrics and plot series, the risk against the control set), ``exposure`` (who is exposed,
+traced to the file's rows), ``views`` and ``risk_views`` (what the lab page draws) and ``preview`` (the data under
+attack, before any game).
+
+Besides the paper's one-target game, every game keeps a control set of records the generator never sees and
+attacks every training and control record of its largest release (``control_risk``; docs/synthetic-risk.md).
 """
 from . import scenario  # noqa: F401  (registers the scenario)

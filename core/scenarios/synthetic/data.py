@@ -5,13 +5,15 @@ from __future__ import annotations
 
 import inspect
 import os
+import re
 import time
 from functools import lru_cache
 
 import numpy as np
+import pandas as pd
 
 from ...cancel import checkpoint
-from ...data.dataset import Dataset, load_csv
+from ...data.dataset import Dataset, load_csv, read_table
 from ...data.sdg_surrogates import SURROGATES, surrogate
 from ...data.surveys import SURVEYS, survey
 from ...errors import DataError, ParameterError
@@ -22,10 +24,6 @@ from ...runtime.lru import LRU
 
 DATASETS = ("cces16", "acs-like", "fire-like", "csv")
 DEFAULT_SECRET = {"cces16": "votetrump", "acs-like": "SEX", "fire-like": "ALS Unit"}
-ATTACK_CHOICES = ("recon", "dcr", "infer", "all")
-ATTACK_NAMES = {"recon": "Adv_recon (linear reconstruction)", "dcr": "Adv_dcr (closest record)",
-                "infer": "Adv_infer (random forest)"}
-AUDITOR_NAME = {"model": "Adv_model (informed auditor reading the released network)"}
 GENERATORS = tuple(sorted(SYNTHESIZERS, key=lambda k: (k != "nonprivate", k)))
 DP_GENERATORS = tuple(k for k in GENERATORS if SYNTHESIZERS[k].dp)
 EPOCH_GENERATORS = tuple(k for k in GENERATORS
@@ -52,13 +50,58 @@ def size_ladder(synth_size: int) -> list[int]:
 
 # ----------------------------------------------------------------------------- data
 @lru_cache(maxsize=8)
-def _csv(path: str, mtime: float) -> Dataset:
+def _csv(path: str, mtime: float, identifiers: str = "") -> Dataset:
     # a missing answer is one more category, not a reason to drop the person: survey tables have gaps in most
     # rows, and dropping them left 783 of acs12's 2,000 people (fewer than the page's n)
-    return load_csv(path, name=os.path.basename(path), missing="category")
+    raw = read_csv_rows(path, mtime)
+    ignored = set(identifier_columns(raw, identifiers))
+    return load_csv(path, name=os.path.basename(path), missing="category",
+                    columns=[c for c in raw.columns if c not in ignored])
 
 
-def base_dataset(dataset: str, data_path: str = "") -> tuple[Dataset, str]:
+@lru_cache(maxsize=8)
+def read_csv_rows(path: str, mtime: float):
+    """The file's rows as written (every cell text, as :func:`core.data.dataset.read_table` reads them): what an
+    exposure row shows as the person's values. Row i (0-based) here is row i + 1 of the file's data."""
+    return read_table(path, name=os.path.basename(path))
+
+
+_ID_NAME = re.compile(r"^(id|.*[_\s.-]id|identifier|.*serial.*|.*_?number|.*_?nr|row|index|unnamed: ?0)$",
+                      re.IGNORECASE)
+_CAMEL_ID = re.compile(r"^.*[a-z]ID$")  # personID, caseID (case-sensitive: "paid" is no identifier)
+MIN_CONTROL = 20  # fewer control records than this cannot tell a leak from the population's patterns
+
+
+def identifier_columns(frame, identifiers: str = "") -> list[str]:
+    """Columns that identify a row rather than describe a person, never attributes of the game.
+
+    ``identifiers``: a comma-separated list of columns (what the import step marked "identifier — ignored"),
+    ``"none"`` to keep every column, or empty to detect them: a column whose every present value is distinct
+    and that is named like an identifier (``id``, ``ID``, ``person_id``, ``serialno``…), is text (a code or name:
+    a text column with a value per person is no attribute), or counts the rows (1, 2, 3…)."""
+    if identifiers.strip().lower() == "none":
+        return []
+    if identifiers.strip():
+        named = [c.strip() for c in identifiers.split(",") if c.strip()]
+        unknown = [c for c in named if c not in frame.columns]
+        if unknown:
+            raise ParameterError("identifiers", f"no column {', '.join(map(repr, unknown))}; the file has "
+                                                f"{', '.join(frame.columns)}")
+        return named
+    out = []
+    for col in frame.columns:
+        values = frame[col].dropna()
+        if len(values) < 2 or values.nunique() != len(values):
+            continue
+        numbers = pd.to_numeric(values, errors="coerce")
+        counter = numbers.notna().all() and (numbers.diff().dropna() == 1).all()
+        name = str(col).strip()
+        if _ID_NAME.match(name) or _CAMEL_ID.match(name) or numbers.isna().any() or counter:
+            out.append(col)
+    return out
+
+
+def base_dataset(dataset: str, data_path: str = "", identifiers: str = "") -> tuple[Dataset, str]:
     """(Dataset, label) for a dataset name (CSV read through :func:`core.data.dataset.load_csv`)."""
     if dataset == "cces16":
         data = survey("cces16")
@@ -74,14 +117,15 @@ def base_dataset(dataset: str, data_path: str = "") -> tuple[Dataset, str]:
             raise ParameterError("data_path", f"cannot open {os.path.basename(data_path)!r} (no such file; an "
                                               "uploaded file may have been cleared from the server: upload it "
                                               "again)") from None
-        data = _csv(data_path, mtime)
+        data = _csv(data_path, mtime, identifiers)
         return data, f"your CSV ({os.path.basename(data_path)}, {len(data):,} rows)"
     raise ParameterError("dataset", f"expected one of {'|'.join(DATASETS)}, got {dataset!r}")
 
 
 @lru_cache(maxsize=8)
-def _prepared(dataset: str, data_path: str, secret: str, mtime: float) -> tuple[np.ndarray, dict, str, str]:
-    data, label = base_dataset(dataset, data_path)
+def _prepared(dataset: str, data_path: str, secret: str, mtime: float,
+              identifiers: str = "") -> tuple[np.ndarray, dict, str, str]:
+    data, label = base_dataset(dataset, data_path, identifiers)
     secret = secret or DEFAULT_SECRET.get(dataset, "")
     if not secret:
         raise ParameterError("secret", f"name the secret column; the file has {', '.join(data.columns)}")
@@ -124,7 +168,7 @@ def load_game_data(config: dict) -> tuple[np.ndarray, dict, str, str]:
     mtime = os.path.getmtime(config["data_path"]) if config["dataset"] == "csv" and config["data_path"] and \
         os.path.exists(config["data_path"]) else 0.0
     path = config["data_path"] if config["dataset"] == "csv" else ""
-    return _prepared(config["dataset"], path, config["secret"], mtime)
+    return _prepared(config["dataset"], path, config["secret"], mtime, config.get("identifiers", ""))
 
 
 # ----------------------------------------------------------------------------- caches
@@ -142,7 +186,17 @@ def _rng(entropy: int, game: int, component: int) -> np.random.Generator:
 
 
 def _data_key(config: dict) -> tuple:
-    return (config["dataset"], config["data_path"], config["secret"], config["n"])
+    return (config["dataset"], config["data_path"], config["secret"], config["n"], config.get("identifiers", ""),
+            config.get("control_size", 0), config.get("control_risk", True))
+
+
+def control_size(config: dict, records: int) -> int:
+    """Records of the game's control set: ``control_size`` (0 = as many as the training records n), capped at
+    the records the data hold besides the n."""
+    if not config.get("control_risk", True):
+        return 0
+    want = int(config.get("control_size", 0)) or int(config["n"])
+    return max(0, min(want, records - int(config["n"])))
 
 
 def _game(context: dict, config: dict, g: int) -> dict:
@@ -166,8 +220,14 @@ def _game(context: dict, config: dict, g: int) -> dict:
         original = int(D[u, -1])
         D[u, -1] = int(rng.integers(0, 2))
         util = UtilityQueries(D, context["cards"], _rng(context["entropy"], g, 1))
+        # the control set: records of the data set the generator never sees (own random stream, component 13,
+        # so the training sample and target are those of the paper's game)
+        outside = np.setdiff1d(np.arange(codes.shape[0]), rows)
+        crng = _rng(context["entropy"], g, 13)
+        control_rows = np.sort(crng.choice(outside, size=control_size(config, codes.shape[0]), replace=False))
         return {"D": D, "u": u, "row": int(rows[u]), "original": original, "truth": int(D[u, -1]),
-                "utility": util, "unique_targets": int(unique.size)}
+                "utility": util, "unique_targets": int(unique.size), "rows": rows,
+                "control": codes[control_rows], "control_rows": control_rows}
 
     return _GAMES.get_or((_data_key(config), context["entropy"], g), make)
 

@@ -11,6 +11,7 @@ import numpy as np
 from ...releases.synthesizers import SYNTHESIZERS
 from ...scenario import prepare_rng
 from .data import _game, load_game_data, make_generator, size_ladder
+from ...theory.fdp import accuracy_bound
 
 
 def greedy_uniqueness(X: np.ndarray, names) -> tuple[list[str], list[float]]:
@@ -50,8 +51,6 @@ def data_preview(config: dict, seed: int) -> dict:
       (ε, δ)-DP on its training records caps *any* attack on every synthetic size at ``(e^ε + δ)/(1 + e^ε)``
       (:func:`core.theory.fdp.accuracy_bound`; the generated sample is post-processing of the fitted model).
     """
-    from ...theory.fdp import accuracy_bound
-
     codes, domain, label, secret = load_game_data(config)
     cards = tuple(len(v) for v in domain.values())
     ctx = {"codes": codes, "cards": cards, "entropy": int(prepare_rng(seed).integers(0, 2**62))}  # = prepare's
@@ -66,5 +65,5 @@ def data_preview(config: dict, seed: int) -> dict:
             "secret_values": [str(v) for v in values], "secret_share": float(np.mean(codes[:, -1] == 1)),
             "qis": {k: len(domain[k]) for k in names}, "order": order, "unique_share": shares,
             "targets": int(game["unique_targets"]), "sizes": size_ladder(config["synth_size"]),
-            "generator": gen.title or gen.name, "dp": dp, "epsilon": float(eps) if dp else None,
+            "generator": gen.title, "dp": dp, "epsilon": float(eps) if dp else None,
             "delta": float(delta) if dp else None, "bound": accuracy_bound(eps, delta) if dp else None}

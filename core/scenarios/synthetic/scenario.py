@@ -8,12 +8,13 @@ import time
 
 import numpy as np
 
+from ...attacks.declaration import attack_of, attack_param, in_all
+from ...attacks.synthetic import RELEASE_RISKS
 from ...attacks.reconstruction.dinur_nissim_lp import METHODS
-from ...attacks.synthetic.dcr import dcr_attack
-from ...attacks.synthetic.infer import infer_attack
 from ...attacks.synthetic.linear_reconstruction import ReconMatrix, solve_recon_lp
 from ...attacks.synthetic.linear_reconstruction import guess as round_guess
 from ...attacks.synthetic.model_audit import model_audit
+from ...basics.words import count
 from ...cancel import checkpoint
 from ...errors import ParameterError
 from ...params import Param
@@ -21,13 +22,12 @@ from ...releases.kway_queries import KS, SCALINGS, available_count
 from ...releases.synthesizers import SYNTHESIZERS
 from ...scenario import Scenario, register
 from .data import (
-    ATTACK_CHOICES,
-    ATTACK_NAMES,
     DATASETS,
     DP_GENERATORS,
     EPOCH_GENERATORS,
     GENERATORS,
     MAX_SIZE,
+    MIN_CONTROL,
     NETWORK_GENERATORS,
     Q_GRID,
     _game,
@@ -39,11 +39,14 @@ from .data import (
     make_generator,
     size_ladder,
 )
+from .records_game import LINK_ROWS_MAX, PROXY_GAMES, attack_records, infer_scores
 from .summary import summarize_games
+from ...cost import Cost
+from .summary import exposure_table
+from ...releases.synthesizers._relaxed_marginals import ThreeWayMarginals
 
-# The baselines that read only the synthetic sample S and the target's known attributes x_u:
-# name → attack(S, x_u, rng) → (guess, score). Adv_recon also needs the query family, so it is played apart.
-SAMPLE_ATTACKS = {"dcr": dcr_attack, "infer": infer_attack}
+ATTACK_HELP = "which attack(s) to run; all = every attack on the same games (Acc_max)"
+ALL_LABEL = "all {n} (Acc_max)"
 
 
 @register
@@ -63,7 +66,7 @@ class Synthetic(Scenario):
     bench_overrides = {"games": 3, "query_sweep": False}
     # Small, fast page defaults (first plot within seconds); the sidebar scales up to the paper's setting.
     page_defaults = {"games": 10, "synth_size": 10_000, "n": 1000}
-    params = (
+    _params = (
         Param("dataset", "str", "cces16", "the records the generator is fitted on", label="Data",
               choices=DATASETS,
               choice_labels={"cces16": "CCES 2016 survey (real respondents)", "acs-like": "ACS-like surrogate",
@@ -73,7 +76,7 @@ class Synthetic(Scenario):
         Param("secret", "str", "", "the secret column (binary, or binarised as column=value); empty = the "
               "dataset's default (votetrump, SEX, ALS Unit)", label="Secret column", ui=False),
         Param("generator", "str", "nonprivate", "synthetic-data generator", label="Generator", choices=GENERATORS,
-              choice_labels={k: (SYNTHESIZERS[k].title or k) + ("" if SYNTHESIZERS[k].in_paper else " (not in paper)")
+              choice_labels={k: SYNTHESIZERS[k].title + ("" if SYNTHESIZERS[k].in_paper else " (not in paper)")
                              for k in GENERATORS}),
         Param("epsilon", "float", 0.0, "privacy budget ε of a differentially private generator (the paper uses "
               "1, 10, 100); 0 = not set, required for DP generators and refused for the others",
@@ -91,10 +94,7 @@ class Synthetic(Scenario):
         Param("query_ratio", "float", 0.0, "queries per record, q/n; 0 = every query the k-way family offers "
               "(the paper's setting); capped at what k offers", label="Query ratio q/n (0 = all)",
               low=0.0, high=400.0),
-        Param("attack", "str", "recon", "which attack(s) to run; all = every attack on the same games (Acc_max)",
-              label="Attack", choices=ATTACK_CHOICES,
-              choice_labels={"recon": "Adv_recon (linear reconstruction)", "dcr": "Adv_dcr (closest record)",
-                             "infer": "Adv_infer (random forest)", "all": "all three (Acc_max)"}),
+        attack_param("synthetic", "recon", ATTACK_HELP, all_label=ALL_LABEL),
         Param("n", "int", 1000, "records the generator is fitted on (the paper: 1000)", label="Records n",
               low=50, high=5000, step=50),
         Param("games", "int", 10, "independent games (fresh sample, target and release each); the paper: 500",
@@ -113,6 +113,26 @@ class Synthetic(Scenario):
               "Paper presets page): privbayes-probability-sensitivity noises PrivBayes' count tables with the "
               "probability-scale sensitivity 2/n (DataSynthesizer issue 34)", ui=False,
               choices=("none", "privbayes-probability-sensitivity")),
+        Param("control_risk", "bool", True, "attack every record of the largest release, and as many records the "
+              "generator never saw (a control set), and report the risk against the control set beside the paper's "
+              "one-target accuracy; off = the paper's game alone", label="Risk against a control set"),
+        Param("attacked_records", "int", 0, "records attacked per game on each side for the risk against the "
+              "control set (training records the release was fitted on, control records it never saw); 0 = every "
+              "one (n − 1 training records: all but the coin-flipped target)", label="Records attacked per game "
+              "(0 = all)", low=0, high=5000),
+        Param("control_size", "int", 0, "records kept out of the release as its control set; 0 = as many as n "
+              "(capped at the records the data hold besides the n)", label="Control records (0 = n)",
+              low=0, high=5000),
+        Param("three_risks", "bool", True, "also measure singling out and linkability against the control set "
+              "(the regulators' three risks with inference)", label="Singling out and linkability"),
+        Param("n_neighbors", "int", 10, "linkability: synthetic neighbours compared on each half of the known "
+              "columns (1 misses verbatim copies that share their half with others)", label="Linkability "
+              "neighbours", low=1, high=100),
+        Param("proxy_scores", "bool", True, "also compute SDMetrics' DCR-based proxy scores on the last game's "
+              "release (DCR overfitting protection, disclosure protection)", label="SDMetrics proxy scores"),
+        Param("identifiers", "str", "", "columns that identify a row and are never attributes (comma-separated); "
+              "empty = detected (unique per row and named like an id, text unique per row, or a row counter); "
+              "none = keep every column", ui=False, active_when=("dataset", ("csv",))),
         Param("audit_model", "bool", False, "also play the informed auditor (Adv_model): it knows every record but "
               "the target's secret and reads the released network's conditional table for the secret — the "
               "strongest attacker DP allows, used to audit a release's ε claim (baynet, privbayes)", ui=False),
@@ -136,8 +156,11 @@ class Synthetic(Scenario):
         if config.get("bug", "none") != "none" and config["generator"] != "privbayes":
             raise ParameterError("bug", "privbayes-probability-sensitivity applies to generator=privbayes only")
         codes, domain, _, _ = load_game_data(config)
-        if config["n"] > codes.shape[0]:
-            raise ParameterError("n", f"the data have {codes.shape[0]:,} records; choose n ≤ {codes.shape[0]:,}")
+        if config.get("control_risk", True) and config["n"] > codes.shape[0] - MIN_CONTROL:
+            top = codes.shape[0] - MIN_CONTROL
+            raise ParameterError("n", f"the data have {codes.shape[0]:,} records and the risk needs at least "
+                                      f"{MIN_CONTROL} the release never saw (its control set); choose n ≤ "
+                                      f"{max(top, 0):,}")
         cards = [len(v) for v in domain.values()]
         if config["query_ratio"] > 0 and config["attack"] in ("recon", "all"):
             bound = available_count(cards[:-1], config["query_k"])
@@ -148,8 +171,18 @@ class Synthetic(Scenario):
                                                     f"{bound:,} (q/n ≤ {bound / n:.3g} at n = {n}); asked for "
                                                     f"q = {q:,}. Use 0 for all, or k = 4 / 234 for more queries")
 
+    @property
+    def params(self):
+        """The parameters, with the ``attack`` choices read from the attacks declared for this game now
+        (core/attacks/synthetic/__init__.py), so an attack declared after this module was imported is offered
+        by the CLI and the page like the others."""
+        return tuple(attack_param("synthetic", p.default, p.help, all_label=ALL_LABEL) if p.name == "attack"
+                     else p for p in self._params)
+
     def attacks(self, config) -> list[str]:
-        chosen = list(ATTACK_NAMES) if config["attack"] == "all" else [config["attack"]]
+        """The attacks a run plays: the chosen one, or every declared attack that "all" includes; the informed
+        auditor (Adv_model) on top when ``audit_model`` is set."""
+        chosen = in_all("synthetic") if config["attack"] == "all" else [config["attack"]]
         return chosen + (["model"] if config.get("audit_model") else [])
 
     def _q_grid(self, config, cards) -> list[int]:
@@ -179,7 +212,6 @@ class Synthetic(Scenario):
         g, millions = config["generator"], config["synth_size"] / 1e6
         once = 0.0
         if g in ("rap", "rap-softmax"):
-            from ...releases.synthesizers._relaxed_marginals import ThreeWayMarginals
 
             steps = getattr(make_generator(config), "steps", 2000)
             fit = steps * (3.4e-3 + 4.5e-8 * ThreeWayMarginals(cards).n_queries)
@@ -209,6 +241,19 @@ class Synthetic(Scenario):
         seconds = 0.03 + scale * (0.18 * n ** 1.3 * (q_sparse / 3800) ** 0.6 + 0.6 * n ** 2.5 * min(1.0, q_dense / 100))
         return seconds * (5.5 if config["lp_method"] == "ipm" else 1.0)
 
+    def _records_seconds(self, config, d: int, recon: bool, queries) -> float:
+        """Attacking every record against the control set (:mod:`.records_game`), per game: one more LP for
+        the control set's QIs, and the release risks' declared cost terms (core/attacks/synthetic/__init__.py):
+        singling out per release, linkability per target (both sets) × synthetic row (≤ 10⁴) × column."""
+        if not config.get("control_risk", True):
+            return 0.0
+        seconds = self._lp_seconds(config, *queries) if recon and queries else 0.0
+        if config.get("three_risks", True):
+            rows = 2 * config["n"] * min(config["synth_size"], LINK_ROWS_MAX) * d
+            seconds += attack_of(RELEASE_RISKS, "singling-out").seconds_per_release + \
+                attack_of(RELEASE_RISKS, "linkability").seconds_per_row * rows
+        return seconds
+
     def estimate_cost(self, config):
         """Games × (fit + sample + attacks on every size of the ladder + the query sweep), in CPU seconds on one core
         of the 2-core AMD EPYC lab machine (measured 2026-11-23 with benchmarks/bench_cost.py; q = the queries the
@@ -226,8 +271,6 @@ class Synthetic(Scenario):
 
         Page default (10 games, m = 10,000, n = 1000) measured 9.9–10.8 s. Memory ≈ 24 bytes per synthetic cell
         plus the query matrix (8·q·n bytes dense)."""
-        from ...cost import Cost
-
         _codes, domain, _, _ = load_game_data(config)
         once, fit, sample = self._generator_seconds(config, [len(v) for v in domain.values()])
         sizes = size_ladder(config["synth_size"])
@@ -235,6 +278,7 @@ class Synthetic(Scenario):
         attacks = self.attacks(config)
         per_game = 0.1 + fit + sample + 5e-7 * rows  # D', the target, the utility queries
         queries = 20_000
+        q_sparse_dense = None
         if "recon" in attacks:
             _codes, domain, _, _ = load_game_data(config)
             cards = [len(v) for v in domain.values()][:-1]
@@ -243,17 +287,21 @@ class Synthetic(Scenario):
             dense = available_count(cards, "2") if k in ("2", "234") else 0
             share = min(1.0, config["query_ratio"] * config["n"] / available) if config["query_ratio"] > 0 else 1.0
             q_dense, q_sparse = share * dense, share * (available - dense)
+            q_sparse_dense = (q_sparse, q_dense)
             queries = max(queries, share * available)
-            per_game += len(sizes) * self._lp_seconds(config, q_sparse, q_dense) + 2e-6 * rows
+            per_game += len(sizes) * self._lp_seconds(config, q_sparse, q_dense)
             if self._sweeps_queries(config):
                 for q in self._q_grid(config, cards + [2]):
                     part = q / max(1.0, share * available)
                     per_game += self._lp_seconds(config, part * q_sparse, part * q_dense)
-        if "infer" in attacks:
-            per_game += len(sizes) * 0.05 + 1.2e-4 * rows
-        if "dcr" in attacks:
-            per_game += 1e-6 * rows
+        for name in attacks:  # each declared attack's own terms (Adv_model's reading of the network is free)
+            if name != "model":
+                declared = attack_of("synthetic", name)
+                per_game += len(sizes) * declared.seconds_per_release + declared.seconds_per_row * rows
+        per_game += self._records_seconds(config, len(domain), "recon" in attacks, q_sparse_dense)
         seconds = 1.0 + once + config["games"] * per_game
+        if config.get("proxy_scores", True) and config.get("control_risk", True):
+            seconds += 4.0 + 3.0 * PROXY_GAMES  # import SDMetrics; its DCRs on 300 × 300 rows per proxy game
         mem = 200e6 + 24 * config["synth_size"] * 16 + 8 * queries * config["n"]
         return Cost(seconds=seconds, bytes=mem, drivers=("games", "synth_size", "n", "generator"),
                     basis="games × (fit + sample + LPs per size)")
@@ -265,7 +313,7 @@ class Synthetic(Scenario):
         return {"codes": codes, "domain": domain, "cards": cards, "label": label, "secret": secret,
                 "entropy": int(rng.integers(0, 2**62)), "sizes": size_ladder(config["synth_size"]),
                 "q_grid": self._q_grid(config, cards) if self._sweeps_queries(config) else [],
-                "generator": {"name": gen.name, "title": gen.title or gen.name, "dp": gen.dp,
+                "generator": {"name": gen.name, "title": gen.title, "dp": gen.dp,
                               "in_paper": gen.in_paper}}
 
     def _sweeps_queries(self, config) -> bool:
@@ -278,8 +326,6 @@ class Synthetic(Scenario):
         """With the query sweep on, a run plays ``games`` attack games and as many again for the accuracy-vs-
         queries curve (indices ``games`` and up, :meth:`play`); the headline's interval counts the first kind only,
         so a finished run says both ("4 attack games + 4 query-sweep games"), not "8 games" beside "4 games"."""
-        from core.output.plain_language import count
-
         games = int(config["games"])
         if self._sweeps_queries(config) and int(done) == 2 * games:
             return f"{count(games, 'attack game')} + {count(games, 'query-sweep game')}"
@@ -306,6 +352,7 @@ class Synthetic(Scenario):
         audit = model_audit(syn["model"], D, u) if "model" in attacks else None  # the same for every size
         rows = []
         example = None
+        recon_t = infer_p = None
         for m in context["sizes"]:
             checkpoint("synthetic: attacking")
             S = syn["S"][:m]
@@ -317,21 +364,30 @@ class Synthetic(Scenario):
                 row.update(recon_guess=round_guess(t_u), recon_score=t_u,
                            recon_all=float(np.mean((res.t >= 0.5) == D[:, -1])), recon_objective=res.objective)
                 if m == context["sizes"][-1]:
+                    recon_t = res.t
                     example = {"t_u": t_u, "objective": res.objective, "queries": fam.n_queries,
                                "available": available, "lp_rows": res.lp_rows}
             if "model" in attacks:
                 row.update(model_guess=audit[0], model_score=audit[1])
-            for name in attacks:
-                if name in SAMPLE_ATTACKS:
-                    gs, sc = SAMPLE_ATTACKS[name](S, x_u, arng)
+            for name in attacks:  # the attacks that read only S and x_u, through their declared player
+                player = None if name == "model" else attack_of("synthetic", name).player
+                if name == "infer" and m == context["sizes"][-1]:  # one forest for the target and every record
+                    (gs, sc), *infer_p = infer_scores(S, x_u, D, game["control"], arng)
+                    row.update(infer_guess=gs, infer_score=sc)
+                elif player is not None:
+                    gs, sc = player(S, x_u, arng)
                     row.update({f"{name}_guess": gs, f"{name}_score": sc})
             attack_seconds += time.perf_counter() - start
             rows.append(row)
         domain = context["domain"]
         names = list(domain)
         target = {names[j]: _plain(domain[names[j]][int(x_u[j])]) for j in range(len(x_u))}
+        start = time.perf_counter()
+        records = attack_records(config, context, g, game, syn["S"], attacks, recon_t, infer_p) \
+            if config.get("control_risk", True) else None
+        attack_seconds += time.perf_counter() - start
         return {"kind": "main", "game": g, "u": u, "row": game["row"], "truth": truth,
-                "original": game["original"],
+                "original": game["original"], "records": records,
                 "target": target, "unique_targets": game["unique_targets"], "sizes": rows, "example": example,
                 "epsilon": syn["epsilon"], "delta": syn["delta"], "fit_seconds": syn["fit_seconds"],
                 "sample_seconds": syn["sample_seconds"], "attack_seconds": attack_seconds}
@@ -356,8 +412,6 @@ class Synthetic(Scenario):
         return {"kind": "q", "game": g, "truth": game["truth"], "points": points}
 
     def exposure(self, config, context, records):
-        from .summary import exposure_table
-
         return exposure_table(config, context, records, self.attacks(config))
 
     # ------------------------------------------------------------ summary

@@ -12,7 +12,10 @@ import math
 import numpy as np
 
 from ...measure.metrics import accuracy_summary, best_threshold_epsilon, roc, tpr_at_fpr
+from ...measure.synthetic_risk import majority_baseline
 from .data import GOOD_UTILITY, HIGH_RISK
+from .exposure import exposure_from_records
+from .risk_summary import risk_summary
 
 CI_KEYS = ("accuracy", "accuracy_ci_low", "accuracy_ci_high")
 
@@ -22,7 +25,7 @@ def summarize_games(config: dict, context: dict, records: list[dict], attacks: l
     main = sorted((r for r in records if r["kind"] == "main"), key=lambda r: r["game"])
     qrecs = [r for r in records if r["kind"] == "q"]
     sizes = context["sizes"]
-    series: dict = {"sizes": sizes, "attacks": attacks, "dataset_label": context["label"],
+    series: dict = {"risk": {}, "sizes": sizes, "attacks": attacks, "dataset_label": context["label"],
                     "secret": context["secret"], "generator": context["generator"], "by_size": {}, "roc": {},
                     "utility": {}, "privacy_utility": [], "accuracy_vs_queries": {}, "example": None,
                     "high_risk": HIGH_RISK, "good_utility": GOOD_UTILITY}
@@ -33,6 +36,9 @@ def summarize_games(config: dict, context: dict, records: list[dict], attacks: l
     delta = main[0]["delta"] if eps is not None and math.isfinite(eps) else 0.0
     per_size = {m: size_stats([r["sizes"][i] for r in main], truth, attacks, delta) for i, m in enumerate(sizes)}
     metrics = headline_metrics(per_size, sizes, attacks, main, truth, eps, delta)
+    metrics["accuracy_baseline"] = majority_baseline(truth)  # the coin's own majority among the targets
+    more, series["risk"] = risk_summary(main)
+    metrics.update(more)
     series.update(size_series(per_size, sizes, attacks))
     series["privacy_utility"] = privacy_utility_points(per_size, sizes, context["generator"],
                                                        metrics["claimed_epsilon"], len(main))
@@ -158,35 +164,12 @@ def example_game(first: dict, sizes: list[int], n: int, attacks: list[str]) -> d
 
 
 def exposure_table(config: dict, context: dict, records: list[dict], attacks: list[str]):
-    """Who is exposed in the synthetic-data game: one row per game, i.e. per target record and its secret, with
-    the target's known attributes, the headline attack's guess at the largest synthetic size (the attack the
-    metrics report: the most accurate there) and its confidence. Probable: above the confidence that at most 1% of
-    the wrong guesses reach. Nothing is certified: a generator's sample is consistent with either value."""
-    from ...measure.records import build, confidence
-
+    """Who is exposed in the synthetic-data game: every attacked training record of every game, traced to its row
+    (:mod:`core.scenarios.synthetic.exposure`), with the guesses of the attack whose risk against the control set
+    is the largest."""
     main = sorted((r for r in records if r["kind"] == "main"), key=lambda r: r["game"])
     if not main:
         return None
-    truth = np.array([r["truth"] for r in main])
-    rows = [r["sizes"][-1] for r in main]
-    best = max(attacks, key=lambda a: float(np.mean(np.array([x[f"{a}_guess"] for x in rows]) == truth)))
-    guesses = np.array([x[f"{best}_guess"] for x in rows]).astype(int)
-    scores = np.array([x[f"{best}_score"] for x in rows], dtype=float)
-    names = list(main[0]["target"])
-    known = {name: [r["target"].get(name) for r in main] for name in names}
-    why = ("A synthetic sample is consistent with either value of any one record's secret, so no guess can be "
-           "certified.")
-    # A game draws its own sample D' of the data set, so one person can be the target of several games: the id
-    # names both, the game and the target's row in the data set (row 1 = its first usable row).
-    ids = [f"G{r['game'] + 1}-row{r['row'] + 1}" if "row" in r else f"G{r['game'] + 1}" for r in main]
-    return build(ids, truth.tolist(), guesses.tolist(),
-                 confidence(scores, guesses), known=known, certification={"available": False, "why": why},
-                 unit="target", notes=[f"Guesses of the {best} attack on a synthetic sample of "
-                                       f"{context['sizes'][-1]:,} rows; {ROW_IDS[config['dataset'] == 'csv']}"])
-
-
-# What a synthetic record id's row counts. An uploaded CSV is read with a missing cell as one more category, so
-# no row is ever dropped and row i of the attacked data is the file's i-th data row.
-ROW_IDS = {False: "id = G<game>-row<the target's row in the data set, 1 = its first row>.",
-           True: "id = G<game>-row<the target's data row in your file: 1 = the first row under the header (blank "
-                 "lines are not counted; a quoted value spanning lines is one row)>."}
+    _, risk = risk_summary(main)
+    head = risk.get("headline") if risk else None
+    return exposure_from_records(config, context, main, head) if head else None

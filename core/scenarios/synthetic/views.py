@@ -8,10 +8,12 @@ from dataclasses import dataclass, field
 
 import pandas as pd
 
-from ...data.dataset import load_csv
+from ...attacks.declaration import attacks_of, metric_labels
+from ...basics.words import count
+from ...data.dataset import load_csv, read_table
 from ...errors import DataError, ParameterError
-from ...output import plain_language as say
 from ...releases.synthesizers import SYNTHESIZERS
+from .risk_views import proxies_table, risk_sentence, risks_table
 from .data import (
     DEFAULT_SECRET,
     DP_GENERATORS,
@@ -19,9 +21,12 @@ from .data import (
     GENERATORS,
     HIGH_RISK,
     base_dataset,
+    identifier_columns,
     load_game_data,
     size_ladder,
 )
+from ...measure.compare import pareto_points
+from ...plots.synthetic import point_name, points_from_rows
 
 # The page (pages/40_Synthetic_data.py) is widgets → one engine call → plots; its choice lists and the tables
 # and sentences it prints come from here, so they are testable without Streamlit.
@@ -34,6 +39,35 @@ FAST_GENERATORS = ("nonprivate", "baynet", "indhist", "privbayes")
 PAGE_PARAMS = ("dataset", "data_path", "secret", "generator", "epsilon")  # set by the page's own sidebar widgets
 
 
+def attack_metric_names() -> dict[str, str]:
+    """Each declared attack's accuracy metric and its short label (``accuracy_dcr`` → Adv_dcr), then Acc_max."""
+    return {**metric_labels("synthetic", "accuracy"), "accuracy_max": "Acc_max"}
+
+
+def result_sentence(metrics: dict, series: dict) -> str:
+    """Synthetic data: how often the attacker guesses a target's re-drawn secret, and whether the release is
+    still useful (MRE>10 below the paper's 0.2)."""
+    m = metrics
+    acc, size = m["accuracy"], series["sizes"][-1]
+    gen = series["generator"]["title"]
+    secret = series.get("secret", "secret")
+    useful = "useful (MRE>10 < 0.2)" if m["mre_gt10"] < 0.2 else "of limited use (MRE>10 ≥ 0.2)"
+    risk = "well above" if m["accuracy_ci_low"] > 0.5 else "not clearly above"
+    return (f"**With these settings, an attacker who knows everyone's quasi-identifiers guesses a target's "
+            f"`{secret}` right {acc:.0%} of the time** from {size:,} synthetic records made by {gen} — "
+            f"{risk} the 50% of a coin flip (95% CI {m['accuracy_ci_low']:.0%}–{m['accuracy_ci_high']:.0%}, "
+            f"{count(m['games_done'], 'game')}). The same release is {useful}.")
+
+
+def best_release_sentence(name: str | None, best: dict | None, metric_label: str, metric: str, limit: float) -> str:
+    """Synthetic data, compared generators: the most useful release that keeps the attack at or below
+    ``limit`` accuracy (``best`` is its scatter point, ``name`` its generator and ε), or that none does."""
+    if best is None:
+        return f"**No compared release keeps the attack at or below {limit:.0%}.**"
+    return (f"**Best release that keeps the attack at or below {limit:.0%}:** {name} with m = {best['m']:,} "
+            f"synthetic records ({metric_label} {best[metric]:.2f}, attack accuracy {best['accuracy']:.0%}).")
+
+
 def records_cap(dataset: str, data_path: str, secret: str) -> tuple[int, str] | None:
     """``(largest n, why)`` for a user's table: the generator is fitted on n of its records, so n cannot pass the
     records the table holds (in steps of n's own 50). None for the built-in data, which hold more than n's range."""
@@ -41,8 +75,10 @@ def records_cap(dataset: str, data_path: str, secret: str) -> tuple[int, str] | 
         return None
     rows = load_game_data({"dataset": dataset, "data_path": data_path, "secret": secret})[0].shape[0]
     step = 50
-    return max(step, rows // step * step), (f"Your table has {rows:,} records: the generator is fitted on at most "
-                                             "that many.")
+    half = max(step, rows // 2 // step * step)
+    return half, (f"Your table has {rows:,} records: the generator is fitted on at most {half:,} of them, so that "
+                  "as many records the release never saw are left as the control set its risk is measured "
+                  "against.")
 
 
 def secret_choices(dataset: str, data_path: str = "", name: str = "") -> list[str]:
@@ -54,7 +90,11 @@ def secret_choices(dataset: str, data_path: str = "", name: str = "") -> list[st
         if not data_path:
             raise ParameterError("data_path", "dataset=csv needs data_path (the CSV file to attack)")
         # read as the games read it (missing answers as a category), named as the visitor's file
-        table = load_csv(data_path, name=name or os.path.basename(data_path), missing="category")
+        label = name or os.path.basename(data_path)
+        raw = read_table(data_path, name=label)
+        ignored = set(identifier_columns(raw))  # a row id is no attribute (and would be refused as one)
+        table = load_csv(data_path, name=label, missing="category",
+                         columns=[c for c in raw.columns if c not in ignored])
     else:
         table, _ = base_dataset(dataset)
     default = DEFAULT_SECRET.get(dataset)
@@ -112,6 +152,9 @@ class ResultView:
     per_attack: bool           # several attacks ran: show each one's accuracy
     example: ExampleView | None
     headline: dict = field(default_factory=dict)  # target accuracy with its interval, all-records accuracy
+    risk_sentence: str = ""    # the risk against the control set in words (empty before any record game)
+    risks: pd.DataFrame | None = None    # inference (each attack), singling out, linkability: risk and rates
+    proxies: pd.DataFrame | None = None  # SDMetrics' proxy scores on the same release
 
 
 @dataclass(frozen=True)
@@ -171,18 +214,27 @@ def result_view(metrics: dict, series: dict) -> ResultView | None:
     eps = dict(metrics)
     if eps.get("claimed_epsilon") is None:
         eps["claimed_epsilon"] = "none (not DP)"
-    return ResultView(label=label, surrogate="surrogate" in label, sentence=say.synthetic(metrics, series),
+    return ResultView(label=label, surrogate="surrogate" in label, sentence=result_sentence(metrics, series),
                       metrics=metrics, eps_metrics=eps, per_attack=len(series.get("attacks", [])) > 1,
-                      example=example_view(series), headline=headline_tiles(metrics))
+                      example=example_view(series), headline=headline_tiles(metrics),
+                      risk_sentence=risk_sentence(metrics, series), risks=risks_table(metrics, series),
+                      proxies=proxies_table(metrics, series))
 
 
 def headline_tiles(metrics: dict) -> dict:
     """The run's headline as printed: the target accuracy with its 95% interval (one target per game, so a run of
     25 games is only good to about ±0.16), and beside it the reconstruction's accuracy over every record of the
     same games — thousands of guesses per game instead of one, so it barely moves from seed to seed."""
-    tiles = {"target": f"{metrics['accuracy']:.1%} [{metrics['accuracy_ci_low']:.1%}, "
-                       f"{metrics['accuracy_ci_high']:.1%}]",
-             "half_width": f"±{(metrics['accuracy_ci_high'] - metrics['accuracy_ci_low']) / 2:.3f}"}
+    tiles = {}
+    if metrics.get("risk") is not None:  # many records attacked: the audit's numbers lead
+        tiles["risk"] = f"{metrics['risk']:.2f} [{metrics['risk_ci_low']:.2f}, {metrics['risk_ci_high']:.2f}]"
+        tiles["train_control"] = (f"{metrics['success_train']:.1%} vs {metrics['success_control']:.1%}")
+        tiles["baseline"] = f"{metrics['baseline_train']:.1%}"
+    tiles.update({"target": f"{metrics['accuracy']:.1%} [{metrics['accuracy_ci_low']:.1%}, "
+                            f"{metrics['accuracy_ci_high']:.1%}]",
+                  "half_width": f"±{(metrics['accuracy_ci_high'] - metrics['accuracy_ci_low']) / 2:.3f}"})
+    if metrics.get("accuracy_baseline") is not None:
+        tiles["target_baseline"] = f"{metrics['accuracy_baseline']:.1%}"
     if metrics.get("recon_all_records_accuracy") is not None:
         tiles["all_records"] = f"{metrics['recon_all_records_accuracy']:.1%}"
     return tiles
@@ -204,17 +256,14 @@ def compare_view(rows: list[dict], synth_size: int, metric: str = "mre_gt10") ->
     """The compared releases from sweep rows: scatter points (generator × ε × size), the best release that keeps
     the attack at or below the paper's high-risk line (the lowest utility error on the Pareto front), the
     attack whose ROC curves are drawn, and the comparison table."""
-    from ...measure.compare import pareto_points
-    from ...plots.synthetic import point_name, points_from_rows
-
     sizes = size_ladder(synth_size)
     points = points_from_rows(rows, sizes)
     front = pareto_points([p for p in points if p["accuracy"] <= HIGH_RISK], metric)
     best = front[0] if front else None
-    sentence = say.synthetic_best(point_name(best) if best else None, best, UTILITY_METRICS[metric], metric,
+    sentence = best_release_sentence(point_name(best) if best else None, best, UTILITY_METRICS[metric], metric,
                                   HIGH_RISK)
-    roc_attack = next((a for a in ("recon", "dcr", "infer")
-                       if any(a in r.get("series", {}).get("roc", {}) for r in rows)), None)
+    roc_attack = next((a.key for a in attacks_of("synthetic")
+                       if any(a.key in r.get("series", {}).get("roc", {}) for r in rows)), None)
     table = pd.DataFrame([{"generator": r["generator"], "ε": r.get("epsilon") or "—", "accuracy": r.get("accuracy"),
                            "AUC": r.get("auc"), "MRE>10": r.get("mre_gt10"), "3-TVD": r.get("tvd3"),
                            "empirical ε ≥": r.get("empirical_epsilon_low")} for r in rows])
@@ -232,11 +281,14 @@ def noise_warning(metrics: dict, games: int) -> str | None:
         return None
     head = (f"Only **{games} game{'s' if games != 1 else ''}**: the attack accuracy of {acc:.3f} has a 95% "
             f"confidence interval of **{lo:.2f} – {hi:.2f}**")
+    # with every record attacked, the risk above is the finding; the target accuracy's games only sharpen itself
+    many = (" The risk against the control set above attacks every record of every game: it does not wait for "
+            "more games." if metrics.get("risk") is not None else "")
     if lo <= 0.5 <= hi:
-        return head + (", too wide to say how well the attack works (it includes the 50% of a coin flip). "
-                       "Play more games for a finding.")
+        return head + (", too wide to say how well the attack works on its one target per game (it includes the "
+                       "50% of a coin flip). Play more games for a finding." + many)
     if hi - lo > 0.3:  # clear of a coin flip, but not how far
         side = "beats" if lo > 0.5 else "does worse than"
         return head + (f": the attack clearly {side} a coin flip, but the interval is too wide to say by how much. "
-                       "Play more games to pin it down.")
+                       "Play more games to pin it down." + many)
     return None
