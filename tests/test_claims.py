@@ -95,3 +95,9 @@ def test_the_stated_level_is_kept(level):
     right = rng.random(6000) < score
     cal = choose_precision(score, right, level=level)
     assert cal.shown and cal.precision >= level and cal.level == level
+
+
+def test_the_exposure_table_calls_its_top_rows_most_exposed_only_when_a_tier_backs_it():
+    assert "most exposed" in claims.exposure_heading({"certified": 0, "probable": 3, "guess": 90}, 50, "people")
+    plain = claims.exposure_heading({"certified": 0, "probable": 0, "guess": 93}, 50, "people")
+    assert "most exposed" not in plain and "scores highest" in plain and "no tier backs" in plain

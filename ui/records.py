@@ -17,6 +17,7 @@ from core.measure.records import (
     to_frame,
     top_frame,
 )
+from core.output import claims
 from core.output.inert import inert, inert_text, shorten
 from core.plots.records import group_chart, score_histogram, score_summary
 from ui.common import chart, content, download_table
@@ -63,8 +64,8 @@ def exposure_panel(result, key: str = "") -> None:
     st.caption(score_summary(data))
     df = to_frame(table)  # columns as lists: ~10 ms for 10⁴ rows (hashing them for a cache costs more)
     top = top_frame(df, TOP_K)
-    st.markdown(f"**The {len(top)} most exposed {plural(table.unit)}** (click a column to sort, a row for its "
-                "card)")
+    st.markdown(f"**{claims.exposure_heading(table.tier_counts, len(top), plural(table.unit))}** (click a column "
+                "to sort, a row for its card)")
     event = st.dataframe(top, hide_index=True, on_select="rerun", selection_mode="single-row",
                          key=f"exposure-top-{slug}", width="stretch",
                          column_config={"score": st.column_config.NumberColumn(format="%.4f"),

@@ -118,8 +118,8 @@ def build(ids: Sequence, secret: Sequence, guess: Sequence, score: Sequence, *,
     The probable tier is chosen by held-out precision (:func:`choose_precision`, at least ``level``); with
     ``negatives`` (scores of a membership game's non-members) it is instead calibrated to a false-positive rate
     ``fpr`` on them (:func:`calibrate`). ``probable_ok``: rows that may be called probable at all (a membership
-    game calls only rows it claims as members; default every row). ``certified_reason``: one sentence per certified row, or one
-    for all.
+    game calls only rows it claims as members; default every row). ``certified_reason``: one sentence per
+    certified row, or one for all.
     """
     if records_max < 1:
         raise ParameterError("records_max", f"expected an int >= 1, got {records_max}")

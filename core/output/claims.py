@@ -99,3 +99,14 @@ def ml_models(m: dict, s: dict, text: Callable[[str], str] = str) -> str:
     out += "."
     bcorr = bcorr_clause(m)
     return out + (" " + bcorr if bcorr else "")
+
+
+def exposure_heading(tier_counts: dict, shown: int, unit_plural: str) -> str:
+    """The heading of the exposure table's top rows: "the most exposed" only when a tier backs the order (a
+    certified or probable row leads it); otherwise the rows are the attack's highest scores, which no tier
+    separates from the rest. Plain text (the page sets it in bold, the report escapes it)."""
+    backed = (tier_counts.get("certified", 0) or 0) + (tier_counts.get("probable", 0) or 0)
+    if backed:
+        return f"The {shown} most exposed {unit_plural}"
+    return (f"The {shown} {unit_plural} the attack scores highest (no tier backs this order: none is certified "
+            "or probable, so they are not shown to be more exposed than the rest)")

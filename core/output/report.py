@@ -340,6 +340,7 @@ def _exposure_html(result: Any) -> str:
     """Who is exposed, for the report: tier counts, the certification and calibration sentences, and the top-k
     table (every cell escaped: ids and attributes can come from an uploaded file)."""
     from ..measure.records import TIERS, RecordTable, plural, to_frame, top_frame
+    from .claims import exposure_heading
 
     data = result.get("exposure") if isinstance(result, dict) else getattr(result, "exposure", None)
     table = RecordTable.from_dict(data)
@@ -350,7 +351,8 @@ def _exposure_html(result: Any) -> str:
     lines = [table.certification.get("why", ""), table.calibration.get("sentence", ""), *table.notes]
     return (f"<h4>Who is exposed</h4><p>{table.total:,} {html.escape(plural(table.unit))}: {html.escape(counts)}."
             "</p>" + "".join(f"<p class='small'>{html.escape(line)}</p>" for line in lines if line)
-            + f"<p>The {len(top)} most exposed:</p>" + _table_html(top.to_dict("records"))
+            + f"<p>{html.escape(exposure_heading(table.tier_counts, len(top), plural(table.unit)))}:</p>"
+            + _table_html(top.to_dict("records"))
             + _groups_html(table.groups))
 
 
