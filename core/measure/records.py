@@ -149,7 +149,9 @@ def build(ids: Sequence, secret: Sequence, guess: Sequence, score: Sequence, *,
     reasons = [(certified_reason[i] if per_row else certified_reason) if tier[i] == "certified" else
                _reason(cal, score_a[i], tier[i] == "probable", bool(eligible[i])) for i in range(keep)]
     columns: dict[str, list] = {"id": [_plain(v) for v in list(ids)[:keep]]}
-    for name, values in (known or {}).items():
+    # a file's own column named like one of the table's (an "id" column of the user's table) keeps its cells
+    known = {(f"{name} (column)" if name in BASE_COLUMNS else name): values for name, values in (known or {}).items()}
+    for name, values in known.items():
         columns[name] = [_plain(v) for v in list(values)[:keep]]
     columns.update({"secret": [_plain(v) for v in secret_l[:keep]], "guess": [_plain(v) for v in guess_l[:keep]],
                     "score": [float(v) for v in score_a[:keep]], "correct": [bool(v) for v in correct_a[:keep]],
