@@ -7,6 +7,7 @@ import math
 import pandas as pd
 import streamlit as st
 
+from core.data.file_rows import in_file
 from core.measure.records import (
     TIERS,
     RecordTable,
@@ -122,10 +123,15 @@ def _record_card(record: pd.Series, table: RecordTable, df: pd.DataFrame, epsilo
                  compared: list[dict] | None = None, offers_dp: bool = False) -> None:
     with st.container(border=True):
         st.markdown(f"**Record card — {table.unit}** {inert(record['id'])}")
-        known = {c: record[c] for c in table.known}
+        # a value the game drew stands beside the person's own, marked "(your file)": not something the attacker knows
+        own = {c: record[c] for c in table.known if c.endswith(in_file(""))}
+        known = {c: record[c] for c in table.known if c not in own}
         if known:
             st.markdown("What the attacker knows:")
             st.dataframe(pd.DataFrame([known]), hide_index=True)
+        if own:
+            st.caption("In your file: " + "; ".join(f"{inert_text(c[:-len(in_file(''))])} = {inert_text(v)}"
+                                                     for c, v in own.items()))
         k = record.get("k") if "k" in record.index else None
         cols = st.columns(4)
         # a metric's value is plain text (only its label renders Markdown): shortened, never interpreted
