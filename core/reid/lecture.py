@@ -342,5 +342,8 @@ def _known(released, qis, ids, text) -> dict:
         return {q: released[q].astype(str).tolist() for q in qis}
     rows = np.asarray(ids, dtype=int) - 1
     out = {q: text[q].to_numpy()[rows].tolist() for q in qis if q in text.columns}
-    out.update({f"{q} (released)": released[q].astype(str).tolist() for q in qis})
+    for q in qis:  # what the release shows of them, where it differs from the file (a generalised value)
+        shown = released[q].astype(str).tolist()
+        if q not in out or any(a != b for a, b in zip(shown, out[q])):
+            out[f"{q} (released)"] = shown
     return out
