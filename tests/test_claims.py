@@ -101,3 +101,13 @@ def test_the_exposure_table_calls_its_top_rows_most_exposed_only_when_a_tier_bac
     assert "most exposed" in claims.exposure_heading({"certified": 0, "probable": 3, "guess": 90}, 50, "people")
     plain = claims.exposure_heading({"certified": 0, "probable": 0, "guess": 93}, 50, "people")
     assert "most exposed" not in plain and "scores highest" in plain and "no tier backs" in plain
+
+
+def test_the_aggregates_sentence_says_luck_when_the_auc_interval_reaches_chance():
+    from core.plots.aggregates import plain_summary
+
+    series = {"task": "aia", "sensitive": "sex"}
+    clear = plain_summary({"accuracy": 0.7, "targets": 200, "auc": 0.8, "auc_ci_low": 0.74}, series)
+    luck = plain_summary({"accuracy": 0.55, "targets": 12, "auc": 0.6, "auc_ci_low": 0.42}, series)
+    assert "cannot tell apart from luck" not in clear and "cannot tell apart from luck" in luck
+    assert "a person's sex" in clear
