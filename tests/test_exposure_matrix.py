@@ -12,8 +12,8 @@ vote: four values), a "Total" row under the data, and a tab-separated Latin-1 fi
 that need the import step's own features (identifier detection, Total rows, binarising a label) are marked
 xfail with the missing feature named, until that work is merged.
 
-Two tables run in the fast suite; the full matrix (ten tables, about ten minutes on the 2-core machine) is
-marked ``slow``.
+Two tables run in the fast suite (about 1.5 minutes); the full matrix (ten tables, about 5 minutes on the
+2-core machine) is marked ``slow``.
 """
 from __future__ import annotations
 
