@@ -458,6 +458,8 @@ def _run(args, stop: _Stop) -> int:
     jobs = _jobs(args.jobs)
     config = scenario.resolve(overrides)
     _warn_inactive(scenario, config, overrides)
+    for note in scenario.fit_notes(config):  # what the file cannot support, said before the estimate and the run
+        print(f"note: {note}", file=sys.stderr)
     cost = scenario.estimate_cost(config)
     _announce(cost, "this run")
     tick = _Ticker(args.progress)

@@ -103,6 +103,11 @@ class Scenario:
     def check(self, config: dict[str, Any]) -> None:
         """Cross-parameter rules; raise :class:`ParameterError`."""
 
+    def fit_notes(self, config: dict[str, Any]) -> list[str]:
+        """One sentence per parameter the run's data cannot support and what is played instead (a block larger
+        than a user's file, more cells than its columns offer); the result carries them too."""
+        return []
+
     def inactive(self, config: dict[str, Any]) -> dict[str, str]:
         """Parameters that have no effect under ``config``, with the reason (see ``Param.active_when``)."""
         out = {}

@@ -6,6 +6,7 @@ import streamlit as st
 from core.attacks.declaration import attacks_of
 from core.output import plain_language as say
 from core.errors import LabError
+from core.output.inert import inert_text
 from core.plots import aggregates as plots
 from core.scenarios.aggregates import utility
 from core.scenarios.aggregates.preview import block_preview
@@ -57,6 +58,8 @@ def draw(result, final):
     m, s = result.metrics, result.series
     sentence = plots.plain_summary(m, s)
     plain(sentence)
+    for note in s.get("fit_notes", []):  # what your file could not support, and what was played instead
+        st.caption(f":material/tune: {inert_text(note)}")
     if s.get("synthetic", True):
         st.caption(":material/science: Synthetic census blocks: illustrative numbers, not the paper's figures.")
     if final and m.get("targets") is not None and "auc_ci_low" in m:

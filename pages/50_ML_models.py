@@ -5,6 +5,7 @@ import streamlit as st
 
 from core.data.disparity_population import column_choices
 from core.errors import LabError
+from core.output import claims
 from core.output import plain_language as say
 from core.output.inert import inert_text
 from core.plots import ml_models as plots
@@ -111,29 +112,9 @@ def _num(x, fmt: str = "{:.2f}") -> str:
 
 
 def _sentence(m: dict, s: dict) -> str:
-    i = s["info"]
-    # column names and cell values of an uploaded file: shown as written, never as Markdown
-    t = {k: inert_text(v) for k, v in i.get("titles", {}).items()}
-    for name in (i["sensitive"], i["group"]):
-        t.setdefault(name, inert_text(name))
-    secret = (f"{t[i['sensitive']]} ({inert_text(i['sensitive_values'][1])} or "
-              f"{inert_text(i['sensitive_values'][0])})")
-    tops = ", ".join(f"**{inert_text(g)}**" for g in i.get("top_groups", []))
-    text = (f"If this model is published, an attacker who only queries it guesses a person's {secret} right "
-            f"**{100 * m['accuracy']:.0f}%** of the time over everyone (guessing the most common value for everyone: "
-            f"{100 * m['chance_accuracy']:.0f}%). "
-            f"Without knowing anyone's {t[i['sensitive']]}, it singles out {tops} as the "
-            f"most exposed groups (by {t[i['group']]})")
-    if m.get("targeted_accuracy") is not None and m["targeted_accuracy"] == m["targeted_accuracy"]:
-        text += (f"; on the {100 * m['targeted_fraction']:.0f}% of records it targets it is right "
-                 f"**{100 * m['targeted_accuracy']:.0f}%** of the time")
-    text += "."
-    if "asrd_bcorr" in m:
-        text += (f" Rebalancing the training data (BCorr) shrinks the gap between the best- and worst-protected "
-                 f"group from {100 * m['asrd']:.0f} to {100 * m['asrd_bcorr']:.0f} points (groups with no real "
-                 f"difference would still be ≈ {100 * m['asrd_noise_floor_bcorr']:.0f} points apart by chance), "
-                 f"with model accuracy {100 * m['model_accuracy']:.1f}% → {100 * m['model_accuracy_bcorr']:.1f}%.")
-    return text
+    # every comparison in it follows its numbers' direction and intervals (core/output/claims.py); an uploaded
+    # file's names and values are shown as written, never as Markdown
+    return claims.ml_models(m, s, inert_text)
 
 
 def _group_table(s: dict) -> pd.DataFrame:

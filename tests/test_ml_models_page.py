@@ -18,7 +18,10 @@ def test_ml_models_page_small_run_names_exposed_groups():
     assert any(": the model's confidence with each sensitive value" in t for t in titles)
     text = " ".join(m.value for m in at.markdown)
     assert "If this model is published" in text and "most exposed" in text
-    assert "**state " in text  # the sentence names the top groups
+    # the sentence names the top groups only when the ranking beats chance (here τ ≈ 0.36 over 8 groups, p ≈ 0.3:
+    # it says so instead); either way it is one of the two
+    assert ("**state " in text) == ("singles out" in text)
+    assert "singles out" in text or "names no most exposed group" in text
     assert "apart by chance" in text  # BCorr's ASRD beside its noise floor
     assert any("noise floor" in c.value for c in at.caption)
     labels = {m.label: m.value for m in at.metric}

@@ -56,8 +56,10 @@ def test_uploaded_records_keep_the_row_of_the_users_file(tmp_path):
     assert "islands" not in set(rows["region"]) and any("Left out 1" in n for n in res.series["notes"])
     assert set(info["sensitive_values"]) == {"yes", "no"}
     assert rows["married"].tolist() == ex["columns"]["secret"]  # the file's own values, not codes
-    assert rows["region"].tolist() == ex["columns"]["subgroup"]
-    assert rows["income"].tolist() == ex["columns"]["label"]
+    # every column the attacker knows, as the file writes it (the model's output, income, among them)
+    assert rows["region"].tolist() == ex["columns"]["region"]
+    assert rows["income"].tolist() == ex["columns"]["income"]
+    assert rows["age"].astype(str).tolist() == ex["columns"]["age"] and "married" not in ex["known"]
     assert np.mean(np.array(ex["columns"]["guess"]) == rows["married"].to_numpy()) == res.metrics["accuracy"]
     assert any("first row under the header" in n for n in ex["notes"])
 

@@ -7,6 +7,7 @@ import math
 import pandas as pd
 import streamlit as st
 
+from core.data.file_rows import in_file
 from core.measure.records import (
     TIERS,
     RecordTable,
@@ -17,6 +18,7 @@ from core.measure.records import (
     to_frame,
     top_frame,
 )
+from core.output import claims
 from core.output.inert import inert, inert_text, shorten
 from core.plots.records import group_chart, score_histogram, score_summary
 from ui.common import chart, content, download_table
@@ -63,8 +65,8 @@ def exposure_panel(result, key: str = "") -> None:
     st.caption(score_summary(data))
     df = to_frame(table)  # columns as lists: ~10 ms for 10⁴ rows (hashing them for a cache costs more)
     top = top_frame(df, TOP_K)
-    st.markdown(f"**The {len(top)} most exposed {plural(table.unit)}** (click a column to sort, a row for its "
-                "card)")
+    st.markdown(f"**{claims.exposure_heading(table.tier_counts, len(top), plural(table.unit))}** (click a column "
+                "to sort, a row for its card)")
     event = st.dataframe(top, hide_index=True, on_select="rerun", selection_mode="single-row",
                          key=f"exposure-top-{slug}", width="stretch",
                          column_config={"score": st.column_config.NumberColumn(format="%.4f"),
@@ -121,10 +123,15 @@ def _record_card(record: pd.Series, table: RecordTable, df: pd.DataFrame, epsilo
                  compared: list[dict] | None = None, offers_dp: bool = False) -> None:
     with st.container(border=True):
         st.markdown(f"**Record card — {table.unit}** {inert(record['id'])}")
-        known = {c: record[c] for c in table.known}
+        # a value the game drew stands beside the person's own, marked "(your file)": not something the attacker knows
+        own = {c: record[c] for c in table.known if c.endswith(in_file(""))}
+        known = {c: record[c] for c in table.known if c not in own}
         if known:
             st.markdown("What the attacker knows:")
             st.dataframe(pd.DataFrame([known]), hide_index=True)
+        if own:
+            st.caption("In your file: " + "; ".join(f"{inert_text(c[:-len(in_file(''))])} = {inert_text(v)}"
+                                                     for c, v in own.items()))
         k = record.get("k") if "k" in record.index else None
         cols = st.columns(4)
         # a metric's value is plain text (only its label renders Markdown): shortened, never interpreted

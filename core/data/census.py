@@ -155,12 +155,18 @@ def split_block(records: np.ndarray, private_fraction: float, rng: np.random.Gen
                 ) -> tuple[np.ndarray, np.ndarray]:
     """Random split into the private dataset ``D`` and the auxiliary ``D_aux`` (paper: 10 % / 90 %)."""
     records = np.asarray(records)
-    n = records.shape[0]
+    private, aux = split_rows(records.shape[0], private_fraction, rng)
+    return records[private], records[aux]
+
+
+def split_rows(n: int, private_fraction: float, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
+    """The row numbers (0 = first) of :func:`split_block`'s two parts, from the same draw: a game on a user's file
+    names each attacked person by the file's row."""
     k = int(round(private_fraction * n))
     if not 0 < k < n:
         raise DataError(f"cannot split {n} records into a private part of {private_fraction:.0%}")
     perm = rng.permutation(n)
-    return records[perm[:k]], records[perm[k:]]
+    return perm[:k], perm[k:]
 
 
 def randomize_sensitive(records: np.ndarray, cardinality: int, rng: np.random.Generator) -> np.ndarray:

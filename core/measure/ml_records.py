@@ -14,7 +14,7 @@ WHY_NOT_CERTIFIED = ("A trained model's outputs are consistent with either value
                      "guess can be certified.")
 
 
-def exposure_table(d, pred, score) -> dict:
+def exposure_table(d, pred, score, path: str | None = None) -> dict:
     """The records table of one attack on the training records of ``d`` (a ``DisparityData``).
 
     ``score`` is the attack's score for s = 1; the table's score is its rank turned into confidence in the guess
@@ -30,8 +30,27 @@ def exposure_table(d, pred, score) -> dict:
     # values as the data write them (the user's own words for the sensitive attribute and the label), not codes
     sv, lv = d.sensitive_values, d.label_values
     roles = f"secret = {d.sensitive_col}; subgroup = {d.group_col}; label = {d.label_col} (the model's output)."
-    table = build(np.asarray(rows).tolist(), [sv[int(v)] for v in d.s], [sv[int(v)] for v in pred],
-                  confidence(score, pred), known={"subgroup": groups, "label": [lv[int(v)] for v in d.y]},
+    known = {"subgroup": groups, "label": [lv[int(v)] for v in d.y]}
+    secret, guess = [sv[int(v)] for v in d.s], [sv[int(v)] for v in pred]
+    if path and d.train_rows is not None:
+        known, secret, guess = _as_in_file(path, d, np.asarray(rows).tolist(), pred)
+        roles = (f"secret = {d.sensitive_col}, as your file writes it; the other columns are what the attacker "
+                 f"knows (the model's output {d.label_col} among them), as your file writes them.")
+    table = build(np.asarray(rows).tolist(), secret, guess, confidence(score, pred), known=known,
                   certification={"available": False, "why": WHY_NOT_CERTIFIED}, unit="training record",
                   notes=[meaning + ".", roles])
     return table.to_dict()
+
+
+def _as_in_file(path: str, d, rows: list[int], pred) -> tuple[dict, list, list]:
+    """The training records' own cells, read from the user's file by row: every column but the secret (what the
+    attacker knows), the secret, and the guess written the way the file writes that value."""
+    from ..data.file_rows import file_cells, text_frame
+
+    columns = [c for c in text_frame(path).columns if c != d.sensitive_col]
+    cells = file_cells(path, rows, [*columns, d.sensitive_col])
+    secret = cells.pop(d.sensitive_col)
+    words = {int(code): text for code, text in zip(np.asarray(d.s).tolist(), secret)}
+    for code in (0, 1):  # a value no training record holds: its reading in the data
+        words.setdefault(code, str(d.sensitive_values[code]))
+    return cells, secret, [words[int(v)] for v in pred]

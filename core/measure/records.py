@@ -13,10 +13,14 @@ Tiers, strongest first:
 * **certified** — the guess holds in every dataset consistent with the release and the attacker's knowledge; a
   proof, not an estimate (a scenario supplies the proof: an integer program's feasible set, DeSIA's deterministic
   module, a unique linkage match). A certified guess is never wrong.
-* **probable** — the score clears a threshold calibrated on the game's own *negatives* (wrong guesses in an
-  attribute game, non-members in a membership game) so that at most a fraction ``fpr`` (1 % by default) of those
-  negatives clear it: "probable" carries a stated false-positive rate. With ``N`` negatives the rate can only be
-  resolved to ``1/N``; the measured rate and its Clopper–Pearson upper bound are stated beside it.
+* **probable** — the attack is right on most of the people it names: the score is at or above a threshold
+  chosen on half of the attacked records (every other row, in game order) as the lowest at which at least
+  ``level`` (90 %) of that half's guesses are right, and the tier exists only when, on the *other* half — records
+  not used to choose it — the guesses at or above it are right at least as often, on at least
+  :data:`MIN_PROBABLE` of them. That held-out precision and its 95 % Clopper–Pearson interval
+  (``scipy.stats.binomtest``) are stated beside the tier; otherwise there is no probable tier, and the table says
+  why. (The location lab's membership game, which passes ``negatives``, keeps its stated false-positive rate:
+  at most a fraction ``fpr`` of its non-member games clear the threshold.)
 * **guess** — the rest: the attack names a value, but no better supported than by the negatives themselves.
 
 Runs that aggregate many games keep at most ``records_max`` rows (10,000 by default): the first rows in game
@@ -32,72 +36,13 @@ from typing import Any, Iterable, Sequence
 import numpy as np
 
 from ..errors import ParameterError
+from .tiers import (DEFAULT_FPR, MIN_PROBABLE, PRECISION_LEVEL, Calibration, Precision,  # noqa: F401 (re-exported)
+                    _reason, calibrate, choose_precision)
 
 TIERS = ("certified", "probable", "guess")
 RECORDS_MAX = 10_000
-DEFAULT_FPR = 0.01
 # Columns of every table, in CSV order; the known attributes sit between ``id`` and ``secret``.
 BASE_COLUMNS = ("id", "secret", "guess", "score", "correct", "tier", "reason", "k")
-
-
-@dataclass
-class Calibration:
-    """The probable tier's threshold: scores strictly above ``threshold`` are called probable.
-
-    ``negatives`` scores were calibrated on, ``false_positives`` of them clear the threshold (``rate``); at most
-    ``fpr`` of them may. ``rate_high`` is the 95 % Clopper–Pearson upper bound of the rate on fresh negatives.
-    """
-
-    fpr: float
-    threshold: float | None
-    negatives: int
-    false_positives: int
-    negative_kind: str
-
-    @property
-    def rate(self) -> float | None:
-        return self.false_positives / self.negatives if self.negatives else None
-
-    @property
-    def rate_high(self) -> float | None:
-        if not self.negatives:
-            return None
-        from scipy.stats import beta
-
-        k, n = self.false_positives, self.negatives
-        return 1.0 if k == n else float(beta.ppf(0.975, k + 1, n - k))
-
-    def sentence(self) -> str:
-        if self.threshold is None:
-            return (f"No {self.negative_kind} to calibrate a threshold on, so nothing is called probable.")
-        return (f"Probable: score above {self.threshold:.6g}, which {self.false_positives:,} of "
-                f"{self.negatives:,} {self.negative_kind} cleared ({100 * (self.rate or 0):.2g}%, at most "
-                f"{100 * self.fpr:g}% allowed; ≤ {100 * (self.rate_high or 0):.2g}% on fresh ones at 95%).")
-
-    def to_dict(self) -> dict:
-        return {"fpr": self.fpr, "threshold": self.threshold, "negatives": self.negatives,
-                "false_positives": self.false_positives, "negative_kind": self.negative_kind,
-                "rate": self.rate, "rate_high": self.rate_high, "sentence": self.sentence()}
-
-
-def calibrate(negative_scores: Iterable[float], fpr: float = DEFAULT_FPR,
-              negative_kind: str = "negatives") -> Calibration:
-    """The lowest threshold ``t`` with at most ``fpr`` of ``negative_scores`` strictly above it.
-
-    ``t`` is the ``(⌊fpr·N⌋+1)``-th largest negative score, so ``#{s > t} ≤ ⌊fpr·N⌋`` (ties only lower it).
-    On fresh negatives from the same distribution the expected rate is at most ``fpr``.
-    """
-    if not 0 < fpr < 1:
-        raise ParameterError("fpr", f"the probable tier's false-positive rate must be in (0, 1), got {fpr}")
-    s = np.asarray(list(negative_scores) if not isinstance(negative_scores, np.ndarray) else negative_scores,
-                   dtype=float)
-    s = s[np.isfinite(s)]
-    if s.size == 0:
-        return Calibration(fpr, None, 0, 0, negative_kind)
-    allowed = int(math.floor(fpr * s.size))
-    desc = np.sort(s)[::-1]
-    t = float(desc[min(allowed, s.size - 1)])
-    return Calibration(fpr, t, int(s.size), int(np.sum(s > t)), negative_kind)
 
 
 @dataclass
@@ -166,13 +111,15 @@ def build(ids: Sequence, secret: Sequence, guess: Sequence, score: Sequence, *,
           records_max: int = RECORDS_MAX,
           probable_ok: Sequence[bool] | None = None,
           notes: Sequence[str] = (),
-          baseline: float | None = None) -> RecordTable:
+          baseline: float | None = None,
+          level: float = PRECISION_LEVEL) -> RecordTable:
     """Assign tiers and reasons, then cut to ``records_max`` rows (counts and calibration cover every row).
 
-    ``negatives``: the scores the probable threshold is calibrated on; default: the scores of the wrong guesses
-    (an attribute game). ``probable_ok``: rows that may be called probable at all (a membership game calls only
-    rows it claims as members; default every row). ``certified_reason``: one sentence per certified row, or one
-    for all.
+    The probable tier is chosen by held-out precision (:func:`choose_precision`, at least ``level``); with
+    ``negatives`` (scores of a membership game's non-members) it is instead calibrated to a false-positive rate
+    ``fpr`` on them (:func:`calibrate`). ``probable_ok``: rows that may be called probable at all (a membership
+    game calls only rows it claims as members; default every row). ``certified_reason``: one sentence per
+    certified row, or one for all.
     """
     if records_max < 1:
         raise ParameterError("records_max", f"expected an int >= 1, got {records_max}")
@@ -186,31 +133,25 @@ def build(ids: Sequence, secret: Sequence, guess: Sequence, score: Sequence, *,
     else:
         correct_a = np.asarray(correct, dtype=bool).reshape(-1)
     cert = np.zeros(n, dtype=bool) if certified is None else np.asarray(certified, dtype=bool).reshape(-1)
-    if negatives is None:
-        negatives = score_a[~correct_a & ~cert]
-    cal = calibrate(negatives, fpr, negative_kind)
     eligible = np.ones(n, dtype=bool) if probable_ok is None else np.asarray(probable_ok, dtype=bool)
-    probable = ~cert & eligible & (score_a > cal.threshold) if cal.threshold is not None else np.zeros(n, bool)
+    if negatives is not None:  # a stated false-positive rate on the game's own negatives (the location lab)
+        cal = calibrate(negatives, fpr, negative_kind)
+        probable = ~cert & eligible & (score_a > cal.threshold) if cal.threshold is not None else np.zeros(n, bool)
+        calibration = cal.to_dict()
+    else:  # held-out precision: right on most of the people it names
+        cal = choose_precision(score_a, correct_a, ~cert & eligible, level)
+        probable = ~cert & eligible & (score_a >= cal.threshold) if cal.shown else np.zeros(n, bool)
+        calibration = cal.to_dict()
     tier = np.where(cert, "certified", np.where(probable, "probable", "guess"))
     counts = {t: int(np.sum(tier == t)) for t in TIERS}
     keep = min(n, int(records_max))
-    reasons = []
     per_row = not isinstance(certified_reason, str)
-    for i in range(keep):
-        if tier[i] == "certified":
-            reasons.append(certified_reason[i] if per_row else certified_reason)
-        elif tier[i] == "probable":
-            reasons.append(f"Score {score_a[i]:.6g} clears the threshold {cal.threshold:.6g} that "
-                           f"{100 * (cal.rate or 0):.2g}% of {cal.negative_kind} cleared.")
-        elif cal.threshold is None:
-            reasons.append(f"No {cal.negative_kind} to calibrate on, so the score cannot be called probable.")
-        elif not eligible[i]:
-            reasons.append("The attack does not claim this one, so it is only a guess.")
-        else:
-            reasons.append(f"Score {score_a[i]:.6g} does not clear the threshold {cal.threshold:.6g}, so "
-                           f"{cal.negative_kind} score as high: only a guess.")
+    reasons = [(certified_reason[i] if per_row else certified_reason) if tier[i] == "certified" else
+               _reason(cal, score_a[i], tier[i] == "probable", bool(eligible[i])) for i in range(keep)]
     columns: dict[str, list] = {"id": [_plain(v) for v in list(ids)[:keep]]}
-    for name, values in (known or {}).items():
+    # a file's own column named like one of the table's (an "id" column of the user's table) keeps its cells
+    known = {(f"{name} (column)" if name in BASE_COLUMNS else name): values for name, values in (known or {}).items()}
+    for name, values in known.items():
         columns[name] = [_plain(v) for v in list(values)[:keep]]
     columns.update({"secret": [_plain(v) for v in secret_l[:keep]], "guess": [_plain(v) for v in guess_l[:keep]],
                     "score": [float(v) for v in score_a[:keep]], "correct": [bool(v) for v in correct_a[:keep]],
@@ -222,7 +163,7 @@ def build(ids: Sequence, secret: Sequence, guess: Sequence, score: Sequence, *,
         all_notes.append(f"Showing the first {keep:,} of {n:,} {plural(unit)} (records_max = {records_max:,}); tier "
                          "counts, calibration and accuracy cover all of them.")
     return RecordTable(columns=columns, known=list((known or {}).keys()), total=n, tier_counts=counts,
-                       accuracy=float(correct_a.mean()) if n else None, calibration=cal.to_dict(),
+                       accuracy=float(correct_a.mean()) if n else None, calibration=calibration,
                        certification=dict(certification or {"available": False, "why": ""}),
                        unit=unit, records_max=int(records_max), notes=all_notes, baseline=baseline)
 

@@ -29,6 +29,7 @@ from ..scenario import get
 from . import plain_language as say
 from .plain_language import VOID, pct
 from ..measure.records import TIERS, RecordTable, plural, to_frame, top_frame
+from .claims import exposure_heading
 from ..theory.fdp import accuracy_bound
 
 FORMAT = "privacy-attack-lab/run"
@@ -355,7 +356,8 @@ def _exposure_html(result: Any) -> str:
     lines = [table.certification.get("why", ""), table.calibration.get("sentence", ""), *table.notes]
     return (f"<h4>Who is exposed</h4><p>{table.total:,} {html.escape(plural(table.unit))}: {html.escape(counts)}."
             "</p>" + "".join(f"<p class='small'>{html.escape(line)}</p>" for line in lines if line)
-            + f"<p>The {len(top)} most exposed:</p>" + _table_html(top.to_dict("records"))
+            + f"<p>{html.escape(exposure_heading(table.tier_counts, len(top), plural(table.unit)))}:</p>"
+            + _table_html(top.to_dict("records"))
             + _groups_html(table.groups))
 
 

@@ -143,7 +143,7 @@ def linkage_view(p: People, levels: dict[str, int], release_fraction: float, vot
     m = result.metrics()
     join = result.join.sort_values("reidentified", ascending=False).drop(columns="true_person_id")
     return LinkageView(result=result, metrics=m, shown=_shown(m), sentence=say.linkage(m), join=join,
-                       exposure=linkage_records(result, voter_fraction, p.n))
+                       exposure=linkage_records(result, voter_fraction, p.n, p.text))
 
 
 # ----------------------------------------------------------------------------- 2 · k-anonymity
@@ -195,7 +195,7 @@ def kanon_view(p: People, data: str, qis: list[str], k: int, method: str, suppre
                      sensitive=sens, original=table.head(PREVIEW_ROWS),
                      original_title="**Original**" if data != "condition" else "**Published (slide)**",
                      generalised=generalised, classes=classes,
-                     exposure=kanon_records(g, sens))
+                     exposure=kanon_records(g, sens, p.text if data == "people" else None))
 
 
 # ----------------------------------------------------------------------------- 3 · Netflix
@@ -268,7 +268,7 @@ def exact_view(text: str) -> ExactView:
 
 
 # ----------------------------------------------------------------------------- who is exposed
-def linkage_records(result, voter_fraction: float, population: int | None = None) -> dict:
+def linkage_records(result, voter_fraction: float, population: int | None = None, text=None) -> dict:
     """Who is exposed by the linkage: one row per released record (``id`` = the person's row in the record set or
     the uploaded file), its QIs as released, the name the attacker attaches (or none) and ``k`` = released records
     sharing its QIs. ``score`` = 1 / max(voters, released records sharing its QIs): the chance a pairing among
@@ -292,7 +292,8 @@ def linkage_records(result, voter_fraction: float, population: int | None = None
                  correct=j["correct"].to_numpy(dtype=bool), certified=claimed & whole,
                  certified_reason="The only person in the whole population with these quasi-identifiers is on the "
                                   "voter list, so the attached name is right.",
-                 known={q: j[q].tolist() for q in result.qi_columns}, k=j["n_release_same_qis"].tolist(),
+                 known=({q: j[q].tolist() for q in result.qi_columns} if text is None else
+                        _known(j, result.qi_columns, j["true_person_id"], text)), k=j["n_release_same_qis"].tolist(),
                  certification={"available": whole, "why": why}, unit="released record",
                  notes=["secret = the record's true person; guess = the name attached (a claim only on a "
                         "one-to-one match); id = the person's row in the record set (in an uploaded file: its "
@@ -300,7 +301,7 @@ def linkage_records(result, voter_fraction: float, population: int | None = None
                  baseline=1.0 / population if population else None).to_dict()
 
 
-def kanon_records(g, sensitive: str | None) -> dict | None:
+def kanon_records(g, sensitive: str | None, text=None) -> dict | None:
     """Who is exposed by a k-anonymous release: one row per published record, its generalised QIs, its sensitive
     value (the secret), the guess = the most common sensitive value of its equivalence class, ``score`` = that
     value's share in the class and ``k`` = the class size. Certified: a homogeneous class — every record sharing the
@@ -314,13 +315,34 @@ def kanon_records(g, sensitive: str | None) -> dict | None:
     share = groups.transform(lambda s: s.value_counts(normalize=True).iloc[0]).to_numpy(dtype=float)
     size = groups.transform("size").to_numpy()
     ids = t["person_id"] if "person_id" in t.columns else t.index  # the person, as the linkage names them
-    return build([str(i) for i in ids], t[sensitive].astype(str).tolist(), mode.astype(str).tolist(), share,
-                 certified=share >= 1.0,
+    secret, guess = t[sensitive].astype(str), mode.astype(str)
+    correct = (secret == guess).to_numpy()
+    if text is not None and "person_id" in t.columns:  # an upload: the person's row and cells as the file has them
+        ids = t["person_id"].astype(int)
+        own = text[sensitive].to_numpy()[ids.to_numpy() - 1]
+        words = dict(zip(secret, own))  # each value as the file writes it
+        secret, guess = pd.Series(own, index=t.index), guess.map(lambda v: words.get(v, v))
+    return build([str(i) if text is None else int(i) for i in ids], secret.tolist(), guess.tolist(), share,
+                 correct=correct, certified=share >= 1.0,
                  certified_reason="Every record in its equivalence class has this sensitive value, so being in the "
                                   "class discloses it.",
-                 known={q: t[q].astype(str).tolist() for q in g.qis}, k=size.tolist(),
+                 known=_known(t, g.qis, ids, text), k=size.tolist(),
                  certification={"available": True, "why": "Certified: records in homogeneous equivalence classes."},
                  unit="published record",
                  notes=["guess = the most common sensitive value of the record's class; id = the person, as the "
                         "linkage demo names them (in an uploaded file: its data row, 1 = the first row under the "
                         "header)."]).to_dict()
+
+
+def _known(released, qis, ids, text) -> dict:
+    """The QIs of each released record: as released (generalised, perhaps), and for an upload the person's own
+    cells beside them, read from the file by row, as the file writes them."""
+    if text is None:
+        return {q: released[q].astype(str).tolist() for q in qis}
+    rows = np.asarray(ids, dtype=int) - 1
+    out = {q: text[q].to_numpy()[rows].tolist() for q in qis if q in text.columns}
+    for q in qis:  # what the release shows of them, where it differs from the file (a generalised value)
+        shown = released[q].astype(str).tolist()
+        if q not in out or any(a != b for a, b in zip(shown, out[q])):
+            out[f"{q} (released)"] = shown
+    return out

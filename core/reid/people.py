@@ -52,6 +52,9 @@ class People:
     citation: str
     bit: str | None = None
     hierarchies: dict[str, Hierarchy] = field(default_factory=dict)
+    # an upload's cells as its file writes them (one row per data row, in order; None for the built-in sets), so
+    # an exposed person is shown with their own values, not the lab's coding
+    text: pd.DataFrame | None = None
 
     def __post_init__(self):
         missing = [c for c in [*self.quasi_identifiers, self.sensitive] if c not in self.table.columns]
@@ -245,7 +248,11 @@ def load_people_csv(file: str | IO | bytes, sensitive: str | None = None, name: 
     """
     # the lab's one CSV reader: byte cap before parsing, regular files only, encodings (UTF-8/16, Windows-1252,
     # Latin-1), row cap, repeated headers refused, and codes such as ZIP 02130 kept as text
-    raw = read_table(file, name=name, max_bytes=MAX_BYTES, max_rows=MAX_ROWS)
+    from ..data.dataset import read_bytes
+    from ..data.file_rows import text_frame
+
+    data = read_bytes(file, name=name, max_bytes=MAX_BYTES)
+    raw = read_table(data, name=name, max_bytes=MAX_BYTES, max_rows=MAX_ROWS)
     if len(raw) < 2 or raw.shape[1] < 2:
         raise DataError(f"{name}: need at least 2 rows and 2 columns, got {raw.shape[0]}×{raw.shape[1]}")
     cols = [str(c).strip() for c in raw.columns]
@@ -285,4 +292,4 @@ def load_people_csv(file: str | IO | bytes, sensitive: str | None = None, name: 
     return People(table=t, quasi_identifiers=qis, default_qis=default_qis, sensitive=sensitive, bit=bit,
                   source=name, description=f"Uploaded table: {len(t):,} rows, {len(cols)} columns"
                   + (f" (direct identifiers left out of the QIs: {', '.join(identifiers)})" if identifiers else ""),
-                  citation="user upload")
+                  citation="user upload", text=text_frame(data))

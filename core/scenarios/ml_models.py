@@ -377,7 +377,7 @@ class MLModels(Scenario):
                             "cls": d.y[rows].astype(int).tolist(),
                             "lines": {str(c): lines[c] for c in lines}})
         eps = M.best_threshold_epsilon(d.s, _eps_scores(score)) if M.has_both_classes(d.s) else float("nan")
-        exposure = exposure_table(d, pred, score)
+        exposure = exposure_table(d, pred, score, config["data_path"] if config["dataset"] == "csv" else None)
         return {"exposure": exposure, "kind": "main", "model_index": index, "cache_hit": hit, "epochs": model.epochs,
                 "train_accuracy": train_acc,
                 **fair, "correct": int(correct.sum()), "n": int(correct.size),

@@ -13,10 +13,9 @@ from ...attacks.declaration import attack_param, in_all
 from ...cancel import checkpoint
 from ...data.census import (
     binary_columns,
-    load_csv,
     load_ppmf,
     randomize_sensitive,
-    split_block,
+    split_rows,
     synthetic_block,
     unique_on_nonsensitive,
 )
@@ -36,6 +35,7 @@ from .data import (
     max_ratio,
     pool_size,
 )
+from .fit import fit, population
 from .games import _order_by_pattern, _play_ablation_rap, _play_baseline_aia, _play_baseline_mia, _play_desia
 from .summary import summarize_runs
 from ...cost import Cost
@@ -118,6 +118,8 @@ class AggregatesScenario(Scenario):
             raise ParameterError("data_path", f"data = {config['data']} needs a file path")
         if config["data"] == "csv" and not config["sensitive_column"]:
             raise ParameterError("sensitive_column", "a generic CSV needs the sensitive column's name")
+        if config["data"] == "csv":
+            fit(config)  # the file is read (and found unusable) before anything is estimated or started
         if config["task"] == "mia" and config["ablation"]:
             raise ParameterError("ablation", "the Table-3 ablation is defined for attribute inference only")
         s = config["block_size"]
@@ -132,21 +134,28 @@ class AggregatesScenario(Scenario):
                     f"s = {s}, but the query pool has only {n_pool} distinct cells: with s = {s} the largest "
                     f"m/s is {max_ratio(s, config['query_pool']):.2f} (or make the block smaller)")
 
+    def fit_notes(self, config):
+        return list(fit(config).notes)
+
     def _attacks(self, config) -> tuple[str, ...]:
         return tuple(in_all("aggregates")) if config["attack"] == "all" else (config["attack"],)
 
     def _settings(self, config) -> list[tuple[float, float]]:
-        """(query_ratio, epsilon) per sweep value."""
+        """(query_ratio, epsilon) per sweep value, m/s capped to what a generic CSV's cells allow (:mod:`.fit`)."""
+        f = fit(config)
         if config["sweep"] == "query_ratio":
             # the paper's grid plus the what-if points m ≥ s that the pool can answer (generic CSVs: paper grid)
             top = 0.75 if config["data"] == "csv" else max_ratio(config["block_size"], config["query_pool"])
-            return [(r, config["epsilon"]) for r in RATIO_GRID if r <= 0.75 or r <= top + 1e-9]
+            grid = [r for r in RATIO_GRID if r <= 0.75 or r <= top + 1e-9]
+            if f.ratio_cap is not None:
+                grid = sorted({f.ratio(r) for r in grid})
+            return [(r, config["epsilon"]) for r in grid]
         if config["sweep"] == "epsilon":
-            return [(config["query_ratio"], e) for e in EPS_GRID]
-        return [(config["query_ratio"], config["epsilon"])]
+            return [(f.ratio(config["query_ratio"]), e) for e in EPS_GRID]
+        return [(f.ratio(config["query_ratio"]), config["epsilon"])]
 
     def _desia_batches(self, config) -> int:
-        est = config["targets"] or max(1, config["block_size"] // 4)
+        est = config["targets"] or max(1, fit(config).block_size // 4)
         return max(1, math.ceil(est / config["batch"]))
 
     def _units(self, config) -> list[tuple]:
@@ -191,7 +200,8 @@ class AggregatesScenario(Scenario):
         Page default (s = 200, m/s = 0.75, 1,000 shadows, all attacks) measured 23 s; the old model said 159 s.
         Memory ≈ 100 MB + the shadow feature matrices, 40·shadows·(m + 8) bytes (5 float64 copies; measured growth
         112 MB at 5,000 shadows, 152 MB at 20,000 with m = 114)."""
-        s = config["block_size"]
+        fitted = fit(config)
+        s = fitted.block_size
         shadows, K, steps = config["shadows"], config["reconstructions"], config["rap_steps"]
         mia = config["task"] == "mia"
         expected = s if config["data"] == "csv" else min(s, 1.2 * float(np.interp(s, *zip(*_UNIQUE))))
@@ -205,7 +215,7 @@ class AggregatesScenario(Scenario):
             cell = 0.0
             for attack in self._attacks(config):
                 if attack == "desia":
-                    md = min(0.25, 0.01 + 8e-7 * s * s)
+                    md = fitted.md_seconds() or min(0.25, 0.01 + 8e-7 * s * s)
                     patterns = 0.2 * m * -math.expm1(-T / (0.2 * m))  # distinct Δ patterns among T targets
                     models = patterns * (0.45 + 3e-11 * shadows ** 2 * m) * clf
                     cell += 0.2 + 4e-7 * shadows * s + (2 if mia else 1) * (T * md + models)
@@ -227,13 +237,14 @@ class AggregatesScenario(Scenario):
         re-drawn uniformly, m = round(ratio·s) released cells sampled from the query pool, the targets (people
         unique on the non-sensitive columns, ordered so that targets sharing a shadow model share a batch), and
         for membership inference each target game's bit. Raises :class:`DataError` when nobody can be attacked."""
-        s = config["block_size"]
+        fitted = fit(config)
+        s = fitted.block_size
         source = config["data"]
         base_pop = None
         if source == "ppmf":
             base_pop, block_id = load_ppmf(config["data_path"], min_size=10 * s)
         elif source == "csv":
-            base_pop = load_csv(config["data_path"], config["sensitive_column"])
+            base_pop = population(config["data_path"], config["sensitive_column"], fitted.columns)
             if base_pop.cardinalities[-1] != 2:
                 binary = binary_columns(config["data_path"])
                 raise DataError(
@@ -260,9 +271,10 @@ class AggregatesScenario(Scenario):
             else:
                 pop = base_pop
                 frac = s / len(pop)
-            D, aux = split_block(pop.records, frac, brng)
-            aux = aux[: 9 * s]
-            blocks.append({"D_raw": D, "aux_raw": aux, "seed": int(brng.integers(2**63))})
+            d_rows, aux_rows = split_rows(len(pop), frac, brng)
+            D, aux = pop.records[d_rows], pop.records[aux_rows][: 9 * s]
+            blocks.append({"D_raw": D, "aux_raw": aux, "seed": int(brng.integers(2**63)),
+                           "rows": d_rows if source == "csv" else None})
         settings = self._settings(config)
         cells = []  # per (setting, block, release)
         k = pool.cardinalities[-1]
@@ -286,6 +298,7 @@ class AggregatesScenario(Scenario):
                                                     repr((ratio, eps, config["query_pool"],
                                                           config["data"])).encode()])).hexdigest()
                     entry = {"D": D, "aux": aux, "queries": idx, "targets": uniq, "ratio": ratio, "setting": v,
+                             "file_rows": blk["rows"],
                              "digest": digest,
                              "epsilon": eps, "seed": int(crng.integers(2**63)),
                              "release_seed": int(crng.integers(2**63))}
@@ -305,7 +318,10 @@ class AggregatesScenario(Scenario):
                                ("sex", "age", "race", "hispanic")),
                 "synthetic": base_pop is None, "cells": cells,
                 "sensitive": "Hispanic" if source != "csv" else config["sensitive_column"],
-                "units": self._units(config),
+                "units": self._units(config), "fit_notes": list(fitted.notes),
+                "data_path": config["data_path"] if source == "csv" else None,
+                "secret_values": (list((base_pop.value_labels or {}).get(base_pop.attributes[-1], []))
+                                  if source == "csv" else None),
                 "n_settings": len(settings)}
 
     # ------------------------------------------------------------------ play

@@ -32,6 +32,8 @@ def summarize_runs(config: dict, context: dict, records: list[dict], settings: l
                               "note": ("synthetic census blocks (PPMF schema, 2010 national distributions); "
                                        "not a reproduction of the paper's figures")
                               if context["synthetic"] else "user data"}
+    if context.get("fit_notes"):  # what a user's file could not support, and what was played instead
+        series["fit_notes"] = list(context["fit_notes"])
     curves = {}
     for att, rows in rows_by_attack.items():
         if att.startswith("ablation"):
@@ -221,20 +223,39 @@ def exposure_table(config: dict, context: dict, records: list[dict]):
     settled = np.array([bool(row.get("settled")) for _, row in rows])
     cells = context["cells"]
     names = [str(a) for a in context.get("attributes", ())][:-1]
-    known: dict[str, list] = {"block": [rec["block"] for rec, _ in rows],
-                              "release": [rec["release"] for rec, _ in rows],
-                              "row": [row.get("target") for _, row in rows]}
-    qi = []
+    qi, file_rows = [], []
     for rec, row in rows:
         t = row.get("target")
         cell = cells[(rec["setting"] * config["blocks"] + rec["block"]) * config["releases"] + rec["release"]]
         qi.append(None if t is None else [int(v) for v in cell["D"][t, :-1]])
+        where = cell.get("file_rows")
+        file_rows.append(None if where is None or t is None else int(where[t]) + 1)
+    keys = [(rec["setting"], rec["block"], rec["release"], tuple(q) if q else None) for (rec, _), q in zip(rows, qi)]
+    if context.get("data_path") and all(r is not None for r in file_rows):
+        return _file_exposure(config, context, rows, file_rows, labels, pred, score, settled, keys, main)
+    known: dict[str, list] = {"block": [rec["block"] for rec, _ in rows],
+                              "release": [rec["release"] for rec, _ in rows],
+                              "row": [row.get("target") for _, row in rows]}
     for j, name in enumerate(names):
         known[name] = [None if q is None or j >= len(q) else q[j] for q in qi]
-    keys = [(rec["setting"], rec["block"], rec["release"], tuple(q) if q else None) for (rec, _), q in zip(rows, qi)]
-    shared = {}
+    certification, reason = _certification(main)
+    return build([f"b{rec['block']}-r{rec['release']}-{row.get('target')}" for rec, row in rows], labels.tolist(),
+                 pred.tolist(), confidence(score, pred), certified=settled if main == "desia"
+                 else None, certified_reason=reason, known=known, k=_shared(keys),
+                 certification=certification, unit="target",
+                 notes=["row = the target's row in its block's data; k = targets of the same block and release "
+                        "sharing these attributes (targets are unique on them, so k = 1 unless a release repeats "
+                        "them)."])
+
+
+def _shared(keys: list) -> list[int]:
+    counts: dict = {}
     for key in keys:
-        shared[key] = shared.get(key, 0) + 1
+        counts[key] = counts.get(key, 0) + 1
+    return [counts[key] for key in keys]
+
+
+def _certification(main: str) -> tuple[dict, str]:
     if main == "desia":
         certification = {"available": True, "why": "Certified rows are those DeSIA's deterministic module settles: "
                          "every dataset consistent with the released counts gives them the same value."}
@@ -243,10 +264,35 @@ def exposure_table(config: dict, context: dict, records: list[dict]):
         certification = {"available": False, "why": f"The {main} attack gives no certificate; run DeSIA (or all "
                          "attacks) for the rows the release settles."}
         reason = ""
-    return build([f"b{rec['block']}-r{rec['release']}-{row.get('target')}" for rec, row in rows], labels.tolist(),
-                 pred.tolist(), confidence(score, pred), certified=settled if main == "desia"
-                 else None, certified_reason=reason, known=known, k=[shared[key] for key in keys],
-                 certification=certification, unit="target",
-                 notes=["row = the target's row in its block's data; k = targets of the same block and release "
-                        "sharing these attributes (targets are unique on them, so k = 1 unless a release repeats "
-                        "them)."])
+    return certification, reason
+
+
+def _file_exposure(config, context, rows, file_rows, labels, pred, score, settled, keys, main):
+    """The exposure table of a run on the user's file: each target named by its row in the file (1 = the first data
+    row under the header) with its own cells as the file writes them. The game re-draws the secret uniformly (the
+    paper's defender step, so a guess is right half the time by chance): ``secret`` is the drawn value, written
+    as the file writes that value, and the person's own value sits beside it."""
+    from ...data.file_rows import file_cells, in_file
+    from ...measure.records import build, confidence
+
+    attrs = [str(a) for a in context["attributes"]]
+    sensitive = attrs[-1]
+    text = file_cells(context["data_path"], file_rows, attrs)
+    values = context.get("secret_values") or []
+    word = (lambda v: values[int(v)] if 0 <= int(v) < len(values) else str(v)) if config["task"] == "aia" else \
+        (lambda v: "member" if int(v) else "not a member")
+    known: dict[str, list] = {}
+    if config["blocks"] > 1 or config["releases"] > 1:
+        known["block"] = [rec["block"] for rec, _ in rows]
+        known["release"] = [rec["release"] for rec, _ in rows]
+    known.update({a: text[a] for a in attrs[:-1]})
+    known[in_file(sensitive)] = text[sensitive]
+    certification, reason = _certification(main)
+    secret_words = ("the value the game drew for the person (uniformly, as the paper's defender does)"
+                    if config["task"] == "aia" else "whether the person was in the released block")
+    return build(list(file_rows), [word(v) for v in labels.tolist()], [word(v) for v in pred.tolist()],
+                 confidence(score, pred), certified=settled if main == "desia" else None, certified_reason=reason,
+                 known=known, k=_shared(keys), certification=certification, unit="person",
+                 notes=[f"id = the person's row in your file (1 = the first data row under the header); the columns "
+                        f"show the person's own cells as the file writes them. secret = {secret_words}; "
+                        f"{in_file(sensitive)} = the person's value in the file."])
