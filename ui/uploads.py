@@ -21,6 +21,10 @@ import weakref
 from pathlib import Path
 from typing import MutableMapping
 
+#: The file types every CSV-taking lab's uploader accepts (the import step reads each; .xls and .ods only to refuse
+#: them with "save it as CSV", where the uploader's own "files are not allowed" gave no hint).
+UPLOAD_TYPES = ["csv", "tsv", "txt", "xlsx", "xls", "ods"]
+
 _LOCK = threading.Lock()
 _DIR: Path | None = None
 _HOLDERS: dict[str, int] = {}  # path -> number of sessions holding it

