@@ -124,6 +124,18 @@ def save_upload(data: bytes, kind: str, suffix: str = ".csv", state: MutableMapp
     return path
 
 
+def held_file(digest: str, state: MutableMapping | None = None) -> str | None:
+    """The path of a file this session holds whose content has the SHA-256 ``digest`` (None if none): a pinned
+    run on an upload reruns on the same file uploaded again."""
+    state = _state() if state is None else state
+    for key, held in list(state.items()):
+        if str(key).startswith("_upload.") and isinstance(held, _Hold) and os.path.isfile(held.path):
+            with open(held.path, "rb") as fh:
+                if hashlib.file_digest(fh, "sha256").hexdigest() == digest:
+                    return held.path
+    return None
+
+
 def drop_upload(kind: str, state: MutableMapping | None = None) -> None:
     """Release this session's file of ``kind`` (e.g. when the user removed the upload)."""
     state = _state() if state is None else state
