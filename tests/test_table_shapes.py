@@ -149,3 +149,22 @@ def test_a_column_made_yes_no_replaces_the_original_in_the_normalised_file():
         inspect_upload(raw, "salaries.csv", yes_no=YesNo("salary", threshold=10**7))
     with pytest.raises(DataError, match="not a column of numbers"):
         inspect_upload(raw, "salaries.csv", yes_no=YesNo("rank", threshold=1))
+
+
+def test_an_export_with_id_columns_reaches_the_lecture_and_the_synthetic_lab(tmp_path):
+    """The lecture once refused a person_id column ("'person_id' is reserved") and a column named ID blocked the
+    Synthetic upload (binned into ranges, 397 values): the import ignores both, and the labs read the rest."""
+    from core.reid import lecture
+    from core.scenarios.synthetic.views import secret_choices
+
+    frame = _salaries()
+    frame.insert(1, "ID", [f"P{i}" for i in range(len(frame))])
+    table = inspect_upload(frame.to_csv(index=False).encode(), "hr_export.csv")
+    assert set(table.ignored) == {"person_id", "ID", "badge"}
+    path = tmp_path / "hr_export.csv"
+    path.write_bytes(table.normalised_csv())
+    people = lecture.load(lecture.UPLOAD, upload=str(path), sensitive="sex")
+    assert "ID" not in people.quasi_identifiers and len(people.table) == 397
+    assert list(people.table["person_id"][:3]) == [1, 2, 3]  # the lecture's own numbering: the file's rows
+    options = secret_choices("csv", str(path), "hr_export.csv")
+    assert "sex" in options and not any(o.startswith(("ID", "person_id", "badge")) for o in options)

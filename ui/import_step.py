@@ -161,8 +161,12 @@ def _shape_controls(table: TableImport, keys: dict) -> None:
                          "sum of the rows above) are not people; they are dropped unless you keep them. Rows are "
                          "numbered as in your file: row 1 is the first row under the header.")
         if table.dropped:
+            last = table.file_rows[-1]
+            numbers = ("Every other row keeps its number from your file." if min(table.dropped) > last else
+                       "The labs number the rows they get, so rows below a dropped one move up by one; keep the "
+                       "summary rows, or delete them in your file, to keep your file's numbers.")
             st.caption(f"Summary rows dropped ({len(table.dropped)} of {table.rows + len(table.dropped):,} rows): "
-                       f"{found}. Other rows keep their numbers from your file.")
+                       f"{found}. {numbers}")
         else:
             st.caption(f"Summary rows kept as people (your choice): {found}.")
 
