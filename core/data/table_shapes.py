@@ -9,7 +9,8 @@ override each choice; nothing here changes the table.
 
 * :func:`identifier_columns` — unique on every row and either named like an identifier (``id``, ``ID``,
   ``person_id``, ``PersonID``, ``rownames``…), a run of consecutive integers (a row number), codes with
-  leading zeros (``00417``), or text that never repeats (names, e-mail addresses).
+  leading zeros (``00417``), or text that never repeats (names, e-mail addresses; not dates, which are facts an
+  attacker links on).
 * :func:`empty_columns` — every cell missing, or at least :data:`MOSTLY_EMPTY` of them; with the number of rows
   keeping the column would drop in a lab that needs complete rows.
 * :func:`summary_rows` — a row whose text cell says "Total", "Summe", "Gesamt"… (:data:`SUMMARY_WORDS`), or a last
@@ -33,6 +34,7 @@ SUMMARY_WORDS = ("total", "totals", "grand total", "sum", "summe", "gesamt", "in
 ID_WORDS = ("id", "ids", "rownames", "rowname", "index", "idx", "uuid", "guid", "key", "rowid", "recid",
             "record", "respondent", "caseid", "serial", "seqn", "pid", "uid")
 _LEADING_ZERO = re.compile(r"^0\d+$")
+_DATE = re.compile(r"^\d{1,4}[-/.]\d{1,2}[-/.]\d{1,4}")  # a date of birth is a quasi-identifier, not an ID
 
 
 @dataclass(frozen=True)
@@ -83,7 +85,7 @@ def _why_identifier(col: pd.Series, name: str) -> str | None:
     text = present.astype(str).str.strip()
     if text.str.match(_LEADING_ZERO).all():
         return "codes with leading zeros, one per row"
-    if not pd.api.types.is_numeric_dtype(present) and n >= 20:
+    if not pd.api.types.is_numeric_dtype(present) and n >= 20 and not text.str.match(_DATE).mean() > 0.5:
         return "text that never repeats (a name or a code): it singles out every row and says nothing else"
     return None
 
