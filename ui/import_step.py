@@ -99,9 +99,10 @@ def import_upload(upload, kind: str) -> tuple[str, TableImport]:
         problem = exc
     detected = table.detected if table is not None else _detected(raw, upload.name)
     size = f" — {table.rows:,} rows × {table.frame.shape[1]} columns used" if table is not None else ""
-    with st.expander(f"Your file: {inert_text(upload.name)}{size}",
-                     expanded=problem is not None or st.session_state.get(f"_{kind}.import.seen") != digest):
-        st.session_state[f"_{kind}.import.seen"] = digest
+    # Open for a new file; keyed by the file, so it stays as the user left it while they choose in it (without a
+    # key, its identity followed its arguments and it snapped shut on the run after each choice).
+    with st.expander(f"Your file: {inert_text(upload.name)}{size}", expanded=True,
+                     key=f"{kind}.import.{digest[:16]}.panel"):
         if table is not None and table.workbook:
             st.caption("Read from the workbook's first sheet (values as last calculated by the spreadsheet).")
         elif detected is not None:
