@@ -120,7 +120,8 @@ def import_upload(upload, kind: str) -> tuple[str, TableImport]:
         st.dataframe(table.preview(), hide_index=True, width="stretch")
         st.markdown("**Columns**: what the lab does with each, type as read (numbers stay numbers), distinct "
                     "values and empty cells")
-        st.dataframe(table.column_table(), hide_index=True, width="stretch")
+        st.dataframe(table.column_table(), hide_index=True, width="stretch",
+                     column_config={"use": st.column_config.TextColumn(width="large")})  # the reason, readable
     path = save_upload(table.normalised_csv(), kind, name=upload.name)  # messages name the user's file
     return path, table
 
