@@ -57,6 +57,7 @@ def test_an_upload_run_pin_comes_back_from_the_store_and_reruns_on_the_same_file
     fresh = _fresh(token)
     restored = fresh.session_state["_pins"]
     assert [p["metrics"] for p in restored] == [p["metrics"] for p in pins]
+    assert restored[0]["config"]["data_path"] == "cps1985.csv"  # the file's name, never the server's folder
     assert not any("pinned run(s)" in i.value for i in fresh.info)
 
     # without the store: the run is listed; once the same file is uploaded again in that session, it reruns

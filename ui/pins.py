@@ -15,6 +15,7 @@ from __future__ import annotations
 import base64
 import hashlib
 import json
+import os
 import re
 from typing import Any
 
@@ -118,7 +119,10 @@ def _keep_upload_pin(pin: dict) -> None:
     scenario, params, seed = _link_entry(pin)
     key, store = upload_pin_key(scenario, params, seed), default_store()
     if key is not None and store is not None:
-        store.put(key, {k: v for k, v in pin.items() if k != "pin_id"})
+        # kept with the file's own name, never the server's folder: a restored pin may outlive this process, whose
+        # private upload folder is the only one reports know to hide
+        config = {k: os.path.basename(str(v)) if k in pin["uploads"] else v for k, v in pin["config"].items()}
+        store.put(key, {**{k: v for k, v in pin.items() if k != "pin_id"}, "config": config})
 
 
 def _stored_upload_pin(c: dict) -> dict | None:
@@ -176,6 +180,9 @@ def restore_from_link() -> int:
         try:
             run = from_link(c["scenario"], c["params"], c["seed"])
             if run.needs_upload:  # kept in the store when it was pinned, under the file's content hash
+                have = {json.dumps(_link_entry(p), sort_keys=True) for p in pinned()}
+                if json.dumps([c["scenario"], c["params"], c["seed"]], sort_keys=True) in have:
+                    continue  # pinned in this session already (its own address names it)
                 data = _stored_upload_pin(c)
                 if data is not None and add_pin(data, uploads=data.get("uploads") or {}):
                     added += 1
