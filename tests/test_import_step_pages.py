@@ -127,3 +127,25 @@ def test_ml_models_takes_a_table_with_one_yes_no_column_once_a_label_is_made_yes
     assert not any("it has 1" in e.value for e in at.error)
     label = next(s for s in at.sidebar.selectbox if s.label == "Label (model output)")
     assert label.value == "wage_above_7.78" and "wage" not in label.options
+
+
+def test_ignoring_a_column_and_choosing_another_encoding_keep_the_panel_working(monkeypatch):
+    """Ignore a column whose name has an umlaut, then read the file as UTF-8 (the name then cannot be decoded the
+    same way): the page shows one line saying the file is not UTF-8, and choosing back reads it again."""
+    monkeypatch.setattr(ui.runs, "run_job", pool_jobs.broken_run)
+    at = _open(SYN)
+    at.file_uploader[0].set_value(("acs12_de.txt", _file_a(), "text/plain")).run()
+    ignored = next(m for m in at.multiselect if m.label.startswith("Ignored columns"))
+    ignored.set_value(["rownames", "Staatsbürger"]).run()
+    assert not at.exception, at.exception
+    assert any(e.label.startswith("Your file: acs12_de.txt — 600 rows × 12 columns used") for e in at.expander)
+    _format_boxes(at)["Encoding"].set_value("latin-1").run()
+    assert not at.exception, at.exception
+    assert any(e.label.startswith("Your file: acs12_de.txt — 600 rows × 12 columns used") for e in at.expander)
+    _format_boxes(at)["Encoding"].set_value("utf-8").run()
+    assert not at.exception, at.exception
+    errors = " ".join(e.value for e in at.error)
+    assert "not valid UTF-8" in errors, errors
+    _format_boxes(at)["Encoding"].set_value("detected").run()  # the boxes are still there to choose back
+    assert not at.exception, at.exception
+    assert not any("UTF-8" in e.value for e in at.error)

@@ -144,6 +144,8 @@ def _shape_controls(table: TableImport, keys: dict) -> None:
     columns = [c.name for c in table.columns]
     if keys["ignore"] not in st.session_state:
         st.session_state[keys["ignore"]] = list(table.default_ignored)
+    elif not set(st.session_state[keys["ignore"]]) <= set(columns):  # names read with another encoding
+        st.session_state[keys["ignore"]] = [c for c in st.session_state[keys["ignore"]] if c in columns]
     st.multiselect("Ignored columns (not data about a person)", columns, key=keys["ignore"],
                    help="Identifiers (unique on every row), empty and mostly-empty columns are ignored unless you "
                         "keep them: an ID would single out everyone, and a mostly-empty column would drop every "
