@@ -40,6 +40,7 @@ from .cost import check_memory_guard
 from .errors import Cancelled, Interrupted, LabError, ParameterError
 from .runtime.games import Progress, run
 from .scenario import all_scenarios, get
+from .studies.links import check_file_params
 from .runtime.store import run_stored
 from .runtime.sweep import plan, sweep, sweep_cost, usable_cores
 from .studies import lesson_runs as R
@@ -390,6 +391,7 @@ def _one_line(exc: BaseException) -> str:
 def _sweep(args, stop: _Stop) -> int:
     scenario = get(args.scenario)
     overrides = _overrides(scenario, args.sets)
+    check_file_params(scenario, overrides)
     if args.seed < 0:
         raise ParameterError("seed", f"expected int >= 0, got {args.seed}")
     _check_output_path(args.json_path)
@@ -450,6 +452,7 @@ def _run(args, stop: _Stop) -> int:
         raise ParameterError("--config" if args.config else "--preset", str(exc)) from None
     scenario = get(args.scenario)
     overrides = {**saved, **_overrides(scenario, args.sets)}
+    check_file_params(scenario, overrides)  # a missing file or a directory: one line, exit 2, before any estimate
     if args.seed < 0:
         raise ParameterError("seed", f"expected int >= 0, got {args.seed}")
     _check_output_path(args.json_path)

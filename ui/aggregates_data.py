@@ -40,7 +40,10 @@ def data_controls() -> Data:
                                    "needs a yes/no (two-valued) sensitive column.")
     if source == SOURCES[0]:
         return out
-    upload = st.sidebar.file_uploader("CSV file", type=["csv"], key="aggregates.upload")
+    from ui.uploads import UPLOAD_TYPES
+
+    upload = st.sidebar.file_uploader("CSV file" if source == SOURCES[1] else "CSV file (or TSV, Excel)",
+                                      type=["csv"] if source == SOURCES[1] else UPLOAD_TYPES, key="aggregates.upload")
     if upload is None:
         out.missing = "Upload a CSV in the sidebar, or switch back to the synthetic census blocks."
         return out
@@ -50,7 +53,7 @@ def data_controls() -> Data:
         out.extra = {"data": "ppmf",
                      "data_path": str(save_upload(upload.getvalue(), kind="aggregates", name=upload.name))}
         return out
-    from ui.import_step import import_upload, role_select, suggestions
+    from ui.import_step import import_upload, new_file_for, role_select, suggestions
 
     try:
         path, table = import_upload(upload, "aggregates")  # the import step: format, preview, column types
@@ -66,9 +69,10 @@ def data_controls() -> Data:
     sensitive = role_select(
         st.sidebar, "Sensitive column (yes/no)", candidates, "aggregates.sensitive", roles.get("sensitive"),
         help="The secret the attacker infers; only columns with exactly two values are offered.")
-    others = [c.name for c in table.columns if c.name != sensitive]
+    others = [str(c) for c in table.frame.columns if str(c) != sensitive]
     qi = roles.get("quasi_identifiers")
-    if "aggregates.known" not in st.session_state or not set(st.session_state["aggregates.known"]) <= set(others):
+    if new_file_for("aggregates.known") or "aggregates.known" not in st.session_state \
+            or not set(st.session_state["aggregates.known"]) <= set(others):
         st.session_state["aggregates.known"] = [c for c in (qi.columns if qi else others[:4]) if c in others]
     known = st.sidebar.multiselect(
         "What the attacker knows (columns)", others, key="aggregates.known",

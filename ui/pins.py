@@ -3,12 +3,20 @@
 Pins also survive a reload and travel to a new tab: the address bar carries them (``?pins=``, the same token
 the Compare page shares, :func:`encode_pins`), and a session that opens such an address takes back every
 pinned run the shared result store holds (:func:`restore_from_link`) — no rerun needed.
+
+A run on an uploaded file too: the link carries the SHA-256 of the file the engine read (never its server path),
+and pinning such a run keeps the pinned result in the shared store under a key made of the run's link and that
+hash (:func:`upload_pin_key`), where a reload or another tab finds it. If the store no longer holds it, the
+Compare page offers the rerun as soon as this session holds a file with the same hash (the same file uploaded
+again on the lab's page).
 """
 from __future__ import annotations
 
 import base64
 import hashlib
 import json
+import os
+import re
 from typing import Any
 
 import streamlit as st
@@ -16,6 +24,7 @@ import streamlit as st
 from core.runtime.games import Result, _jsonable
 
 MAX_PINS = 6
+_HASHED = " sha256:"  # a link's upload marker followed by this and the file's content hash
 # The labs whose runs can be pinned (their pages end with ui.report.run_tools), linked from an empty Compare page.
 PINNABLE_LABS = (("pages/10_Reconstruction_attack.py", "Reconstruction attack"),
                  ("pages/20_Location_membership.py", "Location membership"),
@@ -46,15 +55,88 @@ def pinned() -> list[dict]:
     return st.session_state.setdefault(_KEY, [])
 
 
-def add_pin(result: Result | dict) -> bool:
-    """Pin a run; False when it is already pinned or six runs are pinned."""
+def add_pin(result: Result | dict, uploads: dict[str, str] | None = None) -> bool:
+    """Pin a run; False when it is already pinned or six runs are pinned. ``uploads``: the content hash of each
+    file parameter's file (default: read from the files); a run on an upload is also kept in the shared store
+    for a reload or another tab (:func:`upload_pin_key`)."""
     pins = pinned()
     data = _as_dict(result)
     pid = pin_id(data)
     if any(p["pin_id"] == pid for p in pins) or len(pins) >= MAX_PINS:
         return False
-    pins.append({**data, "pin_id": pid})
+    hashes = _upload_hashes(data) if uploads is None else dict(uploads)
+    pins.append({**data, "pin_id": pid, "uploads": hashes})
+    if hashes and uploads is None:
+        _keep_upload_pin(pins[-1])
     return True
+
+
+def _upload_hashes(data: dict) -> dict[str, str]:
+    """``{file parameter: SHA-256 of its file}`` for the file parameters of a run whose file is still here."""
+    from core.scenario import all_scenarios
+    from core.studies.links import is_file_param
+
+    sc = all_scenarios().get(data.get("scenario"))
+    out = {}
+    for name, value in (data.get("config") or {}).items():
+        if sc is not None and value and is_file_param(sc, name):
+            try:
+                with open(str(value), "rb") as fh:
+                    out[name] = hashlib.file_digest(fh, "sha256").hexdigest()
+            except OSError:
+                continue
+    return out
+
+
+def _link_entry(pin: dict) -> list:
+    """``[scenario, parameters as a link carries them, seed]``; an upload's marker names its content hash."""
+    from core.output.report import run_config
+    from core.studies.links import UPLOADED, for_link
+
+    c = run_config(pin)
+    params = for_link(c["scenario"], c["params"])
+    for name, digest in (pin.get("uploads") or {}).items():
+        if params.get(name) == UPLOADED:
+            params[name] = f"{UPLOADED}{_HASHED}{digest}"
+    return json.loads(json.dumps([c["scenario"], params, c["seed"]]))  # as a decoded link holds it
+
+
+def upload_pin_key(scenario: str, params: dict, seed: int) -> str | None:
+    """The shared store's key of a pinned run on uploaded files, from the run's link entry (None when a file
+    parameter's marker carries no well-formed content hash)."""
+    from core.studies.links import UPLOADED
+
+    hashed = [v for v in params.values() if isinstance(v, str) and v.startswith(UPLOADED)]
+    if not hashed or not all(re.fullmatch(re.escape(UPLOADED + _HASHED) + "[0-9a-f]{64}", v) for v in hashed):
+        return None
+    doc = json.dumps([scenario, params, seed], sort_keys=True, separators=(",", ":"))
+    return "pins/upload/" + hashlib.sha256(doc.encode()).hexdigest()
+
+
+def _keep_upload_pin(pin: dict) -> None:
+    from core.runtime.store import default_store
+
+    scenario, params, seed = _link_entry(pin)
+    key, store = upload_pin_key(scenario, params, seed), default_store()
+    if key is not None and store is not None:
+        # kept with the file's own name, never the server's folder: a restored pin may outlive this process, whose
+        # private upload folder is the only one reports know to hide
+        config = {k: os.path.basename(str(v)) if k in pin["uploads"] else v for k, v in pin["config"].items()}
+        store.put(key, {**{k: v for k, v in pin.items() if k != "pin_id"}, "config": config})
+
+
+def _stored_upload_pin(c: dict) -> dict | None:
+    from core.runtime.store import default_store
+
+    key, store = upload_pin_key(c["scenario"], c["params"], c["seed"]), default_store()
+    data = store.get(key) if key is not None and store is not None else None
+    return data if isinstance(data, dict) and data.get("scenario") == c["scenario"] else None
+
+
+def upload_hash(params: dict, name: str) -> str | None:
+    """The content hash a link's upload marker for ``name`` carries (None without one)."""
+    value = params.get(name)
+    return value.rsplit(_HASHED, 1)[1] if isinstance(value, str) and _HASHED in value else None
 
 
 def remove_pin(pid: str) -> None:
@@ -97,7 +179,13 @@ def restore_from_link() -> int:
     for c in linked:
         try:
             run = from_link(c["scenario"], c["params"], c["seed"])
-            if run.needs_upload:
+            if run.needs_upload:  # kept in the store when it was pinned, under the file's content hash
+                have = {json.dumps(_link_entry(p), sort_keys=True) for p in pinned()}
+                if json.dumps([c["scenario"], c["params"], c["seed"]], sort_keys=True) in have:
+                    continue  # pinned in this session already (its own address names it)
+                data = _stored_upload_pin(c)
+                if data is not None and add_pin(data, uploads=data.get("uploads") or {}):
+                    added += 1
                 continue
             _, result = lookup(run.scenario, run.params, run.seed)
         except LabError:
@@ -140,12 +228,10 @@ def pin_button(result: Result | None) -> None:
 def encode_pins(pins: list[dict]) -> str:
     """A compact URL-safe token of the pinned runs' configurations (scenario, parameters, seed).
 
-    Only what a link may carry (:mod:`core.studies.links`): an upload's server path becomes a marker that asks
-    the receiver to upload the file again, and engine-only parameters at their defaults are left out."""
-    from core.output.report import run_config
-    from core.studies.links import for_link
-
-    payload = [[c["scenario"], for_link(c["scenario"], c["params"]), c["seed"]] for c in (run_config(p) for p in pins)]
+    Only what a link may carry (:mod:`core.studies.links`): an upload's server path becomes a marker with the
+    file's content hash (the pinned result is found by it, or the receiver uploads the same file again), and
+    engine-only parameters at their defaults are left out."""
+    payload = [_link_entry(p) for p in pins]
     raw = json.dumps(payload, separators=(",", ":")).encode()
     return base64.urlsafe_b64encode(raw).decode().rstrip("=")
 

@@ -15,7 +15,7 @@ from core.errors import LabError
 from core.output.inert import inert_text
 from core.reid import lecture
 from ui.common import number_field, show_error
-from ui.import_step import import_upload, role_select, suggestions
+from ui.import_step import UPLOAD_TYPES, import_upload, new_file_for, role_select, suggestions
 
 POPULATIONS = 6
 CACHE_TTL = 1800
@@ -54,7 +54,7 @@ def people_controls(sb) -> People:
         n_zips = sb.slider("ZIP codes", 1, 20, lecture.ZIPS_DEFAULT, help="fewer people per ZIP → more people unique",
                            key="reid.zips", **BIND)
     elif source == lecture.UPLOAD:
-        f = sb.file_uploader("CSV, one person per row", type=["csv"])
+        f = sb.file_uploader("CSV (or TSV, Excel), one person per row", type=UPLOAD_TYPES)
         if f is None:
             st.info("Upload a CSV in the sidebar, or pick one of the built-in record sets.")
             st.stop()
@@ -63,10 +63,14 @@ def people_controls(sb) -> People:
         except LabError as exc:
             show_error(exc)
             st.stop()
-        sens = role_select(sb, "Sensitive column", [c.name for c in table.columns], "reid.sensitive",
+        sens = role_select(sb, "Sensitive column", [str(c) for c in table.frame.columns], "reid.sensitive",
                            suggestions(table).get("sensitive"),
                            help="The attribute a linked record reveals; the other columns are candidate "
                                 "quasi-identifiers (columns unique on every row, such as names, are left out).")
+        if new_file_for(f"reid.qis.{lecture.UPLOAD}"):  # the demos' column choices were made for an earlier file
+            for k in [k for k in st.session_state if str(k).startswith(tuple(
+                    f"reid.{part}.{lecture.UPLOAD}" for part in ("qis", "lvl", "kq")))]:
+                del st.session_state[k]
     key = (source, n_people, n_zips, seed, upload, sens)
     try:
         P = load(*key)

@@ -16,7 +16,7 @@ from core.output import plain_language as say
 from core.releases.synthesizers import SYNTHESIZERS
 from core.scenarios.synthetic.data import DATASETS, DP_GENERATORS, GENERATORS
 from core.scenarios.synthetic.views import epsilon_choices, records_cap, secret_choices, secret_param
-from ui.import_step import import_upload, role_select, suggestions
+from ui.import_step import UPLOAD_TYPES, import_upload, role_select, suggestions
 
 HELP_SECRET = ("The attribute the attacker tries to learn. Two-valued columns, or column=value to binarise a "
                "categorical one.")
@@ -42,7 +42,7 @@ def release_controls(scenario) -> Release:
     out.extra["dataset"] = dataset
     upload_name, table, options = "", None, None
     if dataset == "csv":
-        upload = st.sidebar.file_uploader("CSV file", type=["csv"], key="synthetic.upload",
+        upload = st.sidebar.file_uploader("CSV file (or TSV, Excel)", type=UPLOAD_TYPES, key="synthetic.upload",
                                           help="One row per person. Columns with many numeric values are cut "
                                                "into ranges for the generators; the secret is a yes/no column (or "
                                                "column=value).")

@@ -21,6 +21,10 @@ import weakref
 from pathlib import Path
 from typing import MutableMapping
 
+#: The file types every CSV-taking lab's uploader accepts (the import step reads each; .xls and .ods only to refuse
+#: them with "save it as CSV", where the uploader's own "files are not allowed" gave no hint).
+UPLOAD_TYPES = ["csv", "tsv", "txt", "xlsx", "xls", "ods"]
+
 _LOCK = threading.Lock()
 _DIR: Path | None = None
 _HOLDERS: dict[str, int] = {}  # path -> number of sessions holding it
@@ -118,6 +122,18 @@ def save_upload(data: bytes, kind: str, suffix: str = ".csv", state: MutableMapp
     if isinstance(held, _Hold):
         held.release()
     return path
+
+
+def held_file(digest: str, state: MutableMapping | None = None) -> str | None:
+    """The path of a file this session holds whose content has the SHA-256 ``digest`` (None if none): a pinned
+    run on an upload reruns on the same file uploaded again."""
+    state = _state() if state is None else state
+    for key, held in list(state.items()):
+        if str(key).startswith("_upload.") and isinstance(held, _Hold) and os.path.isfile(held.path):
+            with open(held.path, "rb") as fh:
+                if hashlib.file_digest(fh, "sha256").hexdigest() == digest:
+                    return held.path
+    return None
 
 
 def drop_upload(kind: str, state: MutableMapping | None = None) -> None:

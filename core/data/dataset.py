@@ -160,6 +160,26 @@ _LEADING_ZERO = re.compile(r"^[+-]?0[0-9]")
 _CHUNK = 1 << 20
 
 
+def check_input_file(path: str, name: str) -> None:
+    """Raise :class:`DataError` (one line, naming ``path`` as given) unless ``path`` is a regular file this process
+    can read: the command line's check of every file parameter before it estimates or starts anything."""
+    try:
+        info = os.stat(path)
+    except FileNotFoundError:
+        raise DataError(f"{name}: no such file: {path!r}") from None
+    except OSError as exc:
+        raise DataError(f"{name}: cannot open {path!r} ({exc.strerror or exc})") from None
+    if stat.S_ISDIR(info.st_mode):
+        raise DataError(f"{name}: {path!r} is a directory; give the path of a CSV file")
+    if not stat.S_ISREG(info.st_mode):
+        raise DataError(f"{name}: {path!r} is not a regular file (a device, pipe or socket)")
+    try:
+        with open(path, "rb"):
+            pass
+    except OSError as exc:
+        raise DataError(f"{name}: cannot read {path!r} ({exc.strerror or exc})") from None
+
+
 def read_bytes(source, *, name: str = "upload", max_bytes: int = MAX_BYTES) -> bytes:
     """The raw bytes of ``source`` (path, bytes or file object), refusing more than ``max_bytes``.
 

@@ -398,7 +398,8 @@ def column_choices(dataset: str, data_path: str = "") -> dict[str, list[str]]:
     groups = [c for c in frame.columns if 2 <= nun[c] <= MAX_GROUPS]
     if len(binary) < 2:
         raise DataError(f"{dataset}: the file needs at least two columns with exactly two values (a binary label "
-                        f"and a binary sensitive attribute); it has {len(binary)}")
+                        f"and a binary sensitive attribute); it has {len(binary)}. Make one in the import panel "
+                        "(\"Make a yes/no column\": a number above a threshold, or one value against the rest)")
     numeric = [c for c in frame.columns if dataset == "csv" and "," not in str(c)
                and pd.api.types.is_numeric_dtype(frame[c]) and nun[c] > 12]
     return {"label": binary, "sensitive": binary, "group": groups, "numeric": numeric}

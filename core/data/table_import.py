@@ -18,7 +18,9 @@ from dataclasses import dataclass, field
 import pandas as pd
 
 from ..errors import DataError
-from .dataset import MAX_BYTES, CsvFormat, detect_format, read_bytes, read_table
+from .dataset import MAX_BYTES, CsvFormat, _typed, detect_format, read_bytes, read_table, upload_limits
+from .spreadsheet import is_workbook, refuse_other_formats, xlsx_to_csv
+from .table_shapes import ColumnNote, SummaryRow, empty_columns, identifier_columns, summary_rows
 
 PREVIEW_ROWS = 8
 #: Words in a column's name that suggest a role (lower-case, matched as whole words or prefixes).
@@ -56,23 +58,62 @@ class Suggestion:
 
 @dataclass
 class TableImport:
-    """An upload as the lab read it: format (detected and used), the table and a summary per column."""
+    """An upload as the lab read it: format (detected and used), the table and a summary per column.
+
+    ``source`` is the whole table as read from the file; ``frame`` what the labs get: ``source`` without the
+    ignored columns (``ignored``) and the dropped summary rows (``dropped``). ``notes`` and ``summaries`` are
+    what :mod:`core.data.table_shapes` found (identifier, empty and mostly-empty columns; Total rows), whatever
+    the user then chose. ``file_rows``: for each row of ``frame``, its number in the user's file (1 = the first
+    data row under the header), so a row a lab names can be found in the file even after rows were dropped."""
 
     name: str
     detected: CsvFormat
     fmt: CsvFormat
     frame: pd.DataFrame
     columns: list[ColumnSummary] = field(default_factory=list)
+    source: pd.DataFrame | None = None
+    notes: list[ColumnNote] = field(default_factory=list)
+    summaries: list[SummaryRow] = field(default_factory=list)
+    ignored: list[str] = field(default_factory=list)
+    dropped: list[int] = field(default_factory=list)
+    workbook: bool = False
+    yes_no: YesNo | None = None
 
     @property
     def rows(self) -> int:
         return len(self.frame)
 
+    @property
+    def file_rows(self) -> list[int]:
+        """Each row of ``frame`` as its number in the user's file (1 = first data row under the header)."""
+        return [int(i) + 1 for i in self.frame.index]
+
+    @property
+    def default_ignored(self) -> list[str]:
+        """The columns ignored unless the user keeps them: every identifier, empty and mostly-empty column."""
+        return [n.column for n in self.notes]
+
     def preview(self, n: int = PREVIEW_ROWS) -> pd.DataFrame:
         return self.frame.head(n)
 
     def column_table(self) -> pd.DataFrame:
-        return pd.DataFrame([{"column": c.name, "type": c.kind, "distinct values": c.distinct,
+        """One row per column of the file: type, distinct values, missing cells, examples and what the lab does
+        with it ("used", or why it is ignored and how many rows keeping it would drop)."""
+        notes = {n.column: n for n in self.notes}
+
+        def use(c: ColumnSummary) -> str:
+            note = notes.get(c.name)
+            if self.yes_no is not None and c.name == self.yes_no.column and c.name not in self.ignored:
+                return f"made yes/no: {self.yes_no.name}"
+            if c.name not in self.ignored:
+                return "used" if note is None else f"used (you kept it: {note.kind})"
+            if note is None:
+                return "ignored (your choice)"
+            if note.kind == "identifier":
+                return f"identifier — ignored ({note.why})"
+            return f"{note.kind} — ignored ({note.why}; keeping it drops {note.drops:,} rows where all are needed)"
+
+        return pd.DataFrame([{"column": c.name, "use": use(c), "type": c.kind, "distinct values": c.distinct,
                               "missing": c.missing, "examples": c.examples} for c in self.columns])
 
     def summary(self, column: str) -> ColumnSummary:
@@ -92,25 +133,95 @@ class TableImport:
         return buf.getvalue().encode("utf-8")
 
 
-def inspect_upload(source, name: str = "upload", *, encoding: str | None = None, delimiter: str | None = None,
-                   decimal: str | None = None, max_bytes: int = MAX_BYTES) -> TableImport:
-    """Read an upload (bytes, file object or path) with the detected format, or the parts the user chose.
+@dataclass(frozen=True)
+class YesNo:
+    """A column made yes/no for a role that needs two values (a model's label, a secret): ``column`` above
+    ``threshold`` (a number column), or ``column`` equal to ``value`` against every other value (a text column)."""
 
+    column: str
+    threshold: float | None = None
+    value: str | None = None
+
+    @property
+    def name(self) -> str:
+        """The new column's name: letters, digits, ``_`` and ``.`` only (no ``=`` or ``,``, which role
+        parameters such as the secret's ``column=value`` would read as syntax)."""
+        what = f"above_{self.threshold:g}" if self.threshold is not None else f"is_{self.value}"
+        return re.sub(r"[^\w.]+", "_", f"{self.column}_{what}").strip("_")[:80]
+
+
+def make_yes_no(frame: pd.DataFrame, rule: YesNo) -> pd.DataFrame:
+    """``frame`` with ``rule.column`` replaced, in place, by its yes/no version (missing cells stay missing). The
+    original column goes: a model that kept it beside its own label would read the answer off it."""
+    if rule.column not in frame.columns:
+        raise DataError(f"no column {rule.column!r} to make yes/no")
+    col = frame[rule.column]
+    if rule.threshold is not None:
+        if not pd.api.types.is_numeric_dtype(col):
+            raise DataError(f"{rule.column} is not a column of numbers; compare it with one of its values")
+        yes = col > rule.threshold
+    else:
+        yes = col.astype(str).eq(str(rule.value))
+    made = yes.map({True: "yes", False: "no"}).where(col.notna())
+    if made.dropna().nunique() != 2:
+        raise DataError(f"{rule.name}: every row falls on the same side; choose another "
+                        + ("threshold" if rule.threshold is not None else "value"))
+    out = frame.copy()
+    out.insert(list(frame.columns).index(rule.column), rule.name, made)
+    return out.drop(columns=rule.column)
+
+
+def inspect_upload(source, name: str = "upload", *, encoding: str | None = None, delimiter: str | None = None,
+                   decimal: str | None = None, max_bytes: int = MAX_BYTES, ignore: list[str] | None = None,
+                   keep_summary_rows: bool = False, yes_no: YesNo | None = None) -> TableImport:
+    """Read an upload (bytes, file object or path; CSV, TSV, text or ``.xlsx``) with the detected format, or the
+    parts the user chose.
+
+    ``ignore``: the columns left out of the table the labs get (default: the identifier, empty and mostly-empty
+    columns :mod:`core.data.table_shapes` finds); ``keep_summary_rows``: keep "Total" lines (dropped by default);
+    ``yes_no``: a column to make yes/no (:func:`make_yes_no`) for a role that needs two values.
     Raises :class:`DataError` (one line) on an unreadable file or a table without a data row."""
+    refuse_other_formats(name)
     raw = read_bytes(source, name=name, max_bytes=max_bytes)
     if not raw.strip():
         raise DataError(f"{name}: the file is empty")
+    workbook = is_workbook(name, raw)
+    if workbook:  # the first worksheet as UTF-8 CSV text: the same detection, caps and typing as a CSV
+        raw = xlsx_to_csv(raw, name, *upload_limits())
+        encoding = delimiter = decimal = None
     detected, _ = detect_format(raw, name)
     try:
         fmt = CsvFormat(encoding or detected.encoding, delimiter or detected.delimiter,
                         decimal or (detected.decimal if (delimiter or detected.delimiter) != "," else "."))
     except DataError as exc:
         raise DataError(f"{name}: {exc}") from None
-    frame = read_table(raw, name=name, fmt=fmt, max_bytes=max_bytes)
-    if frame.empty:
+    source_frame = read_table(raw, name=name, fmt=fmt, max_bytes=max(max_bytes, len(raw)))
+    if source_frame.empty:
         raise DataError(f"{name}: the file has a header but no data rows")
-    frame.attrs.clear()  # the format lives on the TableImport (attrs would travel into every preview table)
-    return TableImport(name, detected, fmt, frame, [_summary(frame[c], c) for c in frame.columns])
+    source_frame.attrs.clear()  # the format lives on the TableImport (attrs would travel into every preview table)
+    summaries = summary_rows(source_frame)
+    dropped = [] if keep_summary_rows else [s.position for s in summaries]
+    body = source_frame.drop(index=dropped) if dropped else source_frame
+    if dropped:  # a column that was text only because of its "Total" cell is a column of numbers again
+        for c in body.columns:
+            if not pd.api.types.is_numeric_dtype(body[c]):
+                body[c] = _typed(body[c], ".")
+    ids = identifier_columns(body)
+    notes = ids + [n for n in empty_columns(body) if n.column not in {i.column for i in ids}]
+    ignored = [n.column for n in notes] if ignore is None else [c for c in body.columns if c in set(ignore)]
+    frame = body.drop(columns=ignored)
+    if yes_no is not None:
+        try:
+            frame = make_yes_no(frame, yes_no)
+        except DataError as exc:
+            raise DataError(f"{name}: {exc}") from None
+    if frame.shape[1] == 0:
+        raise DataError(f"{name}: every column is ignored; keep at least one")
+    if frame.empty:
+        raise DataError(f"{name}: no data rows are left once the summary rows are dropped")
+    return TableImport(name, detected, fmt, frame, [_summary(body[c], c) for c in body.columns], source_frame,
+                       notes, summaries, ignored, [s.row for s in summaries if s.position in dropped], workbook,
+                       yes_no)
 
 
 def _summary(col: pd.Series, name: str) -> ColumnSummary:

@@ -34,6 +34,21 @@ def is_file_param(sc: Scenario, name: str) -> bool:
     return not p.ui and p.kind == "str" and name.endswith(("_path", "_file"))
 
 
+def check_file_params(sc: Scenario, params: dict) -> None:
+    """Every file parameter set in ``params`` (``data_path``, ``trace_file``…) must name a readable regular file;
+    :class:`ParameterError` (one line) otherwise. The command line checks this before it estimates or starts
+    anything, so a mistyped path is one line and exit 2, not a cost note and a failure later."""
+    from ..data.dataset import check_input_file
+    from ..errors import DataError
+
+    for name, value in params.items():
+        if value and is_file_param(sc, name):
+            try:
+                check_input_file(str(value), name)
+            except DataError as exc:
+                raise ParameterError(name, str(exc).split(": ", 1)[1]) from None
+
+
 def linkable(sc: Scenario, name: str) -> bool:
     """Whether a link may set parameter ``name`` of ``sc``: a widget on its lab page can."""
     try:
