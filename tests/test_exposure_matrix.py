@@ -7,10 +7,9 @@ from the *uploaded* bytes: ``id`` is the file's row (1 = the first data row unde
 cells — the known columns and the secret — are what the exposure table shows (numbers compared as numbers: the
 import step writes ``5.10`` as ``5.1``).
 
-Variants among the five tables new to the suite: an identifier column named ``ID``, a non-binary label (Chile's
-vote: four values), a "Total" row under the data, and a tab-separated Latin-1 file with accented values. Cases
-that need the import step's own features (identifier detection, Total rows, binarising a label) are marked
-xfail with the missing feature named, until that work is merged.
+Variants among the five tables new to the suite: an identifier column named ``ID`` (the import step ignores it),
+a non-binary label (Chile's vote: four values, made yes/no in the import step as a user would), a "Total" row
+under the data (the import step drops it), and a tab-separated Latin-1 file with accented values.
 
 Two tables run in the fast suite (about 1.5 minutes); the full matrix (ten tables, about 5 minutes on the
 2-core machine) is marked ``slow``.
@@ -25,7 +24,7 @@ import pandas as pd
 import pytest
 
 from core.data.file_rows import in_file
-from core.data.table_import import inspect_upload, suggest_roles
+from core.data.table_import import YesNo, inspect_upload, suggest_roles
 from core.reid import k_anonymity, lecture
 from core.runtime.games import run
 from core.scenario import get
@@ -46,13 +45,8 @@ TABLES = {
     "wage": ("ISLR", "Wage", 2000, "csv"),
 }
 FAST = ("salaries", "affairs_tab_latin1")
-TOTAL_ROW = "Total-row detection in the import step (the Total row is read as a person: its empty cells add a value)"
-NEEDS_IMPORT = {  # (table, lab): the import step's feature the case depends on
-    ("arrests_total", "aggregates"): TOTAL_ROW,
-    ("arrests_total", "ml-models"): TOTAL_ROW,
-    ("cps1985_id", "ml-models"): "identifier detection in the import step (an ID column stays a model feature)",
-    ("chile_vote", "ml-models"): "binarising a non-binary label in the import step (Chile has one yes/no column)",
-}
+# a label that is not yes/no: the user makes one in the import step's role step ("Make a yes/no column")
+YES_NO = {"chile_vote": YesNo("vote", value="Y")}
 
 
 def _frame(key: str) -> pd.DataFrame:
@@ -87,8 +81,6 @@ def _cases():
     for key in TABLES:
         for lab in ("aggregates", "ml-models", "reid-lecture"):
             marks = [] if key in FAST else [pytest.mark.slow]
-            if (key, lab) in NEEDS_IMPORT:
-                marks.append(pytest.mark.xfail(reason=NEEDS_IMPORT[key, lab], strict=False))
             out.append(pytest.param(key, lab, marks=marks, id=f"{key}-{lab}"))
     return out
 
@@ -100,7 +92,7 @@ def uploads(tmp_path_factory):
     def get_upload(key):
         if key not in cache:
             raw, sep, enc = _upload(key)
-            table = inspect_upload(raw, f"{key}.csv")
+            table = inspect_upload(raw, f"{key}.csv", yes_no=YES_NO.get(key))
             path = tmp_path_factory.mktemp(key) / f"{key}.csv"
             path.write_bytes(table.normalised_csv())
             text = pd.read_csv(io.BytesIO(raw), sep=sep, encoding=enc, dtype=str, keep_default_na=False)
@@ -183,7 +175,6 @@ def _read_linkage(exposure: dict, text: pd.DataFrame) -> None:
         assert all(_same(cols[c][j], row[c]) for c in known), rid
 
 
-@pytest.mark.xfail(reason="Total-row detection in the import step (a 'Total' row is read as a person)", strict=False)
 def test_a_total_row_is_not_a_person(uploads):
     table, *_ = uploads("arrests_total")
     assert table.rows == len(_frame("arrests_total"))
