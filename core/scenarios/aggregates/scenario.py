@@ -271,7 +271,9 @@ class AggregatesScenario(Scenario):
             for b, blk in enumerate(blocks):
                 for r in range(config["releases"]):
                     checkpoint("preparing the releases")
-                    crng = np.random.default_rng([blk["seed"], v, r])
+                    # an ε sweep varies the noise only: every point releases the same cells of the same people
+                    # (a paired comparison, and one number of cells per person for the whole sweep)
+                    crng = np.random.default_rng([blk["seed"], 0 if config["sweep"] == "epsilon" else v, r])
                     D = randomize_sensitive(blk["D_raw"], k, crng)
                     aux = randomize_sensitive(blk["aux_raw"], k, crng)
                     m = max(1, int(round(ratio * len(D))))
