@@ -6,7 +6,8 @@ import streamlit as st
 
 from core.errors import LabError
 from core.output import plain_language as say
-from core.studies.ladder import (DEFAULT_EPSILONS, crossing, ladder_base, ladder_rows, ladder_scenarios, ladder_table,
+from core.studies import ladder_reading
+from core.studies.ladder import (DEFAULT_EPSILONS, ladder_base, ladder_rows, ladder_scenarios, ladder_table,
                                  parse_epsilons, per_person_sentence)
 from core.plots.deployments import deployment_summary
 from core.plots.fdp import ladder_figure
@@ -57,14 +58,8 @@ def epsilon_ladder() -> None:
         return
     ladder = ladder_rows(name, out)
     st.session_state["ladder.last"] = ladder  # the accuracy-first section quotes the measured attack
-    rows = [r for r in ladder["rows"] if r["attack"] is not None]
-    if rows:
-        top = rows[-1]
-        safe = crossing(ladder)
-        st.markdown(f"At ε = {top['epsilon']:g} the attack reaches {ladder['attack_label']} **{top['attack']:.3f}**"
-                    + (f" (bound {top['bound']:.3f})" if top["bound"] is not None else "") + "; "
-                    + (f"up to ε = {safe:g} it stays within 5 points of a coin flip." if safe is not None else
-                       "at every ε tried it does better than a coin flip by more than 5 points."))
+    for line in ladder_reading.sentences(ladder):  # every claim backed by the rungs' intervals
+        st.markdown(line)
     note = per_person_sentence(ladder)
     if note:
         st.markdown(note)
@@ -74,6 +69,7 @@ def epsilon_ladder() -> None:
     st.caption("Ticks along the bottom: real deployments at these ε (hover for organisation, product, unit, period "
                "and source; grey = a unit smaller than a person). " + deployment_summary(deployments, top_eps))
     table = pd.DataFrame(ladder_table(ladder))
-    table["claimed ε in plain words"] = [say.odds_short(r.get("claimed_epsilon")) for r in ladder["rows"]]
+    table["ε per person in plain words"] = [say.odds_short(r.get("epsilon_per_person") or r.get("per_person_epsilon"))
+                                         for r in ladder["rows"]]
     st.dataframe(table, hide_index=True, width="stretch")
     download_table(table, f"epsilon-ladder-{name}")
