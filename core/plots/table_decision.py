@@ -48,7 +48,11 @@ def decision_figure(d: dict, deployments: list[dict] | None = None) -> go.Figure
                 "attack success (AUC, 0.5 = guessing)", height=500)
     fig.update_xaxes(type="log")
     fig.update_yaxes(range=[0.45, 1.02], secondary_y=False)
-    fig.update_yaxes(title_text="count error (±, log scale)", type="log", secondary_y=True, showgrid=False)
+    ticks = [0.5, 1, 2, 5, 10, 20, 50, 100, 200, 500, 1000]
+    top = max(c["error_bound"] + [d["abs_error"]])
+    shown = [v for v in ticks if v <= top * 2]
+    fig.update_yaxes(title_text="count error (±, log scale)", type="log", secondary_y=True, showgrid=False,
+                     tickvals=shown, ticktext=["0" if v == 0.5 else f"{v:g}" for v in shown])
     if deployments:
         from .deployments import add_deployment_ticks
 

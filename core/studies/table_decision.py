@@ -118,7 +118,7 @@ def option(eps_person: float, cells: int, confidence: float, typical_count: floa
             "cells_per_person": cells, "attack_cap": dp_auc_bound(1, eps_person), "measured": measured,
             "attack_words": attack_words(eps_person, measured), "error_mean": err["mean"],
             "error_bound": err["bound"], "relative_error": err["mean"] / typical_count if typical_count else None,
-            "odds": say.odds_sentence(eps_person), "deployments": census_deployments(2, eps_person)}
+            "odds": say.odds_sentence(eps_person, subject="a given person's secret is “yes”"), "deployments": census_deployments(2, eps_person)}
 
 
 def decide(cells: int, error: float, relative: bool, confidence: float, advantage: float,
