@@ -54,8 +54,9 @@ class AggregatesScenario(Scenario):
     paper = ("Mao, Stevanoski & de Montjoye, \"DeSIA: Attribute Inference Attacks Against Limited Fixed "
              "Aggregate Statistics\" (§4–§7)")
     # Small, fast page defaults (first ROC within seconds); the sidebar scales up to the paper's setting.
+    # The page opens on a noisy release (ε = 1 per cell), so its trade-off chart is drawn from the first view.
     page_defaults = {"block_size": 200, "blocks": 1, "query_ratio": 0.75, "shadows": 1000, "reconstructions": 3,
-                     "rap_steps": 100, "attack": "all", "targets": 0}
+                     "rap_steps": 100, "attack": "all", "targets": 0, "epsilon": 1.0}
     params = (
         Param("data", "str", "synthetic", "synthetic = census blocks drawn from published 2010 national "
               "distributions (PPMF schema); ppmf / csv = your file at data_path", choices=("synthetic", "ppmf", "csv"),
