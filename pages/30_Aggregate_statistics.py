@@ -81,7 +81,8 @@ def draw(result, final):
     metric_row(m, NAMES)
     if "auc_ci_low" in m:
         st.caption(f"[AUC](/Glossary#auc) 95% CI {m.get('auc_ci_low', float('nan')):.3f} – "
-                   f"{m.get('auc_ci_high', float('nan')):.3f} (DeLong) · "
+                   f"{m.get('auc_ci_high', float('nan')):.3f} "
+                   f"({'DeLong' if m.get('auc_ci_clusters', 1) == 1 else 'bootstrap over releases and targets'}) · "
                    f"[empirical ε](/Glossary#empirical-epsilon) ≥ {m.get('empirical_epsilon_low', float('nan')):.2f} "
                    "(95% confidence; threshold chosen on half the targets, bound on the other half) · ε per "
                    "person: " + ("none (exact counts)" if m.get("epsilon_per_person") is None else
@@ -89,7 +90,7 @@ def draw(result, final):
                                  f"{m['cells_per_person']} cells ({say.odds_short(m['epsilon_per_person'])})")
                    + (" · the interval includes one release only: targets sharing a release are not independent, "
                       "so use 2 or more blocks for an interval that covers another release"
-                      if m.get("auc_ci_clusters") == 1 else " · interval: bootstrap over releases and targets"))
+                      if m.get("auc_ci_clusters") == 1 else ""))
     metric_row(m, COUNTS, fmt="{:.0f}")
     if "auc_not_deterministic" in m:
         st.caption(f"DeSIA on the targets the solver did not settle: AUC {m['auc_not_deterministic']:.3f}; "
