@@ -200,3 +200,12 @@ def design(block_size: int = 200, query_ratio: float = 0.75, blocks: int = 1, se
     return {"cells_per_person": cells_per_person(ctx, config, 0),
             "typical_count": float(np.median(held)) if len(held) else 1.0,
             "cells_released": int(len(ctx["cells"][0]["queries"])), "config": config}
+
+
+def accuracy_first_sentence(error: float, share: float, sensitivity: float, eps_count: float, cells: int) -> str:
+    """The accuracy-first answer per person first: the ε each count needs, and what a person in ``cells`` counts
+    is protected by in total (with the odds at that total)."""
+    total = eps_count * int(cells)
+    return (f"To keep counts of sensitivity {sensitivity:g} within ±{error:g} for {say.pct(share)} of them, each "
+            f"count needs ε ≥ {eps_count:.3g} (Laplace noise); a person in {int(cells)} such counts is protected by "
+            f"ε = {int(cells)} × {eps_count:.3g} = {total:.3g} per person. {say.odds_sentence(total)}")
