@@ -11,11 +11,12 @@ from core.runtime.sweep import sweep
 from core.studies.ladder import ladder_rows
 from core.studies.ladder_reading import reading, sentences
 
-# A size CI can afford (about 2 s a rung): small blocks, few shadows, two blocks so the interval sees two releases.
-SMALL = {"block_size": 100, "query_ratio": 0.75, "attack": "desia", "blocks": 2, "shadows": 200, "targets": 30}
+# A size CI can afford (about 10 s a rung on one core): small blocks, the fewest shadows DeSIA accepts, two blocks
+# so the interval sees two releases. benchmarks/bench_ladder.py plays the full-size ladder.
+SMALL = {"block_size": 60, "query_ratio": 0.5, "attack": "desia", "blocks": 2, "shadows": 100, "targets": 20}
 
 
-@pytest.mark.parametrize("seed", [0, 1, 2])
+@pytest.mark.parametrize("seed", [0, 1])
 def test_aggregates_ladder_never_gains_from_noise_nor_beats_the_bound(seed):
     out = sweep("aggregates", SMALL, {"epsilon": [0.1, 1.0, 10.0]}, seed=seed)
     exact = sweep("aggregates", SMALL, {"epsilon": [0.0]}, seed=seed)["rows"][0]
