@@ -65,7 +65,8 @@ def epsilon_ladder() -> None:
         st.markdown(note)
     deployments = ticks()
     figure(ladder_figure(ladder, deployments), f"epsilon-ladder-{name}")
-    top_eps = max(r["epsilon"] for r in ladder["rows"])
+    # the deployments protect a whole person: read them against the ladder's ε per person where it has one
+    top_eps = max(r.get("epsilon_per_person") or r["epsilon"] for r in ladder["rows"])
     st.caption("Ticks along the bottom: real deployments at these ε (hover for organisation, product, unit, period "
                "and source; grey = a unit smaller than a person). " + deployment_summary(deployments, top_eps))
     table = pd.DataFrame(ladder_table(ladder))
