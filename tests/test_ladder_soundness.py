@@ -63,7 +63,7 @@ def test_cluster_interval_covers_95_percent_where_delong_does_not():
     trials = 120
     for r in range(trials):
         y, s, c = _clustered(np.random.default_rng(r), 6, 40)
-        iv = interval(y, s, c, seed=r)
+        iv = interval(y, s, c, seed=r, resamples=400)
         lo, hi = auc_ci(y, s)
         hits_cluster += iv["low"] <= truth <= iv["high"]
         hits_delong += lo <= truth <= hi

@@ -47,6 +47,8 @@ def test_chart_keeps_count_error_off_the_attack_axis_and_marks_the_chosen_epsilo
     assert error_traces and all(t.yaxis == "y2" for t in error_traces)
     assert attack_traces and all(t.yaxis in (None, "y") for t in attack_traces)
     assert any(s.x0 == 2.0 for s in fig.layout.shapes)  # the chosen ε
+    assert any(s.type == "rect" and s.x0 == pytest.approx(d["epsilon_accuracy"])
+               and s.x1 == pytest.approx(d["epsilon_privacy"]) for s in fig.layout.shapes)  # the range meeting both
     assert fig.layout.xaxis.title.text.startswith("ε per person")
 
 

@@ -74,7 +74,8 @@ def cluster_bootstrap_ci(labels, scores, clusters, confidence: float = 0.95, res
     return (float(max(0.0, centre - widen * (centre - lo))), float(min(1.0, centre + widen * (hi - centre))))
 
 
-def interval(labels, scores, clusters, confidence: float = 0.95, seed: int = 0) -> dict:
+def interval(labels, scores, clusters, confidence: float = 0.95, seed: int = 0,
+             resamples: int = DEFAULT_RESAMPLES) -> dict:
     """The AUC's interval that respects the clusters: ``{"low", "high", "clusters", "method"}``.
 
     ``method`` is ``"cluster bootstrap"`` with at least :data:`MIN_CLUSTERS` clusters; with fewer it is
@@ -87,5 +88,5 @@ def interval(labels, scores, clusters, confidence: float = 0.95, seed: int = 0) 
     lo_d, hi_d = auc_ci(y, s, confidence)
     if n_cl < MIN_CLUSTERS or not (math.isfinite(lo_d) and math.isfinite(hi_d)):
         return {"low": lo_d, "high": hi_d, "clusters": n_cl, "method": "DeLong (one release)"}
-    lo_b, hi_b = cluster_bootstrap_ci(y, s, clusters, confidence, seed=seed)
+    lo_b, hi_b = cluster_bootstrap_ci(y, s, clusters, confidence, resamples=resamples, seed=seed)
     return {"low": min(lo_d, lo_b), "high": max(hi_d, hi_b), "clusters": n_cl, "method": "cluster bootstrap"}

@@ -17,9 +17,6 @@ def decision_figure(d: dict, deployments: list[dict] | None = None) -> go.Figure
 
     c = d["curves"]
     fig = make_subplots(specs=[[{"secondary_y": True}]])
-    if d["feasible"]:
-        fig.add_vrect(x0=d["epsilon_accuracy"], x1=d["epsilon_privacy"], fillcolor="rgba(46,139,87,0.15)",
-                      line_width=0, annotation_text="meets both", annotation_position="top left")
     fig.add_trace(go.Scatter(x=c["epsilon"], y=c["attack_cap"], mode="lines", name="attack success: the most "
                              "any attack can reach (DP cap)", line=dict(color="black", dash="dash", width=2)),
                   secondary_y=False)
@@ -42,6 +39,9 @@ def decision_figure(d: dict, deployments: list[dict] | None = None) -> go.Figure
                              line=dict(color=PALETTE[4], width=3, dash="dot")), secondary_y=True)
     fig.add_hline(y=d["abs_error"], line=dict(color=PALETTE[4], dash="dash", width=1), secondary_y=True,
                   annotation_text=f"your count tolerance (±{d['abs_error']:g})", annotation_position="bottom left")
+    if d["feasible"]:  # after the traces: plotly skips shapes on a subplot that has no trace yet
+        fig.add_vrect(x0=d["epsilon_accuracy"], x1=d["epsilon_privacy"], fillcolor="rgba(46,139,87,0.25)",
+                      line_width=0, layer="below", annotation_text="meets both", annotation_position="top left")
     fig.add_vline(x=d["chosen"], line=dict(color="#444", width=1.5),
                   annotation_text=f"chosen ε = {d['chosen']:.3g} per person", annotation_position="top")
     base_layout(fig, "Attack success and count error against ε per person", "ε per person (log scale)",
