@@ -14,7 +14,7 @@ from core.plots.fdp import ladder_figure
 from core.studies.registry import ticks
 from core.scenario import get
 from ui.common import download_table, figure, show_error
-from ui.runs import run_sweep
+from ui.runs import _sweep_cost, run_sweep
 
 
 def epsilon_ladder() -> None:
@@ -49,9 +49,13 @@ def epsilon_ladder() -> None:
     except LabError as exc:
         show_error(exc)
         return
+    try:  # the estimate before it starts
+        minutes = f", about {_sweep_cost(sc, base, {'epsilon': epsilons}).seconds / 60:.1f} minutes of one core"
+    except LabError:
+        minutes = ""
     st.caption("Settings: the lab's defaults" + (", with " + ", ".join(f"{k} = {v}" for k, v in base.items()) +
                                                  " to keep each rung short" if base else "") +
-               f". {len(epsilons)} runs.")
+               f". {len(epsilons)} runs{minutes}.")
     out = run_sweep(sc, base, {"epsilon": epsilons}, int(seed), label=f"Run the ladder ({len(epsilons)} runs)",
                     key=f"ladder-{name}")
     if out is None:
