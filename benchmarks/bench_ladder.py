@@ -18,6 +18,18 @@ the AUC needs no threshold, and the solver settled no target on these noisy rele
 scored 0 or 1). Two things changed: the ladder now plays 4 blocks (the AUC's interval bootstraps releases as well
 as targets, core/measure/cluster_auc.py) and every rung releases the same cells, and its sentences claim only what
 the intervals support (core/studies/ladder_reading.py).
+
+The ladder's defaults (s = 200, m/s = 0.75, 4 blocks × 40 targets, 1,000 shadows), seed 0, --epsilons 0.1 1 10,
+measured 2026-11-29 (570 s at load average 23 on the shared 2-core machine):
+
+     ε/person  ε/cell    AUC     95% interval clusters  DP cap count err
+          1.1     0.1  0.446 [0.318, 0.585]        4   0.750       9.8
+           11       1  0.464 [0.358, 0.610]        4   1.000     0.973
+          110      10  0.569 [0.424, 0.690]        4   1.000      0.01
+        exact       —  0.607 [0.461, 0.748]
+
+"No trend can be read from it … it could only see differences larger than about 0.26": at this size the ladder
+cannot tell its rungs apart, and the page says so; telling 0.05 apart would take roughly 25 times the targets.
 """
 from __future__ import annotations
 
