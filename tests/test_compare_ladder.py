@@ -51,7 +51,7 @@ def test_ladder_section_on_the_explorer_page():
 
 
 # Two rungs per lab, light settings: enough to see the attack fall with ε and the utility column filled.
-LIGHT = {"location": {"games": 1500}, "aggregates": {"targets": 60, "block_size": 200},
+LIGHT = {"location": {"games": 1500}, "aggregates": {"targets": 30, "block_size": 100, "blocks": 2, "shadows": 200},
          "synthetic": {}}
 
 

@@ -43,6 +43,7 @@ class TableAuditScenario(Scenario):
                "counts; the measured ε is compared with the release's claim per person.")
     paper = "Dwork & Roth (2014), Thm 3.16 (basic composition); DeSIA's census block tables (seed 000)"
     unit = ("batch of games", "batches of games")
+    ladder = False  # played from the known-bug gallery, not offered on the ε ladder
     params = (
         Param("block_size", "int", 200, "people in the block", low=20, high=2000, label="Block size s"),
         Param("query_ratio", "float", 0.75, "released cells per person, m/s", low=0.05, high=3.0, step=0.05,

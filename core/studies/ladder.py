@@ -34,7 +34,8 @@ LADDER_BASE: dict[str, dict] = {
 
 def ladder_scenarios() -> list[str]:
     """Registered scenarios with an ``epsilon`` parameter (the ladder varies it)."""
-    return [name for name, sc in all_scenarios().items() if any(p.name == "epsilon" for p in sc.params)]
+    return [name for name, sc in all_scenarios().items() if any(p.name == "epsilon" for p in sc.params)
+            and getattr(sc, "ladder", True)]  # an audit-only game (the known-bug gallery's) is no lab to ladder
 
 
 def parse_epsilons(text: str, scenario: Scenario | str) -> list[float]:
