@@ -77,16 +77,24 @@ def draw(result, final):
         aucs = [(name, m[f"auc_{key}"]) for key, name in ATTACK_NAMES.items() if f"auc_{key}" in m]
         if aucs:
             st.caption("AUC · " + " · ".join(f"{name} {v:.3f}" for name, v in aucs))
+        # one container in every draw, so a live draw's tiles never linger beside the final draw's buttons
+        downloads = st.container()
         if final:
-            download_figure(fig, "aggregates-roc")
+            with downloads:
+                download_figure(fig, "aggregates-roc")
     metric_row(m, NAMES)
     if "auc_ci_low" in m:
         st.caption(f"[AUC](/Glossary#auc) 95% CI {m.get('auc_ci_low', float('nan')):.3f} – "
-                   f"{m.get('auc_ci_high', float('nan')):.3f} (DeLong) · "
+                   f"{m.get('auc_ci_high', float('nan')):.3f} "
+                   f"({'DeLong' if m.get('auc_ci_clusters', 1) == 1 else 'bootstrap over releases and targets'}) · "
                    f"[empirical ε](/Glossary#empirical-epsilon) ≥ {m.get('empirical_epsilon_low', float('nan')):.2f} "
-                   "(95% confidence; threshold chosen on half the targets, bound on the other half) · claimed ε per "
-                   "person: " + ("none (exact counts)" if m.get("claimed_epsilon") is None else
-                                 f"{m['claimed_epsilon']:.3g} ({say.odds_short(m['claimed_epsilon'])})"))
+                   "(95% confidence; threshold chosen on half the targets, bound on the other half) · ε per "
+                   "person: " + ("none (exact counts)" if m.get("epsilon_per_person") is None else
+                                 f"{m['epsilon_per_person']:.3g} = {m['epsilon_per_cell']:g} per cell × "
+                                 f"{m['cells_per_person']} cells ({say.odds_short(m['epsilon_per_person'])})")
+                   + (" · the interval includes one release only: targets sharing a release are not independent, "
+                      "so use 2 or more blocks for an interval that covers another release"
+                      if m.get("auc_ci_clusters") == 1 else ""))
     metric_row(m, COUNTS, fmt="{:.0f}")
     if "auc_not_deterministic" in m:
         st.caption(f"DeSIA on the targets the solver did not settle: AUC {m['auc_not_deterministic']:.3f}; "
@@ -202,4 +210,12 @@ def draw_sweep(result, final):
             download_figure(fig, f"aggregates-{sweep_config['sweep']}")
 
 
+try:  # every experiment shows its estimate before it starts
+    _resolved = scenario.resolve({k: v for k, v in sweep_config.items() if k != "seed"})
+    st.caption(f"Estimate before it starts: {scenario.n_games(_resolved):,} attack runs, about "
+               f"{scenario.estimate_cost(_resolved).seconds / 60:.0f} minutes of one core.")
+except LabError as exc:
+    show_error(exc)
+st.page_link("pages/32_Choose_epsilon_for_tables.py", label="Choosing an ε for your tables? State your count error and "
+             "attack tolerances and see the options", icon=":material/balance:")
 run_scenario(scenario, sweep_config, draw_sweep, auto=False, label=f"Run {sweep}")

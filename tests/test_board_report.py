@@ -31,7 +31,8 @@ def test_large_epsilon_sentences_say_the_guarantee_is_void_with_the_number():
 
 def test_report_opens_with_the_verdict_and_keeps_details_for_later(agg_result):
     text = report.html_report([agg_result])
-    title = "What an attacker learns from the published block counts at ε = 1"
+    k = agg_result.metrics["cells_per_person"]
+    title = f"What an attacker learns from the published block counts at ε = {k:g} per person (1 per cell)"
     assert f"<title>{title}</title>" in text and f"<h1>{title}</h1>" in text
     summary = text[text.index("<section class='summary'>"):text.index("<section class='technical'>")]
     assert "against 50% by chance" in summary  # the page's own sentence
@@ -85,7 +86,7 @@ def test_report_prints_to_pdf_with_the_verdict_on_page_one(agg_result, tmp_path)
     reader = pypdf.PdfReader(io.BytesIO(pdf))
     import unicodedata
     first = re.sub(r"\s+", " ", unicodedata.normalize("NFKC", reader.pages[0].extract_text()))  # ligatures ﬀ → ff
-    assert "What an attacker learns from the published block counts at ε = 1" in first
+    assert "What an attacker learns from the published block counts at ε = " in first and "(1 per cell)" in first
     assert "Attack success" in first and "95% interval" in first and "off by 0.96 on average" in first
     assert "Technical details" not in first  # details start on their own page
     rest = " ".join(pg.extract_text() for pg in reader.pages[1:])

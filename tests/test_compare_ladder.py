@@ -51,7 +51,7 @@ def test_ladder_section_on_the_explorer_page():
 
 
 # Two rungs per lab, light settings: enough to see the attack fall with ε and the utility column filled.
-LIGHT = {"location": {"games": 1500}, "aggregates": {"targets": 60, "block_size": 200},
+LIGHT = {"location": {"games": 1500}, "aggregates": {"targets": 30, "block_size": 100, "blocks": 2, "shadows": 200},
          "synthetic": {}}
 
 
@@ -87,8 +87,8 @@ def test_per_person_total_is_named_in_words():
                                         "protects a person with ε = 0.5 × 9 = 4.5. The DP bound uses that "
                                         "per-person total.")
     table = ladder_table(lad)
-    assert table == [{"ε": 0.5, "attack AUC": 0.6, "mean count error per cell": 2.0,
-                      "ε per person (added up over all one person is in)": 4.5, "cells one person can change": 9}]
+    assert table == [{"ε per cell / unit (the ladder's ε)": 0.5, "attack AUC": 0.6,
+                      "mean count error per cell": 2.0, "cells one person can change": 9}]
     lad["rows"][0].update(per_person_epsilon=0.5, cells_per_person=None)
     assert per_person_sentence(lad) == ""
     loc = {"scenario": "location", "rows": [{"epsilon": 0.5, "per_person_epsilon": 5.0}]}

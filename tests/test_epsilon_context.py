@@ -254,7 +254,8 @@ def test_report_summary_carries_the_odds_and_nearest_deployments():
     result = run("location", {"observations": 1, "games": 400, "shadow_sweep_max": 0, "train_shadows": 200,
                               "epsilon": 1.0, "attacker": "informed"}, seed=0)
     lines = report_lines(result)
-    assert "73%" in lines[0] and lines[1].startswith("Real deployments nearest this ε")
+    assert "73%" in lines[0] and lines[1].startswith("Real deployments nearest this ε per person")
+    assert "user-day" not in lines[1] and "event" not in lines[1]  # like units only
     register_summary_hook(report_lines)
     assert any("73%" in x for x in summary_lines(result))
 

@@ -20,7 +20,12 @@ def test_explorer_odds_follow_the_prior_and_accuracy_first_gives_epsilon():
     at.slider(key="eps.prior").set_value(10).run()
     assert any("10% chance" in i.value and "15%" in i.value for i in at.info)  # 0.1·e^0.5/(0.1·e^0.5+0.9)
     metrics = {m.label: m.value for m in at.metric}
-    assert float(metrics["ε needed, Laplace noise"]) == pytest.approx(0.3, abs=0.001)  # ln(20)/10
+    assert float(metrics["ε per count, Laplace noise"]) == pytest.approx(0.3, abs=0.001)  # ln(20)/10
+    assert float(metrics["ε per person, Laplace noise"]) == pytest.approx(0.3, abs=0.001)  # one count a person
+    at.number_input(key="eps.acc.k").set_value(11).run()
+    metrics = {m.label: m.value for m in at.metric}
+    assert float(metrics["ε per person, Laplace noise"]) == pytest.approx(11 * 0.2996, abs=0.01)
+    assert any("protected by ε = 11 × 0.3 = 3.3 per person" in i.value for i in at.info)
     assert any("random sample" in i.value for i in at.info)
     captions = " ".join(c.value for c in at.caption)
     assert "In plain words — ε = 0.5" in captions

@@ -31,7 +31,7 @@ def test_bug_flags_and_twin_does_not(pair):
 
 
 def test_bug_knobs_are_never_offered_on_the_lab_pages():
-    for name in ("location", "reconstruction", "synthetic"):
+    for name in ("location", "reconstruction", "synthetic", "table-audit"):
         param = get(name).param("bug")
         assert not param.ui and param.default == "none"
 
@@ -62,3 +62,17 @@ def test_the_informed_auditor_is_always_right_on_an_exact_network():
     assert result.metrics["accuracy_model"] == 1.0 and result.metrics["auc_model"] == 1.0
     with pytest.raises(ParameterError, match="audit_model"):
         get("synthetic").resolve({"generator": "nonprivate", "audit_model": True})
+
+
+def test_census_tables_bug_flags_and_its_twin_does_not():
+    """The table-release bug: noise for ε per cell claimed as ε per person; its twin claims ε × cells per person."""
+    bug, fixed = "known-bug-census-tables-forget-composition", "known-bug-census-tables-forget-composition-fixed"
+    assert (bug, fixed) in PAIRS
+    results = {n: run(PRESETS[n]["scenario"], PRESETS[n]["params"], seed=0) for n in (bug, fixed)}
+    m_bug, m_fixed = results[bug].metrics, results[fixed].metrics
+    assert m_bug["claimed_epsilon"] == 1.0 and m_fixed["claimed_epsilon"] == m_fixed["epsilon_per_person"]
+    assert m_fixed["epsilon_per_person"] == pytest.approx(m_fixed["cells_per_person"] * 1.0)
+    assert m_bug["empirical_epsilon_low"] > m_bug["claimed_epsilon"]  # the audit's evidence of the bug
+    assert m_fixed["empirical_epsilon_low"] <= m_fixed["claimed_epsilon"]
+    assert known_bug_verdict(PRESETS[bug], results[bug])["flagged"]
+    assert not known_bug_verdict(PRESETS[fixed], results[fixed])["flagged"]

@@ -8,6 +8,7 @@ from core.errors import LabError
 from core.output import plain_language as say
 from core.plots import epsilon as plots
 from core.plots.deployments import deployment_summary
+from core.studies import table_decision
 from core.studies.registry import load_registry, ticks
 from core.theory import odds
 from ui.common import content, download_table, figure, number_field, plain, show_error
@@ -80,6 +81,10 @@ def accuracy_first(delta: float) -> None:
                         default=1.0, low=0.01, high=1000.0, step=1.0, bind="query-params")
     typical = number_field(c4, "A typical count (for the sample comparison)", key="eps.acc.count", kind="int",
                            default=500, low=1, high=10_000_000, step=100, bind="query-params")
+    cells = int(number_field(st, "Counts one person is in (k): a person's ε adds up over them", key="eps.acc.k",
+                             kind="int", default=1, low=1, high=10_000, step=1, bind="query-params",
+                             help="One person's record in k published counts spends the ε of each: ε per person "
+                                  "= k × ε per count (the census tables of Aggregate statistics: k = 11)"))
     gdelta = delta if delta > 0 else 1e-5
     try:
         eps_lap = odds.epsilon_for_accuracy(error, share, sens, "laplace")
@@ -88,12 +93,15 @@ def accuracy_first(delta: float) -> None:
     except LabError as exc:
         show_error(exc)
         return
-    m1, m2, m3 = st.columns(3)
-    m1.metric("ε needed, Laplace noise", f"{eps_lap:.3g}")
-    m2.metric(f"ε needed, Gaussian noise (δ = {gdelta:g})", f"{eps_gau:.3g}")
-    m3.metric("Attacker's certainty at that ε", f"≤ {say.pct(odds.posterior_bound(eps_lap))}",
-              help="From 50/50 before the release, at the Laplace ε")
-    plain(say.accuracy_first_sentence(error, share, sens, eps_lap, eps_gau, gdelta) + " "
+    m0, m1, m2, m3 = st.columns(4)  # per person first, per count beside it
+    m0.metric("ε per person, Laplace noise", f"{cells * eps_lap:.3g}", help=f"{cells} × the ε per count")
+    m1.metric("ε per count, Laplace noise", f"{eps_lap:.3g}")
+    m2.metric(f"ε per count, Gaussian noise (δ = {gdelta:g})", f"{eps_gau:.3g}")
+    m3.metric("Attacker's certainty at that ε per person", f"≤ {say.pct(odds.posterior_bound(cells * eps_lap))}",
+              help="From 50/50 before the release, at the Laplace ε per person")
+    first = (say.accuracy_first_sentence(error, share, sens, eps_lap, eps_gau, gdelta) if cells == 1 else
+             table_decision.accuracy_first_sentence(error, share, sens, eps_lap, cells))
+    plain(first + " "
           + say.equivalent_sample_sentence(frac).replace("the data", f"counts around {typical:,}"))
     st.caption("Laplace: ε = Δ·ln(1/(1 − q))/E. Gaussian: σ = E/Φ⁻¹((1 + q)/2), then the analytic-Gaussian ε of σ "
                "at δ. Equivalent sample: a Bernoulli sample of fraction r scaled by 1/r errs on a count c by about "
@@ -103,9 +111,12 @@ def accuracy_first(delta: float) -> None:
     if measured and measured.get("rows"):
         rows = [r for r in measured["rows"] if r.get("attack") is not None]
         if rows:
-            near = min(rows, key=lambda r: abs(r["epsilon"] - eps_lap))
+            def person(r):  # compare like units: the rung's ε per person where the lab knows it
+                return r.get("epsilon_per_person") or r.get("per_person_epsilon") or r["epsilon"]
+
+            near = min(rows, key=lambda r: abs(person(r) - cells * eps_lap))
             st.markdown(f"**Measured:** the ε ladder you ran ({measured['scenario']}) reached "
-                        f"{measured['attack_label']} **{near['attack']:.3f}** at ε = {near['epsilon']:g}, the rung "
-                        f"nearest to {eps_lap:.3g}.")
+                        f"{measured['attack_label']} **{near['attack']:.3f}** at ε = {person(near):.3g} per person "
+                        f"({near['epsilon']:g} per unit), the rung nearest to {cells * eps_lap:.3g} per person.")
     else:
         st.caption("Run the ε ladder below to see what a real attack reaches near this ε.")

@@ -6,14 +6,15 @@ import streamlit as st
 
 from core.errors import LabError
 from core.output import plain_language as say
-from core.studies.ladder import (DEFAULT_EPSILONS, crossing, ladder_base, ladder_rows, ladder_scenarios, ladder_table,
+from core.studies import ladder_reading
+from core.studies.ladder import (DEFAULT_EPSILONS, ladder_base, ladder_rows, ladder_scenarios, ladder_table,
                                  parse_epsilons, per_person_sentence)
 from core.plots.deployments import deployment_summary
 from core.plots.fdp import ladder_figure
 from core.studies.registry import ticks
 from core.scenario import get
 from ui.common import download_table, figure, show_error
-from ui.sweeps import run_sweep
+from ui.sweeps import run_sweep, sweep_estimate
 
 
 def epsilon_ladder() -> None:
@@ -48,32 +49,32 @@ def epsilon_ladder() -> None:
     except LabError as exc:
         show_error(exc)
         return
+    try:  # the estimate before it starts
+        minutes = f", about {sweep_estimate(sc, base, {'epsilon': epsilons}).seconds / 60:.1f} minutes of one core"
+    except LabError:
+        minutes = ""
     st.caption("Settings: the lab's defaults" + (", with " + ", ".join(f"{k} = {v}" for k, v in base.items()) +
                                                  " to keep each rung short" if base else "") +
-               f". {len(epsilons)} runs.")
+               f". {len(epsilons)} runs{minutes}.")
     out = run_sweep(sc, base, {"epsilon": epsilons}, int(seed), label=f"Run the ladder ({len(epsilons)} runs)",
                     key=f"ladder-{name}")
     if out is None:
         return
     ladder = ladder_rows(name, out)
     st.session_state["ladder.last"] = ladder  # the accuracy-first section quotes the measured attack
-    rows = [r for r in ladder["rows"] if r["attack"] is not None]
-    if rows:
-        top = rows[-1]
-        safe = crossing(ladder)
-        st.markdown(f"At ε = {top['epsilon']:g} the attack reaches {ladder['attack_label']} **{top['attack']:.3f}**"
-                    + (f" (bound {top['bound']:.3f})" if top["bound"] is not None else "") + "; "
-                    + (f"up to ε = {safe:g} it stays within 5 points of a coin flip." if safe is not None else
-                       "at every ε tried it does better than a coin flip by more than 5 points."))
+    for line in ladder_reading.sentences(ladder):  # every claim backed by the rungs' intervals
+        st.markdown(line)
     note = per_person_sentence(ladder)
     if note:
         st.markdown(note)
     deployments = ticks()
     figure(ladder_figure(ladder, deployments), f"epsilon-ladder-{name}")
-    top_eps = max(r["epsilon"] for r in ladder["rows"])
+    # the deployments protect a whole person: read them against the ladder's ε per person where it has one
+    top_eps = max(r.get("epsilon_per_person") or r["epsilon"] for r in ladder["rows"])
     st.caption("Ticks along the bottom: real deployments at these ε (hover for organisation, product, unit, period "
                "and source; grey = a unit smaller than a person). " + deployment_summary(deployments, top_eps))
     table = pd.DataFrame(ladder_table(ladder))
-    table["claimed ε in plain words"] = [say.odds_short(r.get("claimed_epsilon")) for r in ladder["rows"]]
+    table["ε per person in plain words"] = [say.odds_short(r.get("epsilon_per_person") or r.get("per_person_epsilon"))
+                                         for r in ladder["rows"]]
     st.dataframe(table, hide_index=True, width="stretch")
     download_table(table, f"epsilon-ladder-{name}")

@@ -21,6 +21,10 @@ def _slug(name: str) -> str:
     return "".join(ch if ch.isalnum() or ch in "-_" else "_" for ch in name).strip("_") or "run"
 
 
+# The gallery of broken releases (Paper presets): every lab's measured-ε flag links to it.
+GALLERY_LINK = "/Paper_presets#gallery-of-broken-releases"
+
+
 def audit_banner(result: Result | dict) -> None:
     """A red banner when the measured ε lower bound exceeds the release's claim; a quiet caption otherwise."""
     v = audit_result(result)
@@ -36,7 +40,8 @@ def audit_banner(result: Result | dict) -> None:
         st.caption(f"In plain words: {claimed}; the measurement shows the release is no safer than "
                    f"{measured}. [How the bound is computed]({say.GLOSSARY_PAGE}#empirical-epsilon): the attack "
                    "and its threshold are chosen on half the games and ε is bounded on the other half, so a "
-                   "correct release raises a false alarm at most 5% of the time.")
+                   "correct release raises a false alarm at most 5% of the time. "
+                   f"[Known bugs this audit catches, each beside its fixed twin]({GALLERY_LINK}).")
 
 
 def fdp_panel(result: Result | dict, key: str = "") -> None:

@@ -30,7 +30,7 @@ def sweep_address(name: str, base_json: str, grid_json: str, seed: int) -> tuple
     return address_key(doc, "sweep-"), doc
 
 
-def _sweep_cost(scenario: Scenario, base: dict, grid: dict[str, list]):
+def sweep_estimate(scenario: Scenario, base: dict, grid: dict[str, list]):
     """Summed cost of the grid's points (seconds add up; memory is the largest point's)."""
     names = list(grid)
     configs = [scenario.resolve({**base, **dict(zip(names, values))})
@@ -52,7 +52,7 @@ def run_sweep(scenario: Scenario, base: dict, grid: dict[str, list], seed: int, 
             return None
         state["args"] = args
     try:
-        cost = _sweep_cost(scenario, base, grid)
+        cost = sweep_estimate(scenario, base, grid)
         check_server_limits(cost, **runs._limits())
     except CostLimitError as exc:
         state.pop("args", None)

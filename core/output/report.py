@@ -235,6 +235,10 @@ def report_title(result: Any) -> str:
     name, config, _ = _parts(result)
     what = PUBLISHED.get(name, "the published release")
     eps = config.get("epsilon")
+    per_person = _parts(result)[2].get("epsilon_per_person")
+    if isinstance(eps, (int, float)) and eps > 0 and per_person and PER_UNIT.get(name) == "cell":
+        # the person's guarantee first, the per-cell ε beside it
+        return f"What an attacker learns from {what} at ε = {per_person:.3g} per person ({eps:g} per cell)"
     if isinstance(eps, (int, float)) and eps > 0:
         return f"What an attacker learns from {what} at ε = {eps:g}"
     claimed, _ = claim_of(result)

@@ -97,8 +97,9 @@ def sweep_figure(series: dict) -> go.Figure | None:
     is_eps = sw["param"] == "epsilon"
     labels = [("no noise" if x == 0 else f"{x:g}") for x in xs] if is_eps else xs
     order = _order()
+    # attacks only (those with intervals): count error and cells per person never go on the AUC axis
     names = [n for n in order if n in sw] + [n for n in sw if n not in order and isinstance(sw[n], list)
-                                              and n not in ("x", "claimed_epsilon")]
+                                              and n in sw.get("ci", {})]
     cis = sw.get("ci", {})
     for i, name in enumerate(names):
         color = PALETTE[i % len(PALETTE)]

@@ -147,7 +147,9 @@ def ladder_figure(ladder: dict, deployments: list | None = None) -> go.Figure:
     """Measured attack accuracy (with 95% band), the DP accuracy bound and the utility error against ε; real
     deployments (``core.studies.registry.ticks()``) as ticks along the ε axis, within the ladder's range."""
     rows = ladder["rows"]
-    eps = [r["epsilon"] for r in rows]
+    # ε per person on the axis where the lab knows it, so the registry's per-person deployments compare like units
+    per_person = bool(rows) and all(r.get("epsilon_per_person") for r in rows)
+    eps = [r["epsilon_per_person"] if per_person else r["epsilon"] for r in rows]
     fig = go.Figure()
     acc = [r.get("attack") for r in rows]
     if any(a is not None for a in acc):
@@ -171,8 +173,10 @@ def ladder_figure(ladder: dict, deployments: list | None = None) -> go.Figure:
                                       side="right", type="log" if ladder.get("utility_log") else "linear",
                                       showgrid=False, tickformat=".2g"))
     base_layout(fig, f"ε ladder — {ladder['scenario']}: what the attack reaches and what the data lose",
-                "ε (log scale)", ladder["attack_label"], height=480)
-    fig.update_xaxes(type="log", tickvals=eps, ticktext=[f"{e:g}" for e in eps])
+                "ε per person (log scale; ε per cell below)" if per_person else "ε (log scale)",
+                ladder["attack_label"], height=480)
+    fig.update_xaxes(type="log", tickvals=eps, ticktext=[f"{e:.3g}<br>({r['epsilon']:g}/cell)" if per_person
+                                                         else f"{e:g}" for e, r in zip(eps, rows)])
     fig.update_layout(margin=dict(r=80))
     if eps:
 

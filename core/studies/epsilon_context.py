@@ -44,10 +44,15 @@ def report_lines(result) -> list[str]:
         return [say.odds_sentence(None)]
     lines = [say.odds_sentence(eps, delta)]
     if eps > 0:
-        near = []
-        for r in nearest(eps, 3):
-            same, _ = comparable(r)
-            near.append(f"{r['organisation']}, {r['product']} ({r['year']}): ε = {r['epsilon']:.3g} per {r['unit']}"
-                        + ("" if same else ", not a whole person"))
-        lines.append("Real deployments nearest this ε: " + "; ".join(near) + ".")
+        # like units only: deployments whose ε protects a whole person; for table releases the Census tables
+        name = result.get("scenario") if isinstance(result, dict) else getattr(result, "scenario", "")
+        if name == "aggregates":
+            from .table_decision import census_deployments
+            rows = census_deployments(3, eps)
+        else:
+            rows = [r for r in nearest(eps, 40) if comparable(r)[0]][:3]
+        near = [f"{r['organisation']}, {r['product']} ({r['year']}): ε = {r['epsilon']:.3g} per {r['unit']}"
+                for r in rows]
+        if near:
+            lines.append("Real deployments nearest this ε per person: " + "; ".join(near) + ".")
     return lines

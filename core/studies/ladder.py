@@ -22,7 +22,11 @@ MAX_RUNGS = 12
 # Lighter settings so a ladder of six rungs finishes in about a minute on a laptop (shown on the page).
 LADDER_BASE: dict[str, dict] = {
     "location": {"games": 5000, "shadow_sweep_max": 0, "observations": 10},
-    "aggregates": {"blocks": 1, "shadows": 1000, "targets": 100},  # DeSIA on the paper's m/s = 0.25
+    # DeSIA on the Aggregate statistics page's own table design (s = 200, m/s = 0.75, seed 0: the same released
+    # cells, so the same cells per person), over 4 blocks so the AUC's interval can include release-to-release
+    # spread (core/measure/cluster_auc.py); 40 targets a block keep a rung near 30 s.
+    "aggregates": {"block_size": 200, "query_ratio": 0.75, "attack": "desia", "blocks": 4, "shadows": 1000,
+                   "targets": 40},
     "synthetic": {"generator": "privbayes"},  # the default generator claims no ε: the ladder needs a DP one
     "ml-models": {},
 }
@@ -30,7 +34,8 @@ LADDER_BASE: dict[str, dict] = {
 
 def ladder_scenarios() -> list[str]:
     """Registered scenarios with an ``epsilon`` parameter (the ladder varies it)."""
-    return [name for name, sc in all_scenarios().items() if any(p.name == "epsilon" for p in sc.params)]
+    return [name for name, sc in all_scenarios().items() if any(p.name == "epsilon" for p in sc.params)
+            and getattr(sc, "ladder", True)]  # an audit-only game (the known-bug gallery's) is no lab to ladder
 
 
 def parse_epsilons(text: str, scenario: Scenario | str) -> list[float]:
@@ -82,22 +87,25 @@ def ladder_rows(scenario: str, sweep_out: dict) -> dict:
             if h.attack_metric else (None, None)
         ci = tuple(None if v is None or (isinstance(v, float) and math.isnan(v)) else float(v) for v in ci)
         bound = None if bound is None else min(1.0, bound)
-        per_person = h.claimed_epsilon
+        per_person = metrics.get("epsilon_per_person", h.claimed_epsilon)
         cells = metrics.get("cells_per_person")
         out_rows.append({"epsilon": float(row["epsilon"]), "attack": h.attack, "attack_ci_low": ci[0],
                          "attack_ci_high": ci[1], "bound": bound, "utility": h.utility_error,
                          "empirical_epsilon_low": h.empirical_epsilon_low, "per_person_epsilon": per_person,
-                         "cells_per_person": None if cells is None else int(cells)})
+                         "epsilon_per_person": per_person, "epsilon_per_cell": float(row["epsilon"]),
+                         "cells_per_person": None if cells is None else int(cells),
+                         "clusters": metrics.get("auc_ci_clusters")})
     utils = [r["utility"] for r in out_rows if r["utility"]]
     return {"scenario": scenario, "attack_label": attack_label, "utility_label": utility_label, "rows": out_rows,
             "utility_log": bool(utils) and min(utils) > 0 and max(utils) / min(utils) > 20}
 
 
 # Column names a reader understands, for the ladder's table and its download.
-COLUMN_NAMES = {"epsilon": "ε", "attack": "attack", "attack_ci_low": "95% interval, low",
+# ε per person first (what protects a person), the ladder's own ε (per cell or per observation) beside it.
+COLUMN_NAMES = {"epsilon_per_person": "ε per person (added up over all one person is in)",
+                "epsilon": "ε per cell / unit (the ladder's ε)", "attack": "attack", "attack_ci_low": "95% interval, low",
                 "attack_ci_high": "95% interval, high", "bound": "DP bound (best any attack can do)",
                 "utility": "utility error", "empirical_epsilon_low": "ε the attack proves (lower bound)",
-                "per_person_epsilon": "ε per person (added up over all one person is in)",
                 "cells_per_person": "cells one person can change"}
 
 

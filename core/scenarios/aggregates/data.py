@@ -4,7 +4,6 @@ number of workers)."""
 from __future__ import annotations
 
 import math
-from collections import OrderedDict
 from functools import lru_cache
 
 import numpy as np
@@ -14,10 +13,9 @@ from ...measure.metrics import roc, tpr_at_fpr
 from ...releases.census_tables import make_release, sf1_pool
 from ...runtime.lru import LRU
 from ...theory.dp_roc import per_person_epsilon
-from ...theory.dp_roc import release_sensitivity
+from .per_person import cells_per_person
 from ...releases.census_tables import QueryPool
 from ...attacks.aggregates.desia import DeSIA, QueryGrid
-from ...attacks.aggregates.desia import QueryGrid
 from ...attacks.aggregates.desia_mia import DeSIAMIA
 
 ATTACKS = tuple(a.key for a in attacks_of("aggregates"))  # declared in core/attacks/aggregates/__init__.py
@@ -52,27 +50,9 @@ def _claimed_epsilon(context, config, setting: int, eps: float) -> dict | None:
     if not eps > 0:
         return None
 
-    sens = 0
-    for c in context["cells"]:
-        if c.get("setting", 0) != setting:
-            continue
-        masks = [context["pool_masks"][j] for j in c["queries"]]
-        sens = max(sens, _sensitivity_cached(tuple(int(j) for j in c["queries"]), masks,
-                                             tuple(context["cardinalities"]), config["task"], c["D"]))
+    sens = cells_per_person(context, config, setting)
     return {"epsilon": per_person_epsilon(eps, sens), "delta": 0.0, "epsilon_per_aggregate": float(eps),
             "cells_per_person": int(sens)}
-
-
-_SENS_CACHE: "OrderedDict[tuple, int]" = OrderedDict()
-
-
-def _sensitivity_cached(key, masks, cardinalities, task, records) -> int:
-    full = (key, cardinalities, task)
-    if full not in _SENS_CACHE:
-        _SENS_CACHE[full] = release_sensitivity(masks, cardinalities, task, records)
-        while len(_SENS_CACHE) > 64:
-            _SENS_CACHE.popitem(last=False)
-    return _SENS_CACHE[full]
 
 
 @lru_cache(maxsize=4)

@@ -14,8 +14,10 @@ from typing import Any
 
 import numpy as np
 
-from ...measure.metrics import auc_ci, best_threshold_epsilon
+from ...measure import cluster_auc
+from ...measure.metrics import best_threshold_epsilon
 from ...theory import count_error
+from .per_person import cells_per_person, privacy_metrics
 from .data import (_LABELS, ABLATION_ROWS, EMPIRICAL_DELTA, MIN_TARGETS_FOR_AUC, _claimed_epsilon, _release,
                    _roc_metrics)
 from ...measure.records import build, confidence
@@ -53,8 +55,8 @@ def summarize_runs(config: dict, context: dict, records: list[dict], settings: l
     # the release's own claim: per-person ε from ε per aggregate and the cells one person can move
     claimed = _claimed_epsilon(context, config, 0, config["epsilon"]) if config["sweep"] == "none" else None
     metrics["claimed_epsilon"] = claimed["epsilon"] if claimed else None
-    if claimed:
-        metrics["cells_per_person"] = claimed["cells_per_person"]
+    if config["sweep"] == "none":  # ε per person first: the total over a person's cells, ε per cell beside it
+        metrics.update(privacy_metrics(context, config, 0, config["epsilon"]))
     if config["sweep"] == "none":
         cells = cell_counts(context, 0)
         metrics.update(count_error_metrics(config["epsilon"], cells))
@@ -104,7 +106,9 @@ def rows_per_attack(records: list[dict]) -> dict[str, list[dict]]:
     out: dict[str, list[dict]] = {}
     for rec in records:
         for row in rec["rows"]:
-            out.setdefault(row["attack"], []).append({**row, "setting": rec["setting"]})
+            # the cluster: targets of one block and one release share the release's noise, cells and shadows
+            out.setdefault(row["attack"], []).append({**row, "setting": rec["setting"],
+                                                      "cluster": f"{rec['block']}-{rec['release']}"})
     return out
 
 
@@ -117,7 +121,9 @@ def main_attack_metrics(att: str, rows: list[dict], res: dict | None) -> dict:
     out: dict[str, Any] = {"targets": len(rows)}
     if res is not None:
         out.update(res["metrics"])
-        out["auc_ci_low"], out["auc_ci_high"] = auc_ci(y, sc)
+        # targets sharing a release are not independent draws: a two-stage bootstrap over releases and targets
+        iv = cluster_auc.interval(y, sc, [r.get("cluster", "0") for r in rows])
+        out["auc_ci_low"], out["auc_ci_high"], out["auc_ci_clusters"] = iv["low"], iv["high"], iv["clusters"]
         out["empirical_epsilon_low"] = float(best_threshold_epsilon(y, sc, delta=EMPIRICAL_DELTA))
     if att != "desia":
         out["accuracy"] = float(np.mean(pred == y))
@@ -195,13 +201,18 @@ def sweep_series(config: dict, context: dict, rows_by_attack: dict[str, list[dic
             ss = np.array([r["score"] for r in sub])
             res = _roc_metrics(yy, ss)
             aucs.append(None if res is None else res["metrics"]["auc"])
-            cis.append(None if res is None else list(auc_ci(yy, ss)))
+            if res is None:
+                cis.append(None)
+            else:
+                iv = cluster_auc.interval(yy, ss, [r.get("cluster", "0") for r in sub])
+                cis.append([iv["low"], iv["high"]])
             ns.append(len(sub))
         name = _LABELS.get(att, att)
         sweep[name], sweep["ci"][name], sweep["n"][name] = aucs, cis, ns
     if config["sweep"] == "epsilon":
         sweep["claimed_epsilon"] = [None if e == 0 else _claimed_epsilon(context, config, v, e)["epsilon"]
                                     for v, e in enumerate(xs)]
+        sweep["cells_per_person"] = [cells_per_person(context, config, v) for v in range(len(xs))]
         sweep["count_error"] = [count_error_metrics(e, cell_counts(context, v))["count_error_measured"]
                                 for v, e in enumerate(xs)]
     return sweep
