@@ -4,7 +4,7 @@ import pandas as pd
 import streamlit as st
 
 from core.errors import LabError
-from core.output import board_report
+from core.studies import board_report
 from core.plots.table_decision import decision_figure, text_alternative
 from core.scenario import get
 from core.studies import table_decision as td

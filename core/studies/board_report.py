@@ -12,6 +12,8 @@ import datetime as _dt
 import html
 
 from ..output import plain_language as say
+from .ladder_reading import sentences
+from .table_decision import summary_sentence
 
 CSS = """body{font-family:system-ui,-apple-system,Segoe UI,Roboto,sans-serif;max-width:1100px;margin:1.5em auto;
 color:#1a1a1a;line-height:1.4}h1{font-size:1.5em;margin:.2em 0}.decision{font-size:1.05em}
@@ -67,7 +69,6 @@ def caveats(d: dict, uploaded: bool = False) -> list[str]:
 
 def board_html(d: dict, title: str | None = None, uploaded: bool = False, figure=None) -> str:
     """The report: page 1 (decision, three options, caveats), then the technical details."""
-    from ..studies.table_decision import summary_sentence
 
     title = title or "Which privacy-loss level (ε) to approve for the census block tables"
     now = _dt.datetime.now(_dt.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
@@ -97,7 +98,6 @@ def board_html(d: dict, title: str | None = None, uploaded: bool = False, figure
              "is in (basic composition).</p>"]
     ladder = d.get("ladder")
     if ladder and ladder.get("rows"):
-        from ..studies.ladder_reading import sentences
 
         parts.append("<h3>Measured attack (ε ladder)</h3><table><tr><th>ε per person</th><th>ε per cell</th>"
                      "<th>AUC</th><th>95% interval</th><th>DP cap</th></tr>")
