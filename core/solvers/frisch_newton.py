@@ -169,6 +169,7 @@ def _controller():
     """One threadpoolctl controller per process (building one scans the loaded libraries)."""
     global _CONTROLLER
     if _CONTROLLER is None:
+        # lazy: start-up time (threadpoolctl adds 1 modules; only this path needs it)
         from threadpoolctl import ThreadpoolController
         _CONTROLLER = ThreadpoolController()
     return _CONTROLLER
