@@ -5,6 +5,7 @@ gave up) is one of these, so the UI can show a one-line message instead of a
 traceback and the CLI can exit with status 2.
 """
 from __future__ import annotations
+import signal
 
 
 class LabError(Exception):
@@ -55,7 +56,6 @@ class Interrupted(KeyboardInterrupt):
     """
 
     def __init__(self, signum: int):
-        import signal
 
         self.signum = int(signum)
         try:

@@ -29,10 +29,12 @@ def pytest_collection_modifyitems(config, items):
     """The browser tests share one lab server and Chromium (the fixtures above): under
     ``-n 2 --dist loadgroup`` they all run in one worker, one after another, while the other worker takes the
     engine and AppTest tests. First among the hooks, because pytest-xdist's own reads the group marker in this
-    same hook. The group takes effect only where pytest-xdist can append it to each test's id, which pytest 9.2's
+    same hook (and before the one that selects by ``-m``, so a test that only uses the fixtures is a browser test
+    too). The group takes effect only where pytest-xdist can append it to each test's id, which pytest 9.2's
     structured ids prevent (requirements.txt pins 9.1.1; tests/test_browser.py checks the ids)."""
     for item in items:
         if item.get_closest_marker("browser") is not None or {"server", "browser"} & set(item.fixturenames):
+            item.add_marker(pytest.mark.browser)  # so that -m "not browser" leaves out every test needing them
             item.add_marker(pytest.mark.xdist_group("browser"))
 
 

@@ -1,7 +1,7 @@
 """The house rules of docs/ARCHITECTURE.md, kept honest: imports point down only (no cycle among core/ and ui/
 modules, eager or lazy), the engine never imports Streamlit, the core/ root holds only the scenario contract and
 entry points, no module grows past 800 lines (past 500 it is listed with the reason its docstring gives), no
-code is dead (vulture), every file path the README and ARCHITECTURE name exists, and a
+code is dead (vulture), every file path the README and docs/ name exists, and a
 scenario written by following "How to add a scenario" plays through the runner."""
 from __future__ import annotations
 
@@ -170,7 +170,10 @@ def test_no_module_over_800_lines_and_a_warning_past_500():
 _PATH = re.compile(r"(?<![\w/.-])((?:core|ui|pages|tests|benchmarks|content|docs)/[\w./-]*[\w/])")
 
 
-@pytest.mark.parametrize("doc", ["README.md", "docs/ARCHITECTURE.md"])
+_DOCS = ["README.md"] + sorted(str(p.relative_to(ROOT)) for p in (ROOT / "docs").glob("*.md"))
+
+
+@pytest.mark.parametrize("doc", _DOCS)
 def test_every_path_a_document_names_exists(doc):
     text = (ROOT / doc).read_text(encoding="utf-8")
     paths = {m.rstrip("/.") for m in _PATH.findall(text)}

@@ -7,6 +7,8 @@ from core.errors import ParameterError
 from core.runtime.games import run
 from core.runtime.sweep import sweep
 
+pytestmark = pytest.mark.slow  # each test starts a Dask LocalCluster of worker processes
+
 pytest.importorskip("dask.distributed")
 
 BASE = {"solver": "lsq", "sweeps": False, "trials": 3, "n": 30, "defense": "gaussian"}

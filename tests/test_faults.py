@@ -23,6 +23,8 @@ from core.runtime import store as store_mod
 from core.runtime.store import ResultStore, result_address
 from core.scenario import get
 
+pytestmark = pytest.mark.slow  # real command lines in subprocesses, signals and a tmpfs: minutes in all
+
 ROOT = Path(__file__).resolve().parents[1]
 RUN = ["run", "reconstruction", "--set", "n=20", "--set", "trials=2"]
 

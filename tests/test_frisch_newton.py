@@ -146,3 +146,41 @@ def test_uncertified_interior_point_falls_back_to_highs(monkeypatch):
     assert float(np.abs(a - M @ x).sum()) == pytest.approx(highs_optimum(M, a), rel=1e-7)
     with pytest.raises(SolverError, match="without a certificate"):
         solve_lp(M, a, method="ipm")
+
+
+@pytest.mark.filterwarnings("error::RuntimeWarning")
+def test_an_infinite_single_precision_direction_finishes_in_double_without_a_warning(monkeypatch):
+    """A float32 factor of an ill-conditioned system can solve to an infinite direction without a word from
+    LAPACK; the next float32 product then met the infinity with M's zeros ("invalid value encountered in matmul")
+    and the iterate turned to NaN. Here the first single-precision solve is made to return an infinity: the solver
+    notices, finishes in double precision, certifies the same optimum, and no RuntimeWarning is raised."""
+    import core.solvers.frisch_newton as fn
+
+    M, a, _ = subset_instance(60, 120, 17, "gaussian", 2.0)
+    plain = fn.l1_box_ipm(M, a)
+    real = fn._factorise
+    spoiled = []
+
+    def factorise(M_, M32, w, d, single):
+        solve = real(M_, M32, w, d, single)
+        if not single or solve is None or spoiled:
+            return solve
+        spoiled.append(True)
+        return lambda r: np.full(r.shape, np.inf)
+
+    monkeypatch.setattr(fn, "_factorise", factorise)
+    res = fn.l1_box_ipm(M, a)
+    assert spoiled and res.certified
+    assert res.primal == pytest.approx(plain.primal, rel=1e-7)
+    assert res.primal == pytest.approx(highs_optimum(M, a), rel=1e-7)
+
+
+@pytest.mark.filterwarnings("error::RuntimeWarning")
+@pytest.mark.parametrize("noise", ["gaussian", "uniform", "rounding", "laplace"])
+def test_the_interior_point_raises_no_numerical_warning(noise):
+    """Exact-ish, noisy, rounded and heavy-tailed answers, dense and sparse queries: no RuntimeWarning."""
+    from core.solvers.frisch_newton import l1_box_ipm
+
+    for n, m, seed in ((30, 15, 1), (80, 240, 2), (150, 300, 3)):
+        M, a, _ = subset_instance(n, m, seed, noise, 3.0)
+        assert l1_box_ipm(M, a).certified

@@ -33,6 +33,8 @@ from core.params import Param
 from core.reid import people
 from core.scenario import all_scenarios
 
+pytestmark = pytest.mark.slow  # hypothesis plays every scenario with many generated parameter sets
+
 # deadline=None: hypothesis' own deadline turns a slow case on a loaded machine into a "flaky" error; each case
 # enforces its own time limit instead (RUN_LIMIT for runs: the run is stopped, then reported as a failure).
 settings.register_profile("fuzz-ci", derandomize=True, max_examples=100, deadline=None,

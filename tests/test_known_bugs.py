@@ -7,6 +7,8 @@ from core.runtime.games import run
 from core.scenario import get
 from core.studies.presets import is_known_bug, known_bug_pairs, known_bug_verdict, load_presets
 
+pytestmark = pytest.mark.slow  # every known-bug preset and its fixed twin are played at their seeds
+
 PRESETS = load_presets()
 PAIRS = known_bug_pairs(PRESETS)
 

@@ -181,6 +181,7 @@ def test_cli_lists_lessons(tmp_path):
     assert listed[2]["scenario"] == ["reconstruction"] and len(listed[2]["steps"]) == 6
 
 
+@pytest.mark.slow  # plays every step of every lesson
 def test_cli_check_plays_every_step(tmp_path):
     """`python -m core lessons --check` is what CI runs: every step of every lesson plays at small size."""
     out = _cli("--check", store=tmp_path)

@@ -226,6 +226,7 @@ def load_ppmf(path: str | Path, block: str | None = None, min_size: int = 4541,
     ``min_size`` people is used (the paper: the smallest blocks with > 4,540 users).
     Returns the population (real data, not synthetic) and the block id.
     """
+    # lazy: start-up time (pandas adds 418 modules; only this path needs it)
     import pandas as pd
 
     path = Path(path)
@@ -296,6 +297,7 @@ def load_csv(path: str | Path, sensitive: str, columns: list[str] | None = None,
     Missing values form their own category. ``sensitive`` must have 2 to
     ``max_categories`` distinct values; it is placed last.
     """
+    # lazy: start-up time (pandas adds 418 modules; only this path needs it)
     import pandas as pd
 
     # lazy: start-up time (pandas only when used)

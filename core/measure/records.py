@@ -181,6 +181,7 @@ def _plain(v: Any) -> Any:
 def to_frame(table: "RecordTable | dict"):
     """The table as a pandas DataFrame in CSV column order (write it with :func:`core.output.safe_csv.to_csv`,
     which keeps a stranger's text from turning into a spreadsheet formula)."""
+    # lazy: start-up time (pandas adds 425 modules; only this path needs it)
     import pandas as pd
 
     t = RecordTable.from_dict(table) if isinstance(table, dict) else table
@@ -205,6 +206,7 @@ def confidence(score, guess) -> np.ndarray:
     """An attack's score for "secret = 1" turned into its confidence in its own guess, in [0, 1], higher = more
     exposed: the score's rank among the run's scores for a guess of 1, one minus it for a guess of 0. Rank-based,
     so it works for probabilities and unbounded decision values alike, and keeps the ROC's order."""
+    # lazy: start-up time (scipy adds 675 modules; only this path needs it)
     from scipy.stats import rankdata
 
     s = np.asarray(score, dtype=float)

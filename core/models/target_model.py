@@ -29,6 +29,8 @@ from sklearn.ensemble import RandomForestClassifier
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.neural_network import MLPClassifier
 from sklearn.preprocessing import OneHotEncoder
+from sklearn.preprocessing import StandardScaler
+from sklearn.metrics import log_loss
 
 from ..cancel import checkpoint
 
@@ -61,7 +63,6 @@ class Encoder:
         if self.categorical:
             self.onehot.fit(both[self.categorical].astype(str))
         if self.scaling == "zscore" and self.numeric:
-            from sklearn.preprocessing import StandardScaler
 
             scaler = StandardScaler().fit(train[self.numeric].to_numpy(float))
             self.lo, self.span = scaler.mean_, scaler.scale_
@@ -147,7 +148,6 @@ def train_mlp_converged(X: np.ndarray, y: np.ndarray, max_iter: int, seed: int =
 
     The split is fixed for the whole run (scikit-learn's own ``early_stopping`` re-draws it on every
     ``warm_start`` call, so chunked training would leak validation records into training)."""
-    from sklearn.metrics import log_loss
 
     rng = np.random.default_rng(seed)
     order = rng.permutation(len(y))

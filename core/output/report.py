@@ -392,7 +392,9 @@ pre,code{background:#f6f8fa;padding:2px 4px;border-radius:3px}pre{padding:8px;ov
 def html_report(results: list[Any], figures: list | None = None, title: str | None = None,
                 labels: list[str] | None = None) -> str:
     """A self-contained HTML report of one run or a comparison of several (plotly.js inlined, no network)."""
+    # lazy: start-up time (plotly adds 6 modules; only this path needs it)
     import plotly.graph_objects as go
+    # lazy: start-up time (plotly adds 15 modules; only this path needs it)
     from plotly.offline import get_plotlyjs
 
     # lazy: start-up time (plotly only when used)

