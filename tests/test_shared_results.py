@@ -33,7 +33,7 @@ def test_a_result_kept_by_one_server_is_served_by_another(db, tmp_path):
 def test_a_forged_row_in_the_database_is_not_served(db, tmp_path):
     table = SharedResults(db)
     key_a, about_a, result_a = _result(seed=1)
-    key_b, about_b, result_b = _result(seed=2)
+    key_b, about_b, _ = _result(seed=2)
     honest = ResultStore(tmp_path / "a", shared=table)
     assert honest.put(key_a, result_a, about_a)
     # someone with the database's password copies run A's record under run B's address

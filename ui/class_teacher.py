@@ -19,10 +19,6 @@ from ui.common import chart, show_error
 from ui.feedback import tick
 
 
-def _dash(value):
-    return "—" if value is None else value
-
-
 def teacher_view(lesson) -> None:
     """The class's live numbers for ``lesson``, its roster and its grades."""
     code, key = st.session_state[TEACHER]

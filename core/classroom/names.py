@@ -14,7 +14,6 @@ from .errors import ClassError
 CODE_ALPHABET = "ABCDEFGHJKMNPQRSTUVWXYZ23456789"  # no 0/O, 1/I/L: read aloud and typed from a projector
 CODE_LENGTH = 6
 MAX_NAME = 40
-MAX_IDENT = 64
 PIN_DIGITS = (4, 8)
 ASKS = {"none": "nothing else", "student_id": "a student ID", "email": "an e-mail address"}
 _CODE = re.compile(rf"^[{CODE_ALPHABET}]{{{CODE_LENGTH}}}$")

@@ -95,13 +95,6 @@ class Traces:
         x[self.site[sel], self.epoch[sel]] = 1
         return x
 
-    def aggregate(self, users=None) -> np.ndarray:
-        """Clean aggregate ``A = Σ_{i ∈ users} x^i`` (all users if None), ``|L| × |E|``."""
-        sel = slice(None) if users is None else np.isin(self.user, np.asarray(users))
-        a = np.zeros(self.n_sites * self.n_epochs, dtype=np.int64)
-        np.add.at(a, self.cell[sel], 1)
-        return a.reshape(self.n_sites, self.n_epochs)
-
     def cell_matrix(self, cells: np.ndarray, users: np.ndarray) -> np.ndarray:
         """Bool matrix ``[len(users), len(cells)]``: user has a one at cell."""
         cells = np.asarray(cells, dtype=np.int64)
