@@ -203,7 +203,7 @@ def main() -> None:
         rows.append(row)
     print()
     print(table(rows))
-    from core.runtime.settings import settings
+    from core.basics.settings import settings
 
     s = settings()
     print(f"\nexpress lane ≤ {s.express_max_seconds:g} s; server refuses > {s.max_run_seconds:g} s or "

@@ -86,7 +86,7 @@ def with_workers(page: str, repeat: int, slots: int, nice: int) -> list[float]:
 
 
 def main() -> None:
-    from core.runtime.settings import settings
+    from core.basics.settings import settings
 
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--page", default="pages/05_Epsilon_explorer.py")

@@ -34,14 +34,18 @@ import time
 from contextlib import contextmanager
 from typing import Iterator
 
+from .basics.settings import settings
+from .basics.words import count
 from .cost import check_memory_guard
 from .errors import Cancelled, Interrupted, LabError, ParameterError
-from .output.plain_language import count
 from .runtime.games import Progress, run
 from .scenario import all_scenarios, get
-from .runtime.settings import settings
 from .runtime.store import run_stored
 from .runtime.sweep import plan, sweep, sweep_cost, usable_cores
+from .studies import lesson_runs as R
+from .studies import lessons as L
+from .measure.records import RecordTable, to_frame
+from .studies.presets import resolve_saved_run
 
 PROGRESS_AFTER = 3.0  # seconds: runs and sweeps longer than this report progress on stderr unasked
 PROGRESS_EVERY = 2.0  # seconds between progress lines when stderr is not a terminal (a log file)
@@ -124,10 +128,9 @@ def _parser() -> argparse.ArgumentParser:
 
 
 def _lessons(args) -> int:
-    from .studies import lesson_runs as R
-    from .studies import lessons as L
 
     if args.handout:
+        # lazy: start-up time (pandas, plotly only when used)
         from .studies.handout import handout_html
 
         lesson = L.get_lesson(args.handout)
@@ -222,7 +225,7 @@ def _write(path: str | None, text: str) -> None:
 
 def _write_records(path: str, result) -> None:
     """The per-record risk table as CSV (text cells neutralised against spreadsheet formulas)."""
-    from .measure.records import RecordTable, to_frame
+    # lazy: start-up time (pandas only when used)
     from .output.safe_csv import to_csv
 
     table = RecordTable.from_dict(result.exposure)
@@ -357,6 +360,7 @@ def main(argv: list[str] | None = None) -> int:
         if args.command == "lessons":
             return _lessons(args)
         if args.command == "epsilon":
+            # lazy: start-up time (scipy only when used)
             from .studies.epsilon_context import epsilon_in_context
             print(json.dumps(epsilon_in_context(args.epsilon, args.delta, args.prior, args.deployments)))
             return 0
@@ -435,7 +439,6 @@ def _sweep(args, stop: _Stop) -> int:
 
 
 def _run(args, stop: _Stop) -> int:
-    from .output.report import resolve_saved_run
 
     try:
         saved = resolve_saved_run(args)  # --config / --preset: fills args.scenario and args.seed
@@ -469,6 +472,7 @@ def _run(args, stop: _Stop) -> int:
                                   cancel=stop)
     stop.raising = False
     tick.end()
+    # lazy: start-up time (scipy only when used)
     from .measure.audit import audit_result
     verdict = audit_result(result)
     if verdict.broken and result.completed:

@@ -16,7 +16,10 @@ from __future__ import annotations
 import os
 import tempfile
 
+import pandas as pd
+
 from .errors import ParameterError, ReleaseMismatch
+from .runtime.games import run
 
 ATTACKS = ("recon", "dcr", "infer", "all")
 
@@ -38,10 +41,6 @@ def audit_release(original, synthetic, secret: str, known: list[str] | None = No
     when the two tables do not fit together (one-line messages). The run's recorded ``data_path`` and
     ``release_path`` name temporary copies deleted on return.
     """
-    import pandas as pd
-
-    from .runtime.games import run
-
     for name, frame in (("original", original), ("synthetic", synthetic)):
         if not isinstance(frame, pd.DataFrame):
             raise ParameterError(name, f"expected a pandas DataFrame, got {type(frame).__name__}")

@@ -17,8 +17,10 @@ from typing import Any
 
 import numpy as np
 
+from .basics.words import count
 from .errors import ParameterError
 from .params import Param
+from .cost import Cost
 
 _REGISTRY: dict[str, "Scenario"] = {}
 
@@ -118,8 +120,6 @@ class Scenario:
         """The units of work ``done`` in words, for a run's status line ("Done: 25 games in 3.1 s"). A scenario
         whose ``n_games`` counts more than one kind of game says which, so the status line agrees with a
         headline that counts only one kind."""
-        from .output.plain_language import count
-
         return count(done, *self.unit)
 
     def prepare(self, config: dict[str, Any], rng: np.random.Generator) -> Any:
@@ -146,8 +146,6 @@ class Scenario:
         generous — 0.05 s per game and 300 MB — so scenarios with heavier games should override it with
         ``games × per-game work`` and the memory of their largest arrays.
         """
-        from .cost import Cost
-
         return Cost(seconds=0.05 * self.n_games(config), bytes=300e6, basis="default: 0.05 s per game, 300 MB")
 
     def describe(self) -> dict:
@@ -169,8 +167,9 @@ def register(cls: type[Scenario]) -> type[Scenario]:
 
 
 def _discover() -> None:
-    from . import scenarios
-
+    # The registry loads the scenarios as plug-ins, by name: it sits below them in the layer order (a scenario
+    # imports this module), so it never imports core.scenarios statically.
+    scenarios = importlib.import_module(f"{__package__}.scenarios")
     for info in pkgutil.iter_modules(scenarios.__path__):
         importlib.import_module(f"{scenarios.__name__}.{info.name}")
 

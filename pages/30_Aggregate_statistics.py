@@ -3,6 +3,7 @@
 import pandas as pd
 import streamlit as st
 
+from core.attacks.declaration import attacks_of
 from core.output import plain_language as say
 from core.errors import LabError
 from core.plots import aggregates as plots
@@ -46,8 +47,8 @@ SWEEP_BLOCKS, SWEEP_BLOCKS_DEFAULT = (1, 2, 3, 4, 6, 10), 3
 
 NAMES = {"auc": "AUC", "tpr_at_fpr_0.001": "TPR @ 0.1% FPR", "tpr_at_fpr_0.01": "TPR @ 1% FPR",
          "deterministic_fraction": "Settled by the solver"}
-ATTACK_NAMES = {"desia": "DeSIA", "cip_rand": "CIP-rand", "cip_init": "CIP-init", "rap_rand": "RAP-rand",
-                "rap_init": "RAP-init", "random": "random guess"}
+# the AUC line: each declared attack's metric suffix and label (core/attacks/aggregates/__init__.py), then chance
+ATTACK_NAMES = {**{a.metric: a.short for a in attacks_of("aggregates")}, "random": "random guess"}
 COUNTS = {"targets": "Targets", "deterministic_count": "Settled targets",
           "deterministic_errors": "Wrong settled answers"}
 

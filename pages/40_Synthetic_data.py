@@ -7,6 +7,7 @@ from core.plots import synthetic as plots
 from core.scenarios.synthetic.preview import data_preview
 from core.scenarios.synthetic.views import (
     UTILITY_METRICS,
+    attack_metric_names,
     compare_setup,
     compare_view,
     games_table,
@@ -65,8 +66,7 @@ HEADLINE_NAMES = {"target": "Target accuracy [95% CI]", "half_width": "Interval 
 NAMES = {"auc": "AUC", "tpr_at_fpr_0.1": "TPR @ 10% FPR", "mre_gt10": "MRE>10",
          "tvd3": "3-TVD"}
 EPS_NAMES = {"claimed_epsilon": "Claimed ε", "empirical_epsilon_low": "Empirical ε (95% lower bound)"}
-ATTACK_NAMES = {"accuracy_recon": "Adv_recon", "accuracy_dcr": "Adv_dcr", "accuracy_infer": "Adv_infer",
-                "accuracy_max": "Acc_max"}
+ATTACK_NAMES = attack_metric_names()  # from the attacks' declarations (core/attacks/synthetic/__init__.py)
 
 
 def draw(result, final):

@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import ast
 import re
+import subprocess
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -77,6 +79,35 @@ def test_no_import_cycle_in_core_and_ui():
     known = _modules()
     graph = {name: _imports(name, path, known) for name, path in known.items()}
     assert _cycle(graph) is None, " → ".join(_cycle(graph))
+
+
+def _lint_imports(cwd: Path, *args: str) -> subprocess.CompletedProcess:
+    """``lint-imports`` of the interpreter running the tests (its console script sits beside sys.executable)."""
+    tool = Path(sys.executable).parent / "lint-imports"
+    return subprocess.run([str(tool), "--no-cache", *args], cwd=cwd, capture_output=True, text=True, timeout=300,
+                          env={"PATH": str(tool.parent), "PYTHONPATH": str(cwd)})
+
+
+def test_core_keeps_the_layer_order_and_never_imports_streamlit():
+    """The contracts of pyproject.toml ([tool.importlinter]): core's packages import only the layers below them,
+    and nothing in core imports Streamlit."""
+    done = _lint_imports(ROOT)
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-2000:]
+    assert "2 kept, 0 broken" in done.stdout
+
+
+def test_the_layer_check_fails_on_an_upward_import(tmp_path):
+    """The same tool on a two-layer toy whose lower module imports the upper one: the contract is broken."""
+    pkg = tmp_path / "toy"
+    pkg.mkdir()
+    (pkg / "__init__.py").write_text("")
+    (pkg / "high.py").write_text("VALUE = 1\n")
+    (pkg / "low.py").write_text("from toy.high import VALUE\n")
+    (tmp_path / ".importlinter").write_text("[importlinter]\nroot_package = toy\n\n[importlinter:contract:1]\n"
+                                            "name = toy layers\ntype = layers\nlayers =\n    toy.high\n"
+                                            "    toy.low\n")
+    done = _lint_imports(tmp_path)
+    assert done.returncode != 0 and "toy.low -> toy.high" in done.stdout
 
 
 def test_core_never_imports_streamlit():
@@ -231,3 +262,44 @@ def test_a_generator_added_by_the_documented_steps_fits_and_samples():
         assert gen.privacy == (float("inf"), 0.0)
     finally:
         SYNTHESIZERS.pop("toy-uniform", None)
+
+
+def test_an_attack_added_by_the_documented_steps_plays(capsys):
+    """Steps 3–4 of "How to add an attack", on a toy that always guesses 1: its one declaration puts it in the
+    CLI list, the page's choices and "all", its cost term in the estimate, its labels on the page and the plot,
+    and its player into every game."""
+    from core import cli
+    from core.attacks import declaration
+    from core.plots import synthetic as plots
+    from core.runtime.games import run
+    from core.scenario import all_scenarios
+    from core.scenarios.synthetic.views import attack_metric_names
+
+    def guess_one(S, x_u, rng):
+        return 1, 1.0
+
+    declaration.declare(declaration.Attack(key="toy", scenario="synthetic", name="Adv_toy",
+                                           long="Adv_toy (always guesses 1)", player=guess_one,
+                                           seconds_per_row=1e-3))
+    try:
+        sc = all_scenarios()["synthetic"]
+        choice = sc.param("attack")
+        assert choice.choices == ("recon", "dcr", "infer", "toy", "all")
+        assert choice.choice_labels["toy"] == "Adv_toy (always guesses 1)"
+        assert choice.choice_labels["all"] == "all four (Acc_max)"
+        assert cli.main(["list"]) == 0
+        assert "one of recon|dcr|infer|toy|all" in capsys.readouterr().out
+        small = {"games": 4, "synth_size": 100, "n": 200, "query_sweep": False}
+        rows = 10 + 100  # the size ladder 10, 100
+        toy = sc.estimate_cost(sc.resolve({**small, "attack": "toy"})).seconds
+        dcr = sc.estimate_cost(sc.resolve({**small, "attack": "dcr"})).seconds
+        assert toy - dcr == pytest.approx(4 * (1e-3 - 1e-6) * rows)
+        assert "toy" in sc.attacks(sc.resolve({**small, "attack": "all"}))
+        result = run("synthetic", {**small, "attack": "all"}, seed=5)
+        assert result.series["roc"]["toy"]["auc"] == pytest.approx(0.5)  # one score for everyone: chance
+        assert result.metrics["accuracy_toy"] in (0.0, 0.25, 0.5, 0.75, 1.0)  # the share of games whose secret is 1
+        assert attack_metric_names()["accuracy_toy"] == "Adv_toy"
+        assert any(trace.name.startswith("Adv_toy · ") for trace in plots.roc(result.series).data)
+    finally:
+        declaration._DECLARED["synthetic"].pop("toy", None)
+    assert all_scenarios()["synthetic"].param("attack").choice_labels["all"] == "all three (Acc_max)"

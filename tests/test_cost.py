@@ -12,7 +12,7 @@ import pytest
 
 from core.cost import CostLimitError, check_server_limits
 from core.scenario import all_scenarios, get
-from core.runtime.settings import Settings, settings
+from core.basics.settings import Settings, settings
 
 
 def _seconds(name: str, base: dict, **change) -> float:

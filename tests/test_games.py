@@ -186,7 +186,7 @@ def test_location_abuse_link_is_refused_with_the_estimate(monkeypatch):
 
 
 def test_every_scenario_estimates_its_default_cost_within_server_limits():
-    from core.runtime.settings import Settings
+    from core.basics.settings import Settings
 
     limits = Settings()
     for sc in all_scenarios().values():
@@ -204,7 +204,7 @@ def test_every_scenario_estimates_its_default_cost_within_server_limits():
 
 
 def test_settings_file_and_env_override(tmp_path, monkeypatch):
-    from core.runtime.settings import parse, settings
+    from core.basics.settings import parse, settings
 
     f = tmp_path / "lab.toml"
     f.write_text("[server]\nslots = 3\nmax_run_bytes = 500_000_000\n[store]\npath = \"\"\n")
@@ -220,7 +220,7 @@ def test_settings_file_and_env_override(tmp_path, monkeypatch):
     monkeypatch.delenv("LAB_SETTINGS")
     import tomllib
 
-    from core.runtime.settings import DEFAULT_FILE, Settings
+    from core.basics.settings import DEFAULT_FILE, Settings
 
     shipped = parse(tomllib.loads(DEFAULT_FILE.read_text()))
     assert {k: v for k, v in vars(shipped).items() if k != "source"} == \

@@ -204,7 +204,7 @@ def test_class_expires(tmp_path):
 
 
 def test_class_expiry_is_a_setting(tmp_path):
-    from core.runtime.settings import parse
+    from core.basics.settings import parse
 
     assert parse({"classes": {"expiry_hours": 2}}).class_expiry_hours == 2.0
     with pytest.raises(L.ParameterError, match="classes.expiry_hours"):

@@ -135,7 +135,7 @@ def test_people_n_goes_only_as_high_as_the_server_accepts(tmp_path, monkeypatch)
     assert not any("the server allows" in e.value for e in at.error), [e.value for e in at.error]
     # the cap is the largest n whose estimate fits the limits: one step more would be refused
     from core.cost import largest_affordable
-    from core.runtime.settings import settings
+    from core.basics.settings import settings
     from core.scenario import get
 
     sc, lim = get("reconstruction"), settings()

@@ -13,7 +13,8 @@ from core.errors import DataError, ParameterError
 from core.runtime.games import run
 from core.scenario import get
 from core.studies.presets import compare_with_paper, get_preset, load_presets
-from core.output.report import command_line, html_report, load_config, run_config
+from core.output.report import command_line, html_report, run_config
+from core.output.saved_config import load_config
 
 ROOT = Path(__file__).resolve().parent.parent
 LOC = {"observations": 3, "games": 1000, "shadow_sweep_max": 0, "train_shadows": 200, "epsilon": 0.7}
@@ -129,7 +130,7 @@ def test_presets_fit_the_servers_budget_and_the_interval_preset_is_narrow_enough
     does, and the synthetic preset meant to pin the paper's 'at chance' claim plays enough games for a 95% interval
     under ±0.04 even at the widest (an accuracy of 50%)."""
     from core.measure.metrics import clopper_pearson
-    from core.runtime.settings import settings
+    from core.basics.settings import settings
     from core.scenario import get
     from core.studies.presets import quick_look
 

@@ -320,7 +320,7 @@ def test_one_visitor_holds_at_most_one_long_run(tmp_path, monkeypatch, policy):
     import ui.runs as runs
     import ui.visitors as visitors
     from core.errors import Cancelled
-    from core.runtime.settings import settings
+    from core.basics.settings import settings
 
     limits = dataclasses.replace(settings(), heavy_runs_per_visitor=1, heavy_run_policy=policy)
     monkeypatch.setattr(visitors, "settings", lambda: limits)

@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 
 from core.measure.metrics import clopper_pearson
-from core.runtime.settings import settings
+from core.basics.settings import settings
 from core.scenario import get
 from core.studies.presets import load_presets, quick_look
 

@@ -176,7 +176,7 @@ def test_every_lab_stops_its_controls_where_the_server_would_refuse(tmp_path, mo
     from apptest_helpers import open_page
 
     from core.cost import largest_affordable
-    from core.runtime.settings import settings
+    from core.basics.settings import settings
     from core.scenario import get
 
     limits = tmp_path / "lab_settings.toml"  # a strict server, so the largest accepted run stays small

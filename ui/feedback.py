@@ -63,7 +63,7 @@ def partial_after_failure(result, unit: tuple[str, str]) -> None:
     games, which these numbers are not. ``unit``: the scenario's (singular, plural) name of a game."""
     import pandas as pd
 
-    from core.output.plain_language import count
+    from core.basics.words import count
 
     done, total = count(result.games_done, *unit), count(result.games_total, *unit)
     with st.expander(f"Partial numbers: {done} of {total} finished before the failure", expanded=False):

@@ -53,7 +53,7 @@ def cost_cap(scenario: Scenario, current: dict, name: str) -> tuple | None:
     settings (:func:`core.cost.largest_affordable` over the scenario's cost estimate), or None."""
     from core.cost import human_bytes, human_seconds, largest_affordable
     from core.errors import LabError
-    from core.runtime.settings import settings
+    from core.basics.settings import settings
 
     p = scenario.param(name)
     s = settings()

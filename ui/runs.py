@@ -28,9 +28,9 @@ import streamlit as st
 
 from core.cost import CostLimitError, check_server_limits
 from core.errors import Cancelled, LabError
-from core.output.plain_language import count
+from core.basics.words import count
 from core.runtime.games import Progress, Result
-from core.runtime.settings import settings
+from core.basics.settings import settings
 from core.runtime.store import address_key, engine_version, result_address
 from core.runtime.workers import Job, RunPool, run_job, sweep_job
 from core.scenario import Scenario

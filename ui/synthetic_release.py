@@ -80,7 +80,7 @@ def release_controls(scenario) -> Release:
                  "smaller = more noise")
         st.sidebar.caption(f"In plain words — {say.odds_short(float(out.extra['epsilon']))}")
     else:
-        st.sidebar.caption(f"{SYNTHESIZERS[generator].title or generator}: no DP guarantee, so no ε to set.")
+        st.sidebar.caption(f"{SYNTHESIZERS[generator].title}: no DP guarantee, so no ε to set.")
 
     if table is not None and options and out.problem is None:
         try:  # n never passes the records the user's table holds

@@ -14,7 +14,7 @@ from typing import Iterator
 
 import streamlit as st
 
-from core.runtime.settings import settings
+from core.basics.settings import settings
 from core.runtime.workers import Job
 from ui.feedback import session_id
 

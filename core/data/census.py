@@ -189,6 +189,7 @@ def csv_columns(path: str | Path) -> list[str]:
     """Column names of a CSV file, read by the lab's one reader (:func:`core.data.dataset.read_header`:
     encoding, separator and column cap detected on the header; only the file's first megabyte is read, as a
     PPMF file may be gigabytes). Raises :class:`DataError` on an unreadable file."""
+    # lazy: start-up time (pandas only when used)
     from .dataset import read_header
 
     path = Path(path)
@@ -199,6 +200,7 @@ def binary_columns(path: str | Path) -> list[str]:
     """Columns of a CSV with exactly two distinct values (missing values count as a value, as in
     :func:`load_csv`): the candidates for the sensitive attribute of the yes/no inference game. Read by the
     lab's one reader, with its size, column and cell caps."""
+    # lazy: start-up time (pandas only when used)
     from .dataset import read_table
 
     path = Path(path)
@@ -224,6 +226,7 @@ def load_ppmf(path: str | Path, block: str | None = None, min_size: int = 4541,
     path = Path(path)
     if not path.is_file():
         raise DataError(f"no such file: {path}")
+    # lazy: start-up time (pandas only when used)
     from .dataset import detect_format
 
     with open(path, "rb") as fh:
@@ -290,6 +293,7 @@ def load_csv(path: str | Path, sensitive: str, columns: list[str] | None = None,
     """
     import pandas as pd
 
+    # lazy: start-up time (pandas only when used)
     from .dataset import read_table
 
     path = Path(path)

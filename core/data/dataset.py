@@ -32,9 +32,11 @@ from typing import IO
 import numpy as np
 import pandas as pd
 
+from ..basics.settings import settings
 from ..errors import Cancelled, DataError
 from .csv_format import (_COMMA_NUMBER, DECIMALS, DELIMITERS, ENCODINGS, CsvFormat, _check_text,  # noqa: F401
                          _decode, detect_format)
+from ..cancel import checkpoint
 
 MAX_BYTES = 50 * 1024 * 1024
 MAX_ROWS = 500_000
@@ -230,8 +232,6 @@ def decode_text(raw: bytes, name: str = "upload", encoding: str | None = None) -
 
 def upload_limits() -> tuple[int, int]:
     """(most columns, most cells) a file may have: ``[uploads]`` in ``lab_settings.toml``."""
-    from ..runtime.settings import settings
-
     s = settings()
     return s.upload_max_columns, s.upload_max_cells
 
@@ -298,8 +298,6 @@ def read_table(source, *, name: str = "upload", max_bytes: int = MAX_BYTES, max_
     stay text. Missing cells (empty, ``NA``, ``NaN``…) are NaN. Column names are stripped and must be
     distinct. Raises :class:`DataError` with a one-line reason on any unusable file.
     """
-    from ..cancel import checkpoint
-
     cap_columns, cap_cells = upload_limits()
     max_columns = cap_columns if max_columns is None else max_columns
     max_cells = cap_cells if max_cells is None else max_cells

@@ -32,6 +32,7 @@ import numpy as np
 import pandas as pd
 
 from ..errors import DataError
+from .dataset import read_table
 
 SYNTH_GROUPS = 51
 MIN_CELL = 10  # App. B.1 [C]: a group with fewer than 10 records in an (s, y) cell is dropped by the sampler
@@ -363,8 +364,6 @@ def from_csv(path: str, label: str, sensitive: str, group: str, seed: int, min_g
     them in ``categorical`` (then they are one-hot coded like text columns)."""
     import os
 
-    from .dataset import read_table
-
     frame = read_table(path, name=os.path.basename(str(path)))
     frame = frame.dropna(subset=[c for c in (label, sensitive, group) if c in frame.columns])
     frame = frame.dropna(axis=1, how="all").dropna()
@@ -392,7 +391,6 @@ def column_choices(dataset: str, data_path: str = "") -> dict[str, list[str]]:
     if dataset == "tv16":
         frame = _tv16_frame()
     else:
-        from .dataset import read_table
 
         frame = read_table(data_path, name=Path(data_path).name)
     nun = frame.nunique()

@@ -31,6 +31,8 @@ import numpy as np
 import pandas as pd
 
 from ..errors import DataError, ParameterError
+from .dataset import read_table
+from .dataset import decode_text, read_bytes
 
 # ZK-MIA's Milano box (spec §1.2): lon ∈ [9.0795, 9.2790], lat ∈ [45.3943, 45.5415].
 MILANO_BOX = (9.07954122975, 9.27899377165, 45.394252415050005, 45.541507186800004)
@@ -318,8 +320,6 @@ def load_trace_csv(source, rng: np.random.Generator, n_epochs: int = 800,
     timestamp (``timestamp``/``time``/``datetime``; unix seconds, ms or ISO 8601) and
     either a ``site`` id or ``lat``/``lon``.
     """
-    from .dataset import read_table
-
     # the lab's one CSV reader: regular files only (an endless device file is refused), byte and row caps
     df = read_table(source, name="trace file", max_bytes=TRACE_MAX_BYTES, max_rows=TRACE_MAX_ROWS)
     return traces_from_frame(df, rng, n_epochs=n_epochs, grid=grid, bbox=bbox, clip=clip,
@@ -330,8 +330,6 @@ def load_social_pulse_geojson(source, rng: np.random.Generator, n_epochs: int = 
     """The paper's Social Pulse – Milano tweets (``social-pulse-milano.geojson``), §1.1–1.2:
     fields ``user``, ``timestamp`` (unix) and ``geomPoint.geom.coordinates = [lon, lat]``,
     gridded 12 × 8 over the ZK-MIA Milano box, last ``n_epochs`` hours."""
-    from .dataset import decode_text, read_bytes
-
     raw = read_bytes(source, name="GeoJSON file", max_bytes=TRACE_MAX_BYTES)
     try:
         data = json.loads(decode_text(raw, "GeoJSON file"))

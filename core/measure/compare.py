@@ -101,6 +101,7 @@ def interval_text(value: float | None, ci: tuple[float, float] | None, games: in
 
 def headline(result: Any) -> Headline:
     """The scenario's headline attack metric and utility error (first available name in the table)."""
+    # lazy: start-up time (scipy only when used)
     from .audit import claim_of
 
     name, _, metrics, _ = _parts(result)

@@ -8,6 +8,7 @@ model), the sensitive attribute as the secret, the attack's guess and its confid
 from __future__ import annotations
 
 import numpy as np
+from .records import build, confidence
 
 WHY_NOT_CERTIFIED = ("A trained model's outputs are consistent with either value of the sensitive attribute, so no "
                      "guess can be certified.")
@@ -21,7 +22,6 @@ def exposure_table(d, pred, score) -> dict:
     reach. Nothing is certified. ``id`` is the record's row in its source table (``d.row_meaning`` says how it
     is counted: for an upload, the data row of the user's file), so the same person keeps the same id across
     seeds of the data split and across runs that compare settings."""
-    from .records import build, confidence
 
     pred = np.asarray(pred).astype(int)
     groups = [d.group_names[int(g)] for g in d.g]

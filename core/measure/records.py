@@ -366,6 +366,7 @@ def _parts_of(result: Any) -> tuple[str, dict, dict, dict | None]:
 def dp_release(result: Any) -> tuple[float, float] | None:
     """``(ε, δ)`` per person when the run is a differentially private release (noise of a DP mechanism, a DP
     generator), else None: the claim the run itself reports (:func:`core.measure.audit.claim_of`), finite."""
+    # lazy: start-up time (scipy only when used)
     from .audit import claim_of
 
     eps, delta = claim_of(result)
@@ -381,6 +382,7 @@ def dp_comparisons(record: dict, current: Any, others: Sequence[Any] = (), label
     that ε (:func:`counterfactual`) and how often the run's guesses of that value were right with its 95 % lower
     bound (the measured counterpart of the bound: for secrets drawn with that prior,
     a release at that ε keeps their expected share under the bound)."""
+    # lazy: start-up time (scipy, sklearn, pandas only when used)
     from .metrics import clopper_pearson
 
     name, config, _, _ = _parts_of(current)

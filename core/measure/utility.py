@@ -54,6 +54,7 @@ class UtilityQueries:
         same columns). ``sample_equivalent``: the fraction of a Bernoulli sample of D' whose scaled-up counts err
         by the same mean absolute amount on the same cells (> 10 records) as the synthetic counts scaled to n
         (:func:`core.theory.odds.equivalent_sample_fraction`)."""
+        # lazy: start-up time (scipy only when used)
         from ..theory.odds import equivalent_sample_fraction
 
         S = np.asarray(synthetic, dtype=np.int64)

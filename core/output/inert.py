@@ -21,7 +21,8 @@ from __future__ import annotations
 import re
 import unicodedata
 
-VALUE_LIMIT = 80  # characters of an untrusted value shown in a message
+from ..basics.words import VALUE_LIMIT, shorten
+
 TEXT_LIMIT = 2000  # characters of a whole message
 
 _ZWSP = "\u200b"
@@ -43,14 +44,6 @@ def _visible(text: str) -> str:
             code = ord(ch)
             out.append(f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}" if code < 0x10000 else f"\\U{code:08x}")
     return "".join(out)
-
-
-def shorten(text: str, limit: int = VALUE_LIMIT) -> str:
-    """``text`` cut to ``limit`` characters, saying how long it was (a value, not yet made inert)."""
-    text = str(text)
-    if len(text) <= limit:
-        return text
-    return f"{text[:limit]}… ({len(text):,} characters)"
 
 
 def inert(value: object, limit: int = VALUE_LIMIT) -> str:

@@ -13,6 +13,8 @@ import math
 import re
 from pathlib import Path
 
+from ..basics.words import count, pct
+
 GLOSSARY_FILE = Path(__file__).resolve().parents[2] / "content" / "glossary.md"
 GLOSSARY_PAGE = "/Glossary"
 _HEADING = re.compile(r"^## (?P<term>.+?)(?:\s*\{#(?P<slug>[a-z0-9-]+)\})?\s*$")
@@ -61,28 +63,6 @@ def term(anchor: str, text: str | None = None) -> str:
 
 
 # ------------------------------------------------------------------ numbers in words
-def count(n: int, noun: str, plural: str | None = None) -> str:
-    """A count with its noun in the right number: ``count(1, "game")`` → '1 game', ``count(1200, "game")``
-    → '1,200 games'; ``plural`` for irregular nouns (``count(2, "query", "queries")``)."""
-    n = int(n)
-    return f"{n:,} {noun if n == 1 else (plural or noun + 's')}"
-
-
-def pct(x: float) -> str:
-    """0.9812 → '98%'; near 0 and 100% as many decimals as it takes not to read as 0% or 100%
-    (0.99966 → '99.97%', not '100.0%'), at most six."""
-    v = 100.0 * float(x)
-    if 99.0 < v < 100.0:
-        for d in range(1, 7):
-            text = f"{v:.{d}f}"
-            if float(text) < 100.0:
-                return f"{text}%"
-        return "99.99999%"
-    if 0.0 < v < 1.0:
-        return f"{v:.1f}%"
-    return f"{v:.0f}%"
-
-
 VOID = 0.99  # a cap on the attacker's success at or above this guarantees practically nothing
 
 
@@ -220,21 +200,6 @@ def location(metrics: dict, k: int, epsilon: float | None = None) -> str:
     return text + "."
 
 
-def synthetic(metrics: dict, series: dict) -> str:
-    """Synthetic data: how often the attacker guesses a target's re-drawn secret, and whether the release is
-    still useful (MRE>10 below the paper's 0.2)."""
-    m = metrics
-    acc, size = m["accuracy"], series["sizes"][-1]
-    gen = series["generator"]["title"]
-    secret = series.get("secret", "secret")
-    useful = "useful (MRE>10 < 0.2)" if m["mre_gt10"] < 0.2 else "of limited use (MRE>10 ≥ 0.2)"
-    risk = "well above" if m["accuracy_ci_low"] > 0.5 else "not clearly above"
-    return (f"**With these settings, an attacker who knows everyone's quasi-identifiers guesses a target's "
-            f"`{secret}` right {acc:.0%} of the time** from {size:,} synthetic records made by {gen} — "
-            f"{risk} the 50% of a coin flip (95% CI {m['accuracy_ci_low']:.0%}–{m['accuracy_ci_high']:.0%}, "
-            f"{count(m['games_done'], 'game')}). The same release is {useful}.")
-
-
 def synthetic_preview(preview: dict) -> str:
     """Synthetic data before any game: what the attacker knows, who can be a target and what caps the attack
     (:func:`core.scenarios.synthetic.data_preview`)."""
@@ -256,15 +221,6 @@ def synthetic_preview(preview: dict) -> str:
     else:
         text += f" {p['generator']} gives no differential-privacy guarantee: nothing caps the attack in advance."
     return text
-
-
-def synthetic_best(name: str | None, best: dict | None, metric_label: str, metric: str, limit: float) -> str:
-    """Synthetic data, compared generators: the most useful release that keeps the attack at or below
-    ``limit`` accuracy (``best`` is its scatter point, ``name`` its generator and ε), or that none does."""
-    if best is None:
-        return f"**No compared release keeps the attack at or below {limit:.0%}.**"
-    return (f"**Best release that keeps the attack at or below {limit:.0%}:** {name} with m = {best['m']:,} "
-            f"synthetic records ({metric_label} {best[metric]:.2f}, attack accuracy {best['accuracy']:.0%}).")
 
 
 def linkage(metrics: dict) -> str:
@@ -395,6 +351,7 @@ def odds_sentence(epsilon: float | None, delta: float = 0.0, prior: float = 0.5,
                   subject: str = "a person is in the data") -> str:
     """The odds sentence for any ε (input or measured): the attacker's best belief after the release,
     from :func:`core.theory.odds.posterior_bound`; with δ > 0 also the chance of an outright give-away."""
+    # lazy: start-up time (scipy only when used)
     from ..theory.odds import posterior_bound
 
     if epsilon is None or not math.isfinite(float(epsilon)):
@@ -410,6 +367,7 @@ def odds_sentence(epsilon: float | None, delta: float = 0.0, prior: float = 0.5,
 
 def odds_short(epsilon: float | None, delta: float = 0.0) -> str:
     """Compact form for captions beside a number: 'ε = 1: 50/50 → at most 73% sure'."""
+    # lazy: start-up time (scipy only when used)
     from ..theory.odds import posterior_bound
 
     if epsilon is None or not math.isfinite(float(epsilon)):

@@ -3,7 +3,8 @@
 * :func:`run_config` — ``{"format": "privacy-attack-lab/run", "scenario", "params", "seed"}``; ``python -m core run
   --config FILE`` accepts it (and also a full result JSON, or an HTML report written here, which embeds it).
 * :func:`command_line` — the exact ``python -m core run SCENARIO --set … --seed …`` that reruns a run.
-* :func:`load_config` / :func:`resolve_saved_run` (in :mod:`core.output.saved_config`) read a saved run back.
+* :func:`core.output.saved_config.load_config` and :func:`core.studies.presets.resolve_saved_run` read a saved
+  run back.
 * :func:`html_report` — one HTML file that works offline: plotly.js is inlined once (no CDN), every figure is
   interactive, and the page lists the full configuration, seed, package versions, the claims-vs-measurements
   table and the rerun command of every run.
@@ -24,7 +25,11 @@ from typing import Any
 from ..measure.audit import audit_result, claim_of
 from ..measure.compare import comparison_table, config_diff, headline, interval_text, run_label
 from ..errors import DataError
-from .saved_config import load_config, resolve_saved_run  # noqa: F401 - read back, importable here
+from ..scenario import get
+from . import plain_language as say
+from .plain_language import VOID, pct
+from ..measure.records import TIERS, RecordTable, plural, to_frame, top_frame
+from ..theory.fdp import accuracy_bound
 
 FORMAT = "privacy-attack-lab/run"
 PACKAGES = ("numpy", "scipy", "pandas", "scikit-learn", "plotly", "streamlit", "highspy", "sdv", "fairlearn",
@@ -80,7 +85,6 @@ def public_config(result: Any) -> dict:
 
 def non_default_params(name: str, params: dict) -> dict:
     """The parameters of a run that differ from the scenario's defaults."""
-    from ..scenario import get
 
     sc = get(name)
     known = {p.name: p for p in sc.params}
@@ -136,7 +140,6 @@ def claims_table(result: Any) -> list[dict]:
                      "note": "95% CI [{}, {}]".format(_fmt(metrics.get("accuracy_ci_low")),
                                                        _fmt(metrics.get("accuracy_ci_high")))})
     elif eps is not None and metrics.get("accuracy") is not None:
-        from ..theory.fdp import accuracy_bound
 
         rows.append({"quantity": "attack accuracy", "claim": f"≤ {accuracy_bound(eps, min(delta, 1)):.4g} "
                      "(one (ε, δ) test)", "measured": _fmt(metrics.get("accuracy")), "note": ""})
@@ -204,20 +207,23 @@ def _plain_text(text: str) -> str:
 
 def run_sentence(result: Any) -> str:
     """The sentence the run's page shows under its result (empty if the lab has none)."""
-    from . import plain_language as say
 
     name, config, metrics = _parts(result)
     series = (result.get("series") if isinstance(result, dict) else getattr(result, "series", None)) or {}
     try:
         if name == "aggregates":
+            # lazy: start-up time (pandas, plotly only when used)
             from ..plots.aggregates import plain_summary
             return _plain_text(plain_summary(metrics, series) or "")
         if name == "location":
             return _plain_text(say.location(metrics, int(config.get("observations", 1)), config.get("epsilon")))
         if name == "reconstruction":
             return _plain_text(say.reconstruction(metrics))
-        if name == "synthetic":
-            return _plain_text(say.synthetic(metrics, series))
+        if name == "synthetic":  # imported here: a report of another lab never loads the generators' registry
+            # lazy: start-up time (sklearn, pandas, plotly only when used)
+            from ..scenarios.synthetic.views import result_sentence as synthetic_sentence
+
+            return _plain_text(synthetic_sentence(metrics, series))
     except (KeyError, TypeError, IndexError, ValueError):  # a partial run lacks some numbers: no sentence
         return ""
     return ""
@@ -262,7 +268,6 @@ def epsilon_sentence(result: Any) -> str:
 
 def attack_sentence(result: Any) -> str:
     """The headline attack's success with its 95% interval, and the DP cap where the run has one."""
-    from .plain_language import VOID, pct
 
     _, _, metrics = _parts(result)
     h = headline(result)
@@ -285,6 +290,7 @@ def utility_sentence(result: Any) -> str:
     """What the release costs in accuracy, in words."""
     name, config, metrics = _parts(result)
     if name == "aggregates" and "count_error_measured" in metrics:
+        # lazy: start-up time (sklearn, pandas only when used)
         from ..scenarios.aggregates import utility
         series = (result.get("series") if isinstance(result, dict) else getattr(result, "series", None)) or {}
         return utility.sentence(utility.at_epsilon(metrics, series, float(config.get("epsilon") or 0), 1.0),
@@ -339,7 +345,6 @@ REPORT_TOP_K = 20
 def _exposure_html(result: Any) -> str:
     """Who is exposed, for the report: tier counts, the certification and calibration sentences, and the top-k
     table (every cell escaped: ids and attributes can come from an uploaded file)."""
-    from ..measure.records import TIERS, RecordTable, plural, to_frame, top_frame
 
     data = result.get("exposure") if isinstance(result, dict) else getattr(result, "exposure", None)
     table = RecordTable.from_dict(data)
@@ -384,6 +389,7 @@ def html_report(results: list[Any], figures: list | None = None, title: str | No
     import plotly.graph_objects as go
     from plotly.offline import get_plotlyjs
 
+    # lazy: start-up time (plotly only when used)
     from ..plots import fdp as fdp_plots
 
     if not results:

@@ -1,4 +1,5 @@
-"""Saved runs read back: ``python -m core run --config FILE`` and ``--preset NAME``.
+"""Saved runs read back: ``python -m core run --config FILE`` (``--preset NAME`` is read with the presets,
+:func:`core.studies.presets.resolve_saved_run`).
 
 A configuration file comes from anywhere — a colleague's HTML report, a hand-edited export, another tool's
 encoding — so :func:`load_config` checks every shape and turns each problem into one line
@@ -13,7 +14,7 @@ import re
 from pathlib import Path
 from typing import Any
 
-from ..errors import DataError, ParameterError
+from ..errors import DataError
 
 _EMBED_RE = re.compile(r'<script type="application/json" id="lab-runs">(.*?)</script>', re.S)
 
@@ -103,33 +104,3 @@ def load_config(path: str | Path) -> tuple[str, dict, int]:
                         f"{json.dumps(params)[:40]}")
     params = {str(k): v for k, v in params.items() if not (key == "config" and k == "seed")}
     return data["scenario"], params, _seed_of(path, seed)
-
-
-def resolve_saved_run(args) -> dict:
-    """CLI helper: apply ``--config FILE`` / ``--preset NAME`` to parsed ``run`` arguments.
-
-    Fills ``args.scenario`` and ``args.seed`` (an explicit ``--seed`` wins) and returns the saved parameters
-    (explicit ``--set`` values override them in the caller).
-    """
-    saved: dict = {}
-    seed = None
-    if args.config and args.preset:
-        raise ParameterError("config", "give --config or --preset, not both")
-    if args.config:
-        name, saved, seed = load_config(args.config)
-    elif args.preset:
-        from ..studies.presets import get_preset
-
-        preset = get_preset(args.preset)
-        name, saved, seed = preset["scenario"], dict(preset["params"]), preset.get("seed", 0)
-    else:
-        name = None
-    if name is not None:
-        if args.scenario and args.scenario != name:
-            raise ParameterError("scenario", f"the saved run is {name!r}, not {args.scenario!r}")
-        args.scenario = name
-    if not args.scenario:
-        raise ParameterError("scenario", "name a scenario, or give --config FILE or --preset NAME")
-    if args.seed is None:
-        args.seed = int(seed or 0)
-    return saved

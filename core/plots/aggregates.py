@@ -7,9 +7,15 @@ import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 
+from ..attacks.declaration import labels as attack_labels
 from .common import PALETTE, band, base_layout, roc_figure
+from ..theory.dp_roc import roc_bound_curve
+from ..theory.dp_roc import max_auc
 
-ORDER = ("DeSIA", "CIP-rand", "CIP-init", "RAP-rand", "RAP-init")
+
+def _order() -> tuple[str, ...]:
+    """The attacks' legend labels in their declared order (core/attacks/aggregates/__init__.py)."""
+    return tuple(attack_labels("aggregates").values())
 
 
 def _tag(series: dict) -> str:
@@ -23,14 +29,14 @@ def roc_all(series: dict) -> go.Figure:
     (ε, δ) region of :func:`core.theory.dp_roc.roc_bound` for the per-person ε.
     """
     roc = series.get("roc", {})
-    names = [n for n in ORDER if n in roc] + [n for n in roc if n not in ORDER and n != "Random guess"]
+    order = _order()
+    names = [n for n in order if n in roc] + [n for n in roc if n not in order and n != "Random guess"]
     curves = {n: (roc[n]["fpr"], roc[n]["tpr"], roc[n]["auc"]) for n in names}
     sensitive = series.get("sensitive") or "Hispanic"
     task = "membership" if series.get("task") == "mia" else f"attribute ({sensitive}) inference"
     fig = roc_figure(curves, title=f"ROC, {task}{_tag(series)}", inset=True)
     bound = series.get("dp_bound")
     if bound and math.isfinite(bound.get("epsilon", math.inf)):
-        from ..theory.dp_roc import roc_bound_curve
         f, t = roc_bound_curve(bound["epsilon"], bound.get("delta", 0.0))
         label = (f"DP bound, ε = {bound['epsilon']:.3g} per person "
                  f"({bound['epsilon_per_aggregate']:g} × {bound['cells_per_person']} cells)")
@@ -90,7 +96,8 @@ def sweep_figure(series: dict) -> go.Figure | None:
     xs = sw["x"]
     is_eps = sw["param"] == "epsilon"
     labels = [("no noise" if x == 0 else f"{x:g}") for x in xs] if is_eps else xs
-    names = [n for n in ORDER if n in sw] + [n for n in sw if n not in ORDER and isinstance(sw[n], list)
+    order = _order()
+    names = [n for n in order if n in sw] + [n for n in sw if n not in order and isinstance(sw[n], list)
                                               and n not in ("x", "claimed_epsilon")]
     cis = sw.get("ci", {})
     for i, name in enumerate(names):
@@ -105,7 +112,6 @@ def sweep_figure(series: dict) -> go.Figure | None:
     fig.add_hline(y=0.5, line=dict(color="grey", dash="dot"), annotation_text="random guess",
                   annotation_position="bottom right")
     if is_eps and sw.get("claimed_epsilon"):
-        from ..theory.dp_roc import max_auc
         caps = [None if e is None else max_auc(e) for e in sw["claimed_epsilon"]]
         fig.add_trace(go.Scatter(x=labels, y=caps, mode="lines", name="highest AUC the DP claim allows",
                                  line=dict(color="black", dash="dash", width=1)))

@@ -4,6 +4,7 @@ from __future__ import annotations
 import plotly.graph_objects as go
 
 from .common import DASHES, PALETTE, base_layout
+from .deployments import add_deployment_ticks
 
 
 def accuracy_bound_figure(data: dict) -> go.Figure:
@@ -49,8 +50,6 @@ def posterior_figure(data: dict) -> go.Figure:
 
 def belief_vs_epsilon_figure(curve: dict, ticks: list | None = None) -> go.Figure:
     """The attacker's best belief against ε (log), with the chosen ε marked and real deployments as ticks."""
-    from .deployments import add_deployment_ticks
-
     fig = go.Figure()
     p = curve["prior"]
     fig.add_trace(go.Scatter(x=curve["epsilon"], y=curve["belief"], mode="lines", line=dict(color=PALETTE[1], width=3),

@@ -13,6 +13,7 @@ from ..measure.audit import audit_result, claim_of
 from ..measure.compare import run_label, scatter_points, strongest_roc
 from ..theory import fdp
 from .common import PALETTE, _rgba, band, base_layout
+from .deployments import add_deployment_ticks
 
 
 def _parts(result: Any) -> tuple[str, dict, dict, dict]:
@@ -174,7 +175,6 @@ def ladder_figure(ladder: dict, deployments: list | None = None) -> go.Figure:
     fig.update_xaxes(type="log", tickvals=eps, ticktext=[f"{e:g}" for e in eps])
     fig.update_layout(margin=dict(r=80))
     if eps:
-        from .deployments import add_deployment_ticks
 
         add_deployment_ticks(fig, deployments, (min(eps) / 1.5, max(eps) * 1.5))
     return fig

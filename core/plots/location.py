@@ -8,10 +8,10 @@ import numpy as np
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
+from ..attacks.declaration import labels as attack_labels
 from .common import PALETTE, band
 
-NAMES = {"one-threshold": "One-threshold", "two-threshold": "Two-threshold",
-         "mlp": "MLP meta-classifier", "lrt": "Likelihood-ratio (optimal)"}
+NAMES = attack_labels("location")  # each attack's legend label, from its declaration (core/attacks/location/)
 COLORS = {"one-threshold": PALETTE[0], "two-threshold": PALETTE[1], "mlp": PALETTE[2], "lrt": PALETTE[3]}
 BOUND = dict(color="black", dash="dash", width=2)
 OPTIMUM = dict(color="#7f7f7f", dash="dot", width=2)

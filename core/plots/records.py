@@ -1,9 +1,12 @@
 """Who is exposed: the per-record score distribution, coloured by tier, with a text alternative."""
 from __future__ import annotations
 
+import html
+
 import numpy as np
 import plotly.graph_objects as go
 
+from ..basics.words import shorten
 from .common import base_layout
 
 TIER_COLORS = {"certified": "#1a7f37", "probable": "#b35900", "guess": "#6e7781"}  # ≥ 4.5:1 on white
@@ -57,10 +60,6 @@ def group_chart(groups: dict) -> go.Figure:
     attribute of the group (the mean clean count λ of a user's cells) or, without one, each group in turn; the
     run's reference levels (the DP bound, the best possible attack) as dashed lines. Group names can come from an
     uploaded file: they are escaped and shortened before plotly sees them."""
-    import html
-
-    from ..output.inert import shorten
-
     cols = groups["columns"]
     names = [html.escape(shorten(str(v), 40)) for v in cols[groups.get("unit", "user")]]
     x_name, y_name = groups["x"], groups["y"]

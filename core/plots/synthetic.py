@@ -12,14 +12,21 @@ import math
 
 import plotly.graph_objects as go
 
+from ..attacks.declaration import labels as attack_labels
 from ..measure.compare import pareto_points
 from ..measure.metrics import clopper_pearson
 from .common import PALETTE, band, base_layout, roc_figure
+from .deployments import add_deployment_ticks
 
 SYMBOLS = ("circle", "square", "diamond", "triangle-up", "cross", "x", "star")
 METRIC_LABELS = {"mre_gt10": "MRE>10 (mean relative error of 3-way counts > 10; lower = more useful)",
                  "tvd3": "3-TVD (total variation of 3-way marginals; lower = more useful)"}
-ATTACK_LABELS = {"recon": "Adv_recon", "dcr": "Adv_dcr", "infer": "Adv_infer", "max": "Acc_max (best attack)"}
+BEST_LABEL = "Acc_max (best attack)"  # the best of the attacks played, per game (not an attack of its own)
+
+
+def attack_label(attack: str) -> str:
+    """An attack's legend label, from its declaration (core/attacks/synthetic/__init__.py); "max" is Acc_max."""
+    return BEST_LABEL if attack == "max" else attack_labels("synthetic").get(attack, attack)
 
 
 def _chance(fig: go.Figure) -> None:
@@ -36,7 +43,7 @@ def _size_label(m) -> str:
 def roc(series: dict) -> go.Figure:
     """ROC of every attack at the chosen synthetic size (score: t_u for Adv_recon)."""
     gen = series.get("generator", {}).get("title", "")
-    curves = {f"{ATTACK_LABELS.get(a, a)} · {gen}": (r["fpr"], r["tpr"], r["auc"])
+    curves = {f"{attack_label(a)} · {gen}": (r["fpr"], r["tpr"], r["auc"])
               for a, r in series.get("roc", {}).items()}
     m = series["sizes"][-1] if series.get("sizes") else None
     return roc_figure(curves, title=f"ROC at m = {m:,} synthetic records" if m else "ROC")
@@ -49,7 +56,7 @@ def roc_per_generator(rows: list[dict], attack: str, m: int) -> go.Figure:
         r = row.get("series", {}).get("roc", {}).get(attack)
         if r:
             curves[point_name(row)] = (r["fpr"], r["tpr"], r["auc"])
-    label = ATTACK_LABELS.get(attack, attack)
+    label = attack_label(attack)
     return roc_figure(curves, title=f"ROC per generator · {label} at m = {m:,} synthetic records")
 
 
@@ -127,7 +134,7 @@ def size_lines(series: dict) -> list[dict]:
     gen = series.get("generator", {}).get("title", "")
     out = []
     for a, s in series.get("by_size", {}).items():
-        out.append({"name": f"{ATTACK_LABELS.get(a, a)} · {gen}", "m": series["sizes"], "accuracy": s["accuracy"],
+        out.append({"name": f"{attack_label(a)} · {gen}", "m": series["sizes"], "accuracy": s["accuracy"],
                     "low": s["accuracy_ci_low"], "high": s["accuracy_ci_high"]})
     return out
 
@@ -190,7 +197,6 @@ def accuracy_vs_epsilon(rows: list[dict], sizes: list[int], deployments: list | 
     fig.update_yaxes(range=[0.4, 1.02], tickformat=".0%")
     eps = [r["epsilon"] for r in dp]
     if eps:
-        from .deployments import add_deployment_ticks
 
         add_deployment_ticks(fig, deployments, (min(eps) / 3, max(eps) * 3))
     return fig

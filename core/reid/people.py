@@ -27,6 +27,7 @@ import pandas as pd
 from ..errors import DataError, ParameterError
 from .hierarchies import Hierarchy, IntervalHierarchy, SuppressionHierarchy, default_hierarchy, ZipHierarchy, \
     DateHierarchy
+from ..data.dataset import read_table
 
 MAX_ROWS = 300_000
 MAX_BYTES = 50 * 1024 * 1024
@@ -242,8 +243,6 @@ def load_people_csv(file: str | IO | bytes, sensitive: str | None = None, name: 
     become the category ``"NA"``. If the sensitive column has exactly two values it doubles as the
     secret bit (the rarer value is 1).
     """
-    from ..data.dataset import read_table
-
     # the lab's one CSV reader: byte cap before parsing, regular files only, encodings (UTF-8/16, Windows-1252,
     # Latin-1), row cap, repeated headers refused, and codes such as ZIP 02130 kept as text
     raw = read_table(file, name=name, max_bytes=MAX_BYTES, max_rows=MAX_ROWS)

@@ -36,9 +36,10 @@ from threadpoolctl import threadpool_limits
 from ..cancel import checkpoint, current_check, stop_check
 from ..cost import check_memory_guard, check_server_limits
 from ..errors import Cancelled, Interrupted, WorkerCrashed
-from ..output.plain_language import count
+from ..basics.words import count
 from ..scenario import Scenario, get, prepare_rng
-from .settings import settings
+from ..basics.settings import settings
+from ..errors import ParameterError
 
 def game_rng(seed: int, index: int) -> np.random.Generator:
     """The generator of unit ``index`` in a run with ``seed``."""
@@ -191,7 +192,6 @@ def run(scenario: str | Scenario,
     config = sc.resolve(params)
     seed = int(seed)
     if seed < 0:
-        from ..errors import ParameterError
         raise ParameterError("seed", f"expected int >= 0, got {seed}")
     opts = settings()
     cost = sc.estimate_cost(config)

@@ -43,7 +43,7 @@ from typing import Any
 
 from .games import Result, _jsonable, run
 from ..scenario import Scenario, get
-from .settings import settings
+from ..basics.settings import settings
 
 CORE = Path(__file__).resolve().parents[1]
 FORMAT = 2  # bump when the stored layout changes (2: records carry their address; text only)

@@ -35,11 +35,15 @@ import time
 import warnings
 from typing import Any, Callable, Iterator
 
+from ..basics.settings import settings
 from ..cancel import stop_check
+from ..cost import check_memory_guard
 from ..errors import Cancelled, Interrupted, LabError, ParameterError
 from ..scenario import prepare_rng
 from .games import _is_crash, _jsonable, _play_chunk, split_timings, worker_crash
 from ..scenario import Scenario, get
+from ..cost import Cost
+from ..scenario import all_scenarios
 
 MAX_POINTS = 400
 HANDSHAKE_GRACE_SECONDS = 2.0  # beyond the scheduler timeout, for a handshake that never ends
@@ -129,8 +133,6 @@ def sweep_cost(scenario: Scenario, configs: list[dict], names: list[str]):
     Seconds add up over the points; memory is the largest point's (points are played one chunk at a time).
     The command line prints it and applies the memory guard; a server checks it against its per-run limits.
     """
-    from ..cost import Cost
-
     seconds, peak = 0.0, 0.0
     for config in configs:
         cost = scenario.estimate_cost(config)
@@ -195,9 +197,6 @@ def sweep(scenario: str | Scenario, base: dict[str, Any] | None, grid: dict[str,
     if seed < 0:
         raise ParameterError("seed", f"expected int >= 0, got {seed}")
     sc, base, names, points, configs = plan(scenario, base, grid)
-    from ..cost import check_memory_guard
-    from .settings import settings
-
     check_memory_guard(sweep_cost(sc, configs, names), settings().memory_guard_fraction)  # as run() does
     is_cancelled = cancel or (lambda: False)
     start = time.perf_counter()
@@ -348,8 +347,6 @@ def _play_all(sc, configs, contexts, seed, tasks, totals, points, workers, *, pa
 def _import_engine() -> bool:
     """Run on every Dask worker before the first task: import the scenarios once, in parallel on all workers,
     instead of inside the first task each worker happens to get (about a second of imports per worker)."""
-    from ..scenario import all_scenarios
-
     all_scenarios()
     return True
 

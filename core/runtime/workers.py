@@ -117,6 +117,7 @@ class Job:
 def run_job(report: Callable[[Any], None], scenario: str, params: dict, seed: int, n_jobs: int = 1,
             max_seconds: float | None = None, max_bytes: float | None = None) -> dict:
     """A page's run: :func:`core.runtime.games.run` of the registered ``scenario``; returns the result as a dict."""
+    # lazy: the server imports this module for its pool; the engine loads in the worker process that runs this
     from .games import run
 
     result = run(scenario, params, seed=seed, n_jobs=n_jobs, progress=report, raise_on_cancel=True,
@@ -126,6 +127,7 @@ def run_job(report: Callable[[Any], None], scenario: str, params: dict, seed: in
 
 def sweep_job(report: Callable[[Any], None], scenario: str, base: dict, grid: dict, seed: int) -> dict:
     """A page's sweep: :func:`core.runtime.sweep.sweep`; progress as ``(points done, points, rows)``."""
+    # lazy: the server imports this module for its pool; the engine loads in the worker process that runs this
     from .sweep import sweep
 
     out = sweep(scenario, base, grid, seed=seed, progress=lambda i, n, rows: report((i, n, rows)),
@@ -187,6 +189,7 @@ def _worker_main(conn, stop_flag, nice: int) -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C in the server's terminal: the server ends us
     parent = os.getppid()
     try:  # import every scenario now, not while the first visitor waits
+        # lazy: loaded in the worker process, never in the server that imports this module for its pool
         from ..scenario import all_scenarios
 
         all_scenarios()

@@ -22,6 +22,8 @@ import time
 
 import numpy as np
 
+from ..attacks.declaration import attacks_of
+from ..attacks.declaration import labels as attack_labels
 from ..attacks.ml_models.confidence_matrix import class_lines, correctness, group_ad
 from ..attacks.ml_models.csmia import csmia
 from ..attacks.ml_models.disparity import (
@@ -44,8 +46,10 @@ from ..measure.ml_records import exposure_table
 from ..models.target_model import SCALINGS, Encoder, cached_target, expected_epochs, model_seed, train_target, with_s
 from ..params import Param
 from ..scenario import Scenario, prepare_rng, register
+from ..cost import Cost
+from ..measure.records import RecordTable
 
-ATTACKS = ("csmia", "lomia", "imputation-ideal", "imputation-practical")
+ATTACKS = tuple(a.key for a in attacks_of("ml-models"))  # declared in core/attacks/ml_models/__init__.py
 DEFAULT_COLUMNS = {"synthetic": ("INCOME", "MAR", "ST"), "tv16": ("votetrump", "bornagain", "state"),
                    "csv": ("", "", "")}
 SCATTER_POINTS = 160  # per group, for the confidence scatter
@@ -175,10 +179,7 @@ class MLModels(Scenario):
               choice_labels={"mlp": "MLP (32, 16, 8) — paper", "forest": "Random forest — not in the paper"}),
         Param("attack", "str", "csmia", "Attack whose accuracy is reported: CSMIA (confidences), LOMIA (labels "
               "only), or imputation from auxiliary data with the training distribution (ideal) or another one "
-              "(practical).", label="Attack", choices=ATTACKS,
-              choice_labels={"csmia": "CSMIA (confidence scores)", "lomia": "LOMIA (labels only)",
-                             "imputation-ideal": "Imputation, ideal auxiliary data",
-                             "imputation-practical": "Imputation, practical auxiliary data"}),
+              "(practical).", label="Attack", choices=ATTACKS, choice_labels=attack_labels("ml-models", "long")),
         Param("targeting", "str", "single", "none = attack everyone; single = the best attribute's most exposed "
               "values up to the budget κ; nested = intersect several attributes' exposed values.",
               label="Targeting", choices=("none", "single", "nested"),
@@ -246,8 +247,6 @@ class MLModels(Scenario):
         retrains and re-attacks on about half the records (+50%: 9.9 s). The old model (1e-5 s per
         record-epoch) was 2.4× high at 60 epochs and under-estimated the forest by a third. Memory ≈ 200 MB + 2 kB per
         record; each target-model seed repeats training and attack; converge counts epochs to early stopping."""
-        from ..cost import Cost
-
         c = config
         records = c["groups"] * c["n_per_group"] if c["dataset"] == "synthetic" else c["max_records"]
         epochs = expected_epochs(c["training"], c["epochs"], c["dataset"] == "synthetic")
@@ -413,8 +412,6 @@ class MLModels(Scenario):
                 "bcorr_seconds": time.perf_counter() - t}
 
     def exposure(self, config, context, records):
-        from ..measure.records import RecordTable
-
         main = next((r for r in records if r["kind"] == "main" and r.get("model_index", 0) == 0), None)
         return RecordTable.from_dict(main.get("exposure")) if main else None
 

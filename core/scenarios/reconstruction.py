@@ -20,12 +20,12 @@ import numpy as np
 
 from ..attacks.reconstruction.dinur_nissim import DECODERS, ILP_MAX_N, DinurNissimAttack
 from ..attacks.reconstruction.dinur_nissim_lp import METHODS
+from ..attacks.reconstruction.exposure import CERTIFY_TRIALS, _person_rows, certify_seconds, exposure_table
 from ..cancel import checkpoint
 from ..data.healthcare import PUBLIC, healthcare_population
 from ..errors import ParameterError
 from ..measure.metrics import empirical_epsilon, proportion_ci_of_mean
 from ..measure.records import RECORDS_MAX
-from ..measure.reconstruction_records import CERTIFY_TRIALS, _person_rows, certify_seconds, exposure_table
 from ..params import Param
 from ..releases.gaussian import Gaussian
 from ..releases.mechanism import Identity
@@ -33,6 +33,8 @@ from ..releases.rounding import Rounding
 from ..releases.subsampling import Subsampling
 from ..releases.subset_queries import FAMILIES, make_queries
 from ..scenario import Scenario, register
+from ..theory.dinur_nissim import dp_bit_bound, expected_majority, ls_accuracy
+from ..cost import Cost
 
 DEFENSES = ("none", "rounding", "gaussian", "subsample")
 RATIO_GRID = (0.25, 0.5, 0.75, 1.0, 1.5, 2.0, 3.0, 4.0)
@@ -173,13 +175,11 @@ class Reconstruction(Scenario):
         * 0.2 s per run for the solvers' imports in a fresh worker.
         * the per-person certificates (who is exposed): :func:`certify_seconds`, at most
           ``certify_budget(n)`` LP/IP solves per trial for the first ``CERTIFY_TRIALS`` trials
-          (:mod:`core.measure.reconstruction_records`).
+          (:mod:`core.attacks.reconstruction.exposure`).
 
         The old model (7e-7·n·m s per LP in every regime) over-estimated m ≥ n by 5–27× and under-estimated
         the degenerate solves by up to 10×. Memory ≈ 40·n·m + 8·n² bytes of the largest game (n = 2000,
         m = 4000, noisy: 342 MB measured)."""
-        from ..cost import Cost
-
         n = config["n"]
         units = [(config["query_ratio"], config["defense"], self.level(config))]
         if config["sweeps"]:
@@ -334,8 +334,6 @@ def theory_curves(config: dict, points: int = 121) -> dict:
     * ``chosen``: both at the sidebar's setting, with the release's claimed (ε, δ).
     Curves are lists with None where a formula does not apply (no noise bound, m ≤ n + 1).
     """
-    from ..theory.dinur_nissim import dp_bit_bound, expected_majority, ls_accuracy
-
     n, p = int(config["n"]), float(config["secret_rate"])
     m = max(1, int(round(config["query_ratio"] * n)))
     level = Reconstruction.level(config)

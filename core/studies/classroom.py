@@ -95,7 +95,7 @@ def _open(directory: str) -> ClassStore:
 def _store(store=None) -> ClassStore:
     if store is not None:
         return store
-    from ..runtime.settings import settings
+    from ..basics.settings import settings
 
     folder = settings().store_dir
     if folder is None:
@@ -144,7 +144,7 @@ def clean_name(text: str) -> str:
 
 
 def expiry_seconds() -> float:
-    from ..runtime.settings import settings
+    from ..basics.settings import settings
 
     return float(settings().class_expiry_hours) * 3600.0
 

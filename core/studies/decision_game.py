@@ -31,6 +31,7 @@ from scipy.optimize import brentq
 from scipy.stats import norm
 
 from ..errors import ParameterError
+from ..releases.gaussian import Gaussian
 from ..theory.odds import guess_bound
 
 MECHANISMS = ("laplace", "gaussian")
@@ -41,8 +42,6 @@ def _noise_scale(epsilon: float, sensitivity: float, mechanism: str, delta: floa
     if mechanism == "laplace":
         return sensitivity / epsilon
     if mechanism == "gaussian":
-        from ..releases.gaussian import Gaussian
-
         return Gaussian(epsilon, delta, sensitivity).sigma
     raise ParameterError("mechanism", f"expected one of {'|'.join(MECHANISMS)}, got {mechanism!r}")
 

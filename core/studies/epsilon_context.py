@@ -11,6 +11,7 @@ from ..errors import ParameterError
 from ..output import plain_language as say
 from ..theory import odds
 from .registry import comparable, nearest
+from ..measure.audit import claim_of
 
 
 def epsilon_in_context(epsilon: float, delta: float = 0.0, prior: float = 0.5, k: int = 5) -> dict:
@@ -38,8 +39,6 @@ def epsilon_in_context(epsilon: float, delta: float = 0.0, prior: float = 0.5, k
 def report_lines(result) -> list[str]:
     """Plain-text lines for a run's report summary (``core.output.report.register_summary_hook``): the odds sentence
     at the release's claimed ε, and the three real deployments nearest to it with their units."""
-    from ..measure.audit import claim_of
-
     eps, delta = claim_of(result)
     if eps is None:
         return [say.odds_sentence(None)]

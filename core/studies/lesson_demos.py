@@ -22,6 +22,7 @@ import numpy as np
 
 from ..params import Param
 from ..scenario import Scenario
+from ..cost import Cost
 
 
 class _Demo(Scenario):
@@ -43,7 +44,6 @@ class _Demo(Scenario):
         return records[0]["metrics"], records[0]["series"]
 
     def estimate_cost(self, config):
-        from ..cost import Cost
 
         return Cost(seconds=1.0, bytes=50e6, basis="closed form or a small table")
 
@@ -64,7 +64,9 @@ class Epsilon(_Demo):
     )
 
     def compute(self, config, rng):
+        # lazy: start-up time (scipy only when used)
         from ..theory.dp_accuracy import dp_expected_accuracy_curve
+        # lazy: start-up time (scipy only when used)
         from ..theory.epsilon_explorer import explain_epsilon, posterior_bound
 
         eps, delta, k, prior = config["epsilon"], config["delta"], config["observations"], config["prior"]
@@ -96,6 +98,7 @@ class Linkage(_Demo):
     )
 
     def compute(self, config, rng):
+        # lazy: start-up time (pandas only when used)
         from ..reid import linkage, people
 
         town = people.load_people("synthetic", n_people=config["people"], n_zips=config["zips"],
@@ -129,6 +132,7 @@ class KAnonymity(_Demo):
     )
 
     def compute(self, config, rng):
+        # lazy: start-up time (pandas only when used)
         from ..reid import k_anonymity, people
 
         if config["table"] == "condition":
@@ -164,6 +168,7 @@ class Downcoding(_Demo):
     )
 
     def compute(self, config, rng):
+        # lazy: start-up time (pandas only when used)
         from ..reid import downcoding
 
         x, hierarchy = downcoding.PRESETS[config["table"]][1]()

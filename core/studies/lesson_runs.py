@@ -58,7 +58,9 @@ def play_step(lesson: Lesson, step: Step, values: dict | None = None, *, small: 
               **kwargs):
     """``(Result, from_store)`` of the step's configuration: through the shared result store, and *single-flight*
     — threads asking for the same configuration at once wait for one run instead of each starting their own."""
+    # lazy: tests replace this name on its module
     from ..runtime.games import run
+    # lazy: start-up time (161 modules only when used)
     from ..runtime.store import default_store, lookup, result_address
 
     sc = runner(step.runner)
@@ -95,6 +97,7 @@ def check_step(lesson: Lesson, step: Step, small: bool = True) -> dict:
     number, a choice has exactly one right option, the reveal's numbers resolve, the plot draws."""
     import time
 
+    # lazy: start-up time (pandas, plotly only when used)
     from .lesson_plots import step_figure
 
     start = time.perf_counter()

@@ -27,6 +27,8 @@ from typing import Any
 from ..errors import LabError, ParameterError
 from ..scenario import Scenario, all_scenarios
 from .lesson_grading import _PLACEHOLDER, _SPEC
+from .lesson_demos import DEMOS
+from ..output.plain_language import glossary
 
 ROOT = Path(__file__).resolve().parents[2]
 LESSON_DIR = ROOT / "content" / "lessons"
@@ -125,7 +127,6 @@ class Step:
 
     @property
     def demo(self) -> bool:
-        from .lesson_demos import DEMOS
 
         return self.runner in DEMOS
 
@@ -165,7 +166,6 @@ def _decimals(step: float) -> int:
 # ------------------------------------------------------------------------------------------------- the loader
 def runner(name: str) -> Scenario:
     """The scenario or demo a step runs."""
-    from .lesson_demos import DEMOS
 
     if name in DEMOS:
         return DEMOS[name]
@@ -384,6 +384,7 @@ def _step(doc: Any, number: int, problems: _Problems, glossary: set[str]) -> Ste
             except ParameterError as exc:
                 problems.add(f"{where}small.{exc.param}", exc.message)
     metric = _text(doc, "metric", problems, where, limit=80)
+    # lazy: start-up time (pandas, plotly only when used)
     from .lesson_plots import PLOTS
 
     plot = _text(doc, "plot", problems, where, limit=80)
@@ -422,7 +423,6 @@ def _step(doc: Any, number: int, problems: _Problems, glossary: set[str]) -> Ste
 
 def load_lesson(path: str | Path) -> Lesson:
     """Read and validate one lesson file; :class:`LessonError` lists every problem, one line each."""
-    from ..output.plain_language import glossary
 
     path = Path(path)
     file = f"lessons/{path.name}"

@@ -12,7 +12,9 @@ import tomllib
 from pathlib import Path
 
 from ..errors import DataError, ParameterError
+from ..output.saved_config import load_config
 from ..scenario import all_scenarios, get
+from ..measure.compare import interval_text
 
 PATH = Path(__file__).resolve().parents[2] / "content" / "presets.toml"
 REQUIRED = ("title", "scenario", "params", "metric", "paper_value", "source", "explanation")
@@ -80,7 +82,6 @@ def compare_with_paper(preset: dict, metrics: dict) -> dict:
     ``ci`` is our value's 95% interval when the run reports one for that metric (``<metric>_ci_low/high``), and
     ``paper_inside`` says whether the paper's number falls in it — with few games a difference of 0.1 can be
     one seed's luck, and the interval is what tells the two apart. ``text`` is our value as it is printed."""
-    from ..measure.compare import interval_text
 
     name = preset["metric"]
     ours = metrics.get(name)
@@ -139,6 +140,7 @@ def known_bug_pairs(presets: dict[str, dict] | None = None) -> list[tuple[str, s
 def known_bug_verdict(preset: dict, result) -> dict:
     """Did the audit do what the gallery expects? ``{"expected", "flagged", "ok", "message"}`` for a run of a
     known-bug preset (``expect = "flag"``) or its twin (``"no-flag"``)."""
+    # lazy: start-up time (scipy only when used)
     from ..measure.audit import audit_result
 
     v = audit_result(result)
@@ -154,6 +156,7 @@ def quick_look(preset: dict) -> dict | None:
     quick = preset.get("quick_games")
     if quick is None:
         return None
+    # lazy: start-up time (scipy, sklearn, pandas only when used)
     from ..measure.metrics import clopper_pearson
 
     value = float(preset["paper_value"])
@@ -166,3 +169,31 @@ def quick_look(preset: dict) -> dict | None:
     full = int(preset["params"]["games"])
     return {"params": {**preset["params"], "games": int(quick)}, "games": int(quick), "accuracy": accuracy,
             "half_width": half(quick), "full_games": full, "full_half_width": half(full)}
+
+
+def resolve_saved_run(args) -> dict:
+    """CLI helper: apply ``--config FILE`` / ``--preset NAME`` to parsed ``run`` arguments.
+
+    Fills ``args.scenario`` and ``args.seed`` (an explicit ``--seed`` wins) and returns the saved parameters
+    (explicit ``--set`` values override them in the caller).
+    """
+    saved: dict = {}
+    seed = None
+    if args.config and args.preset:
+        raise ParameterError("config", "give --config or --preset, not both")
+    if args.config:
+        name, saved, seed = load_config(args.config)
+    elif args.preset:
+        preset = get_preset(args.preset)
+        name, saved, seed = preset["scenario"], dict(preset["params"]), preset.get("seed", 0)
+    else:
+        name = None
+    if name is not None:
+        if args.scenario and args.scenario != name:
+            raise ParameterError("scenario", f"the saved run is {name!r}, not {args.scenario!r}")
+        args.scenario = name
+    if not args.scenario:
+        raise ParameterError("scenario", "name a scenario, or give --config FILE or --preset NAME")
+    if args.seed is None:
+        args.seed = int(seed or 0)
+    return saved

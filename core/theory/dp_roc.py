@@ -29,6 +29,7 @@ import math
 import numpy as np
 
 from ..errors import ParameterError
+from ..releases.aggregate_release import AggregateRelease
 
 #: The largest domain enumerated exactly for the per-person sensitivity (records × queries booleans).
 MAX_DOMAIN = 2_000_000
@@ -75,8 +76,6 @@ def release_sensitivity(masks, cardinalities, task: str = "aia", records: np.nda
     last. The maximum runs over the whole domain when it has at most ``MAX_DOMAIN`` non-sensitive records;
     otherwise over ``records`` (then it is a lower bound on the domain's sensitivity).
     """
-    from ..releases.aggregate_release import AggregateRelease
-
     card = tuple(int(c) for c in cardinalities)
     if not masks:
         return 0
@@ -106,8 +105,6 @@ def record_sensitivity(masks, cardinalities, records: np.ndarray, task: str = "a
     sensitive value (last column) changes, maximised over pairs of values; for ``mia`` the cells that contain
     the record. 0 for attribute inference means the release does not depend on that person's sensitive value
     at all. ``release_sensitivity`` is the maximum of this over the domain."""
-    from ..releases.aggregate_release import AggregateRelease
-
     card = tuple(int(c) for c in cardinalities)
     if task not in ("aia", "mia"):
         raise ParameterError("task", f"expected aia|mia, got {task!r}")

@@ -29,6 +29,8 @@ import numpy as np
 from scipy.stats import norm
 
 from ..errors import ParameterError
+from ..releases.gaussian import Gaussian
+from .fdp import eps_delta_tradeoff
 
 
 def _check_eps(epsilon: float) -> float:
@@ -97,8 +99,6 @@ def posterior_from_curve(epsilon: float, prior: float = 0.5, delta: float = 0.0,
     """:func:`posterior_bound` read off the f-DP trade-off curve numerically: the steepest slope of the ROC boundary
     ``TPR = 1 − f_{ε,δ}(FPR)`` past its jump at FPR = 0 is the largest likelihood ratio Λ an outcome can carry,
     and the posterior is ``p·Λ / (p·Λ + 1 − p)``. (Kept as an independent check of the closed form.)"""
-    from .fdp import eps_delta_tradeoff
-
     epsilon, prior, delta = _check_eps(epsilon), _check_prior(prior), _check_delta(delta)
     alpha = np.unique(np.concatenate([np.geomspace(1e-6, 1.0, grid), np.linspace(1e-6, 1.0, grid)]))
     tpr = 1.0 - eps_delta_tradeoff(alpha, epsilon, delta)  # α > 0 only: past the jump at FPR = 0
@@ -120,8 +120,6 @@ def epsilon_for_accuracy(error: float, share: float = 0.95, sensitivity: float =
     if mechanism == "laplace":
         return float(sensitivity * math.log(1.0 / (1.0 - share)) / error)
     if mechanism == "gaussian":
-        from ..releases.gaussian import Gaussian
-
         delta = _check_delta(delta)
         if delta <= 0:
             raise ParameterError("delta", "the Gaussian mechanism needs δ > 0")
@@ -137,8 +135,6 @@ def share_within(error: float, epsilon: float, sensitivity: float = 1.0, mechani
     error, epsilon = _positive("error", error), _positive("epsilon", epsilon)
     if mechanism == "laplace":
         return float(-math.expm1(-error * epsilon / sensitivity))
-    from ..releases.gaussian import Gaussian
-
     sigma = Gaussian(epsilon, delta, sensitivity).sigma
     return float(2 * norm.cdf(error / sigma) - 1)
 
@@ -159,8 +155,6 @@ def noise_mae(epsilon: float, sensitivity: float = 1.0, mechanism: str = "laplac
     epsilon = _positive("epsilon", epsilon)
     if mechanism == "laplace":
         return float(sensitivity / epsilon)
-    from ..releases.gaussian import Gaussian
-
     return float(Gaussian(epsilon, delta, sensitivity).sigma * math.sqrt(2 / math.pi))
 
 

@@ -29,6 +29,7 @@ from ...errors import DataError, ParameterError
 from ...releases.aggregate_release import AggregateRelease
 from .desia import DeSIAOutput, QueryGrid, _Program, solve_feasibility
 from .desia_stochastic import check_shadow_labels, make_classifier, sample_backgrounds
+from ...releases.census_tables import noisy_answers
 
 _EPS_SCORE = 1e-9
 
@@ -56,7 +57,6 @@ class DeSIAMIA:
         self.labels_ = rng.integers(0, 2, size=self.shadows)
         base = B + (1 - self.labels_)[:, None] * E  # non-members contribute their filler record
         if epsilon > 0:
-            from ...releases.census_tables import noisy_answers
             base = noisy_answers(base, epsilon, rng)
         self.base_ = base.astype(np.float32)
         n_train = int(round(self.train_fraction * self.shadows))

@@ -18,6 +18,7 @@ import scipy.sparse as sp
 from ...cancel import checkpoint
 from ...errors import DataError, ParameterError
 from ...releases.aggregate_release import AggregateRelease
+from ...releases.census_tables import noisy_answers
 
 
 
@@ -110,7 +111,6 @@ class StochasticModule:
                                   release.cardinalities, rng)
         self.labels_ = rng.integers(0, self.k_, size=self.shadows)
         if release.epsilon > 0:  # the attacker knows the mechanism: same noise on the shadows
-            from ...releases.census_tables import noisy_answers
             B = noisy_answers(B, release.epsilon, rng)
         self.B_ = B.astype(np.float32)
         n_train = int(round(self.train_fraction * self.shadows))

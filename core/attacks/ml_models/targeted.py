@@ -21,9 +21,12 @@ Spec sections (§) refer to docs/specs/seed003_004_disparate_and_cs208.md.
 """
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 
 from ...errors import DataError
+from ...measure.metrics import clopper_pearson
 
 from .confidence_matrix import group_ad
 from .disparity import rank_groups, risk_score
@@ -113,10 +116,6 @@ def targeting(mode: str, kappa: float, attributes: dict[str, np.ndarray], attrib
     reason, and the sweep and nested levels are empty. ``sweep`` holds, per budget κ of :data:`KAPPA_GRID`
     (plus ``kappa``), the records the single-attribute selection targets and the attack's accuracy on them
     with a Clopper–Pearson 95% interval; ``nested`` the same per level of the nested schedule."""
-    import warnings
-
-    from ...measure.metrics import clopper_pearson
-
     ranges, best, sweep, nested, skipped = {}, None, [], [], None
     if mode == "none":
         return ranges, best, sweep, nested, skipped

@@ -23,6 +23,7 @@ from __future__ import annotations
 import numpy as np
 
 from ...errors import ParameterError
+from .dinur_nissim_ls import solve_ls
 
 DECODERS = ("lp", "lsq", "ilp")
 ILP_MAX_N = 60
@@ -30,6 +31,7 @@ ILP_MAX_N = 60
 
 class DinurNissimAttack:
     def __init__(self, decoder: str = "lp", time_limit: float | None = 60.0, lp_method: str = "auto"):
+        # lazy: start-up time (scipy only when used)
         from .dinur_nissim_lp import METHODS
 
         if decoder not in DECODERS:
@@ -43,14 +45,15 @@ class DinurNissimAttack:
 
     def fit(self, queries, answers) -> "DinurNissimAttack":
         if self.decoder == "lp":
+            # lazy: start-up time (scipy only when used)
             from .dinur_nissim_lp import solve_lp
             x = solve_lp(queries, answers, time_limit=self.time_limit, method=self.lp_method)
         elif self.decoder == "lsq":
-            from .dinur_nissim_ls import solve_ls
             x = solve_ls(queries, answers)
         else:
             if np.shape(queries)[1] > ILP_MAX_N:
                 raise ParameterError("solver", f"ilp is limited to n <= {ILP_MAX_N}")
+            # lazy: start-up time (scipy, highspy only when used)
             from .dinur_nissim_ip import solve_ip
             x = solve_ip(queries, answers, time_limit=self.time_limit)
         self.x_fractional_ = np.asarray(x, dtype=float)

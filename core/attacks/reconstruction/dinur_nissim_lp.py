@@ -69,6 +69,7 @@ import scipy.linalg as sla
 import scipy.sparse as sp
 
 from ...errors import ParameterError, SolverError
+from ...solvers.frisch_newton import l1_box_ipm
 
 __all__ = ["solve_lp", "InfeasibleErrorBoundWarning", "LPTimeLimitWarning"]
 
@@ -198,8 +199,6 @@ def _solve_average_error(M, a, time_limit, started) -> np.ndarray:
 
 def _solve_average_error_ipm(M, a, time_limit, started, fallback: bool) -> np.ndarray | None:
     """min ‖a − Mx‖₁ over the box by the dense interior point; None = let HiGHS try."""
-    from ...solvers.frisch_newton import l1_box_ipm
-
     left = None if time_limit is None else time_limit - (time.perf_counter() - started)
     if left is not None and left <= 0:
         raise SolverError(f"LP decoder: time limit of {time_limit:g} s reached before the solve")

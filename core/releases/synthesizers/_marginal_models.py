@@ -85,8 +85,8 @@ class MarginalModel(Synthesizer):
         return super().describe()
 
     def _fit(self, codes: np.ndarray, rng: np.random.Generator) -> None:
-        import opendp.prelude as dp
-        import polars as pl
+        import opendp.prelude as dp  # lazy: OpenDP (and polars) take seconds to import
+        import polars as pl  # lazy, as OpenDP
 
         n, d = codes.shape
         if n < 2:
@@ -117,7 +117,7 @@ def conditionals(model, names: list[str], cards: tuple[int, ...]) -> tuple[int, 
     """(root column, its marginal, one :class:`Node` per other column) read off a fitted ``mbi``
     MarkovRandomField, in the order ``mbi.MarkovRandomField.synthetic_data`` samples. OpenDP's extra "null"
     category (index ``K_j``) is cut from every axis, then each row renormalised (uniform if it held no mass)."""
-    from mbi import junction_tree
+    from mbi import junction_tree  # lazy: imports JAX
 
     index = {c: j for j, c in enumerate(names)}
     cliques = [set(cl) for cl in model.cliques]

@@ -44,7 +44,7 @@ def opendp_epsilon(rho: float, delta: float) -> float:
     exactly ρ (sensitivity ``√(2ρ)``, scale 1: ρ = Δ²/(2σ²)), turned into a privacy profile by
     ``make_zCDP_to_approxDP`` and read at δ. OpenDP rounds conservatively, so ε may exceed the closed form by a few
     parts in 10⁵."""
-    import opendp.prelude as dp
+    import opendp.prelude as dp  # lazy: OpenDP (and polars) take seconds to import
 
     if rho < 0 or not 0 < delta < 1:
         raise ValueError("need rho >= 0 and 0 < delta < 1")
@@ -54,7 +54,7 @@ def opendp_epsilon(rho: float, delta: float) -> float:
 
 
 def _unit_gaussian():
-    import opendp.prelude as dp
+    import opendp.prelude as dp  # lazy: OpenDP (and polars) take seconds to import
 
     dp.enable_features("contrib")  # OpenDP's switch for its community-contributed mechanisms (Gaussian, mbi)
     return dp.m.make_gaussian(dp.atom_domain(T=float, nan=False), dp.absolute_distance(T=float), scale=1.0)
@@ -65,7 +65,7 @@ def cdp_rho(eps: float, delta: float) -> float:
     ``binary_search`` on ``(0, ε + 1]`` (at ρ = ε + 1 the conversion already exceeds ε). For example
     ``cdp_rho(1, 1e-6) ≈ 0.02436``, a little above ``0.0175`` from the simple bound ``ε = ρ + 2 √(ρ log(1/δ))``;
     :func:`closed_form_rho` finds the same ρ from the closed form."""
-    import opendp.prelude as dp
+    import opendp.prelude as dp  # lazy: OpenDP (and polars) take seconds to import
 
     if not (eps > 0 and math.isfinite(eps)):
         raise ValueError("eps must be a finite number > 0")

@@ -35,6 +35,6 @@ class AIM(MarginalModel):
     title = "AIM (DP adaptive iterative marginals, OpenDP)"
 
     def algorithm(self):
-        import opendp.prelude as dp
+        import opendp.prelude as dp  # lazy: OpenDP (and polars) take seconds to import
 
         return dp.mbi.AIM()

@@ -22,9 +22,10 @@ Contract (scikit-learn style, numpy arrays for speed):
   where it is a parameter, plus each generator's own, e.g. ``k``, ``steps``, ``epochs``), so a run can record its full
   configuration; ``get_synthesizer(name, **gen.params())`` rebuilds the same generator.
 
-Class attributes: ``name`` (registry key, the paper's name in lower case), ``title`` (for the UI),
-``dp`` (whether ``epsilon`` is a parameter), ``in_paper`` (False for generators the paper did not test,
-so the UI can label them), ``slow`` (neural generators that need progress and caching).
+Class attributes: ``name`` (registry key, the paper's name in lower case), ``title`` (the one label of the UI, the
+plots and the run's record; the registry sets it to ``name`` where a generator gives none), ``dp`` (whether
+``epsilon`` is a parameter), ``in_paper`` (False for generators the paper did not test, so the UI can label
+them), ``slow`` (neural generators that need progress and caching).
 """
 from __future__ import annotations
 
@@ -44,6 +45,8 @@ def register_synthesizer(cls: type["Synthesizer"]) -> type["Synthesizer"]:
     """Class decorator: add a generator to the registry under ``cls.name``."""
     if not cls.name:
         raise ValueError("a synthesizer needs a name")
+    if not cls.__dict__.get("title"):  # the UI, the CLI and the plots all show ``title``: never empty
+        cls.title = cls.name
     SYNTHESIZERS[cls.name] = cls
     return cls
 
@@ -109,8 +112,8 @@ class Synthesizer:
     def describe(self) -> str:
         eps, delta = self.privacy
         if math.isinf(eps):
-            return f"{self.title or self.name}: no DP guarantee"
-        return f"{self.title or self.name}: ({eps:g}, {delta:g})-DP"
+            return f"{self.title}: no DP guarantee"
+        return f"{self.title}: ({eps:g}, {delta:g})-DP"
 
     # ------------------------------------------------------- for subclasses
     def _progress(self, fraction: float, what: str) -> None:

@@ -35,6 +35,6 @@ class MST(MarginalModel):
     title = "MST (DP maximum spanning tree of 2-way marginals, OpenDP)"
 
     def algorithm(self):
-        import opendp.prelude as dp
+        import opendp.prelude as dp  # lazy: OpenDP (and polars) take seconds to import
 
         return dp.mbi.MST()

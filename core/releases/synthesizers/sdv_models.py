@@ -44,6 +44,7 @@ import numpy as np
 from ...cancel import checkpoint
 from ...errors import ParameterError
 from .base import Synthesizer, _integer, register_synthesizer
+from ._ctgan_sampling import sample_codes, spans
 
 TABLE = "t"
 
@@ -174,7 +175,6 @@ class CTGAN(_SDVSynthesizer):
     def _fast_codes(self, m):
         if self.numeric_codes:   # continuous spans: the library's inverse transform draws more noise
             return None
-        from ._ctgan_sampling import sample_codes, spans
 
         columns = [f"a{j}" for j in range(len(self.cardinalities_))]
         labels = [{label: v for v, label in enumerate(self._labels(j))} for j in range(len(columns))]

@@ -9,11 +9,19 @@ from functools import lru_cache
 
 import numpy as np
 
+from ...attacks.declaration import attacks_of, labels
 from ...measure.metrics import roc, tpr_at_fpr
 from ...releases.census_tables import make_release, sf1_pool
 from ...runtime.lru import LRU
+from ...theory.dp_roc import per_person_epsilon
+from ...theory.dp_roc import release_sensitivity
+from ...releases.census_tables import QueryPool
+from ...attacks.aggregates.desia import DeSIA, QueryGrid
+from ...attacks.aggregates.desia import QueryGrid
+from ...attacks.aggregates.desia_mia import DeSIAMIA
 
-ATTACKS = ("desia", "cip-rand", "cip-init", "rap-rand", "rap-init")
+ATTACKS = tuple(a.key for a in attacks_of("aggregates"))  # declared in core/attacks/aggregates/__init__.py
+RECONSTRUCTIONS = tuple(a for a in ATTACKS if a != "desia")  # the attacks that make K reconstructions (CIP, RAP)
 RATIO_GRID = (0.05, 0.1, 0.25, 0.5, 0.75, 1.0, 1.25)  # ≥ 1: beyond the paper (m ≥ s), kept while the pool allows
 RATIO_MIN, RATIO_MAX = 0.05, 4.0
 MIN_SHADOWS = 100  # the meta-classifier's 5-fold CV needs ≥ 5 shadows of each label in the 2/3 training part
@@ -32,8 +40,7 @@ ABLATION_ROWS = (
     ("synthetic data (RAP)", "yes", "no", "no", "rap_unique"),
     ("synthetic data (RAP)", "no", "no", "no", "rap_majority"),
 )
-_LABELS = {"desia": "DeSIA", "cip-rand": "CIP-rand", "cip-init": "CIP-init", "rap-rand": "RAP-rand",
-           "rap-init": "RAP-init", "random": "Random guess"}
+_LABELS = {**labels("aggregates"), "random": "Random guess"}  # ROC legend: the attacks, then the baseline
 
 
 
@@ -44,7 +51,6 @@ def _claimed_epsilon(context, config, setting: int, eps: float) -> dict | None:
     """Per-person (ε, δ) of the releases of one setting (max over its blocks/releases), or None without noise."""
     if not eps > 0:
         return None
-    from ...theory.dp_roc import per_person_epsilon
 
     sens = 0
     for c in context["cells"]:
@@ -61,8 +67,6 @@ _SENS_CACHE: "OrderedDict[tuple, int]" = OrderedDict()
 
 
 def _sensitivity_cached(key, masks, cardinalities, task, records) -> int:
-    from ...theory.dp_roc import release_sensitivity
-
     full = (key, cardinalities, task)
     if full not in _SENS_CACHE:
         _SENS_CACHE[full] = release_sensitivity(masks, cardinalities, task, records)
@@ -106,7 +110,6 @@ def _cached(key, build):
 
 
 def _release(context, cell, records=None, rng=None):
-    from ...releases.census_tables import QueryPool
     pool = QueryPool(context["pool_names"], context["pool_masks"], context["cardinalities"])
     rrng = rng if rng is not None else np.random.default_rng(cell["release_seed"])
     rel, _ = make_release(cell["D"] if records is None else records, pool, cell["ratio"], rrng,
@@ -115,8 +118,6 @@ def _release(context, cell, records=None, rng=None):
 
 
 def _desia_fitted(config, context, cell, key):
-    from ...attacks.aggregates.desia import DeSIA, QueryGrid
-
     def build():
         rel = _release(context, cell)
         grid = QueryGrid(rel.masks, rel.cardinalities)
@@ -129,9 +130,6 @@ def _desia_fitted(config, context, cell, key):
 
 
 def _desia_mia_fitted(config, context, cell, key):
-    from ...attacks.aggregates.desia import QueryGrid
-    from ...attacks.aggregates.desia_mia import DeSIAMIA
-
     def build():
         rel = _release(context, cell)
         att = DeSIAMIA(shadows=config["shadows"], time_limit=config["time_limit"],

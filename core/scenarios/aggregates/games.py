@@ -12,6 +12,10 @@ import numpy as np
 
 from ...cancel import checkpoint
 from .data import _desia_fitted, _desia_mia_fitted, _release
+from ...releases.aggregate_release import AggregateRelease
+from ...attacks.aggregates.rap import RAP
+from ...attacks.aggregates import neighbourhood_vote
+from ...attacks.aggregates.cip import CIP
 
 
 def _order_by_pattern(targets, D, masks, cardinalities, task):
@@ -21,7 +25,6 @@ def _order_by_pattern(targets, D, masks, cardinalities, task):
     """
     if len(targets) == 0:
         return targets
-    from ...releases.aggregate_release import AggregateRelease
     rel = AggregateRelease(tuple(f"a{i}" for i in range(len(cardinalities))), tuple(cardinalities), masks,
                            np.zeros(len(masks)), size=len(D))
     if task == "aia":
@@ -84,15 +87,11 @@ def _reconstructor(config, kind, s, k=None):
     method, init = kind.split("-")
     k = config["reconstructions"] if k is None else k
     if method == "cip":
-        from ...attacks.aggregates.cip import CIP
         return CIP(init=init, reconstructions=k, time_limit=config["time_limit"])
-    from ...attacks.aggregates.rap import RAP
     return RAP(init=init, reconstructions=k, rows=max(1000, s), steps=config["rap_steps"], n_jobs=1)
 
 
 def _play_baseline_aia(config, context, cell, key, kind, j, n_batches, rng):
-    from ...attacks.aggregates import neighbourhood_vote
-
     targets = cell["targets"]
     if len(targets) == 0:
         return []
@@ -105,8 +104,6 @@ def _play_baseline_aia(config, context, cell, key, kind, j, n_batches, rng):
 
 
 def _play_baseline_mia(config, context, cell, key, kind, j, n_batches, rng):
-    from ...attacks.aggregates import neighbourhood_vote
-
     positions = _batch(len(cell["targets"]), j, n_batches)
     rows = []
     for pos in positions:
@@ -123,8 +120,6 @@ def _play_baseline_mia(config, context, cell, key, kind, j, n_batches, rng):
 
 def _play_ablation_rap(config, context, cell, key, kind, j, n_batches, rng):
     """Table 3 rows 4–5 (spec §11.14): one RAP-rand reconstruction instead of the solver."""
-    from ...attacks.aggregates import neighbourhood_vote
-
     targets = cell["targets"]
     if len(targets) == 0:
         return []

@@ -9,6 +9,8 @@ import numpy as np
 from ...scenario import prepare_rng
 from .data import _claimed_epsilon
 from .scenario import AggregatesScenario
+from ...theory.dp_roc import record_sensitivity
+from .data import _release
 
 
 def block_preview(config: dict, seed: int) -> dict:
@@ -24,8 +26,6 @@ def block_preview(config: dict, seed: int) -> dict:
     than ``e^{εk}/(1+e^{εk})``; ``claimed`` is the release's per-person ε (the maximum over the whole domain,
     the number the run reports as ``claimed_epsilon``).
     """
-    from ...theory.dp_roc import record_sensitivity
-
     c = {**config, "sweep": "none"}
     ctx = AggregatesScenario().prepare(c, prepare_rng(seed))
     task = c["task"]
@@ -52,7 +52,6 @@ def block_preview(config: dict, seed: int) -> dict:
         # What the noise costs, in the currency of sampling: the released cells' true counts against Laplace
         # noise of scale 1/ε per cell (mean absolute error 1/ε); core.theory.odds.equivalent_sample_fraction.
         from ...theory.odds import equivalent_sample_fraction
-        from .data import _release
 
         true = np.concatenate([_release(ctx, cell).evaluate(cell["D"]) for cell in ctx["cells"]])
         sample = {"fraction": equivalent_sample_fraction(true, 1.0 / eps), "mae": 1.0 / eps,

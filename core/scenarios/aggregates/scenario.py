@@ -9,6 +9,7 @@ import math
 
 import numpy as np
 
+from ...attacks.declaration import attack_param, in_all
 from ...cancel import checkpoint
 from ...data.census import (
     binary_columns,
@@ -24,20 +25,21 @@ from ...params import Param
 from ...releases.census_tables import marginal_pool, sf1_pool
 from ...scenario import Scenario, register
 from .data import (
-    _LABELS,
     _UNIQUE,
-    ATTACKS,
     CLASSIFIER_FACTOR,
     EPS_GRID,
     MIN_SHADOWS,
     RATIO_GRID,
     RATIO_MAX,
     RATIO_MIN,
+    RECONSTRUCTIONS,
     max_ratio,
     pool_size,
 )
 from .games import _order_by_pattern, _play_ablation_rap, _play_baseline_aia, _play_baseline_mia, _play_desia
 from .summary import summarize_runs
+from ...cost import Cost
+from .summary import exposure_table
 
 # Which function plays a unit: DeSIA and the ablation's RAP rows by their own kind; a reconstruction baseline
 # (CIP or RAP, named by the unit's kind) by the task, since membership inference attacks one release per batch.
@@ -75,9 +77,8 @@ class AggregatesScenario(Scenario):
               choices=("sf1", "rap_reference"), ui=False, active_when=("data", ("synthetic", "ppmf"))),
         Param("marginal_ways", "int", 2, "CSV only: release all ≤k-way marginal cells", low=1, high=3, ui=False,
               active_when=("data", ("csv",))),
-        Param("attack", "str", "desia", "the attack; 'all' runs every attack on the same targets",
-              choices=ATTACKS + ("all",), label="Attack",
-              choice_labels={**_LABELS, "all": "All attacks (one ROC plot)"}),
+        attack_param("aggregates", "desia", "the attack; 'all' runs every attack on the same targets",
+                     all_label="All attacks (one ROC plot)"),
         Param("task", "str", "aia", "aia = infer the sensitive value; mia = infer membership",
               choices=("aia", "mia"), label="Task",
               choice_labels={"aia": "Attribute inference", "mia": "Membership inference"}),
@@ -88,7 +89,7 @@ class AggregatesScenario(Scenario):
         Param("shadows", "int", 20000, "DeSIA shadow datasets per target (paper: 20,000)", low=MIN_SHADOWS,
               high=100000, label="Shadow datasets", active_when=("attack", ("desia", "all"))),
         Param("reconstructions", "int", 100, "K reconstructions per release for CIP/RAP (paper: 100)",
-              low=1, high=500, label="Reconstructions K", active_when=("attack", ATTACKS[1:] + ("all",))),
+              low=1, high=500, label="Reconstructions K", active_when=("attack", RECONSTRUCTIONS + ("all",))),
         Param("targets", "int", 0, "unique users attacked per block (0 = all of them)", low=0, high=2000,
               label="Targets per block (0 = all)"),
         Param("time_limit", "float", 60.0, "solver time limit per integer program, seconds", low=0.0,
@@ -132,7 +133,7 @@ class AggregatesScenario(Scenario):
                     f"m/s is {max_ratio(s, config['query_pool']):.2f} (or make the block smaller)")
 
     def _attacks(self, config) -> tuple[str, ...]:
-        return ATTACKS if config["attack"] == "all" else (config["attack"],)
+        return tuple(in_all("aggregates")) if config["attack"] == "all" else (config["attack"],)
 
     def _settings(self, config) -> list[tuple[float, float]]:
         """(query_ratio, epsilon) per sweep value."""
@@ -190,8 +191,6 @@ class AggregatesScenario(Scenario):
         Page default (s = 200, m/s = 0.75, 1,000 shadows, all attacks) measured 23 s; the old model said 159 s.
         Memory ≈ 100 MB + the shadow feature matrices, 40·shadows·(m + 8) bytes (5 float64 copies; measured growth
         112 MB at 5,000 shadows, 152 MB at 20,000 with m = 114)."""
-        from ...cost import Cost
-
         s = config["block_size"]
         shadows, K, steps = config["shadows"], config["reconstructions"], config["rap_steps"]
         mia = config["task"] == "mia"
@@ -323,8 +322,6 @@ class AggregatesScenario(Scenario):
         return {**common, "rows": rows}
 
     def exposure(self, config, context, records):
-        from .summary import exposure_table
-
         return exposure_table(config, context, records)
 
     # ------------------------------------------------------------- summarize

@@ -18,6 +18,7 @@ from ...measure.metrics import auc_ci, best_threshold_epsilon
 from ...theory import count_error
 from .data import (_LABELS, ABLATION_ROWS, EMPIRICAL_DELTA, MIN_TARGETS_FOR_AUC, _claimed_epsilon, _release,
                    _roc_metrics)
+from ...measure.records import build, confidence
 
 
 def summarize_runs(config: dict, context: dict, records: list[dict], settings: list[tuple]) -> tuple[dict, dict]:
@@ -210,8 +211,6 @@ def exposure_table(config: dict, context: dict, records: list[dict]):
     knows), the secret (sensitive value, or membership), the guess and the confidence. Certified: the rows DeSIA's
     deterministic module settles — the release admits only one value for them, so they are never wrong.
     Probable: above the confidence that at most 1% of the wrong guesses reach."""
-    from ...measure.records import build, confidence
-
     main = "desia" if config["attack"] == "all" else config["attack"]
     rows = [(rec, row) for rec in records for row in rec["rows"] if row["attack"] == main]
     if not rows:

@@ -30,6 +30,8 @@ import os
 
 import numpy as np
 
+from ...attacks.declaration import attacks_of
+from ...attacks.declaration import labels as attack_labels
 from ...attacks.location.likelihood_ratio import LikelihoodRatioAttack
 from ...attacks.location.location_common import balanced_labels, noise, sample_counts
 from ...attacks.location.one_threshold import OneThresholdAttack
@@ -45,8 +47,11 @@ from ...releases.laplace import Laplace
 from ...scenario import Scenario, register
 from ...theory import dp_accuracy as T
 from . import users as U
+from ...cost import Cost
+from ...attacks.location.meta_classifier import MetaClassifierMLP
+from ...attacks.location.meta_classifier import effective_input_weights, weight_summary
 
-ATTACKS = ("one-threshold", "two-threshold", "mlp", "lrt")
+ATTACKS = tuple(a.key for a in attacks_of("location"))  # declared in core/attacks/location/__init__.py
 K_GRID = (1, 2, 5, 10, 20, 30, 40, 50, 60, 80, 100, 120, 168, 200)
 SHADOW_GRID = (400, 1000, 2000, 5000, 10_000, 20_000, 50_000, 100_000, 200_000, 500_000, 1_000_000)
 CLIP = 1.0  # C: at most one site per user and hour, so the per-epoch sensitivity is 1
@@ -125,9 +130,7 @@ class LocationMembership(Scenario):
               choice_labels={"informed": "Informed (DP adversary)", "auxiliary": "Auxiliary data"}),
         Param("attack", "str", "two-threshold", "Attack whose metrics are headlined. Threshold attacks "
               "and the LRT are always evaluated; the MLP only when selected (slow).",
-              label="Attack", choices=ATTACKS,
-              choice_labels={"one-threshold": "One-threshold (sum)", "two-threshold": "Two-threshold",
-                             "mlp": "MLP meta-classifier", "lrt": "Optimal likelihood ratio"}),
+              label="Attack", choices=ATTACKS, choice_labels=attack_labels("location", "long")),
         Param("train_shadows", "int", 2000, "Shadow aggregates (half members) used to fit thresholds or "
               "train the MLP. The paper compares 2k and 200k.",
               label="Training shadows", low=20, high=1_000_000, log=True),
@@ -216,8 +219,6 @@ class LocationMembership(Scenario):
         Memory: the largest unit's ≈ 24 bytes per test cell (n·k) and 12 per shadow cell (shadows·k): measured
         growth 356 MB at n = 200,000 (k = 60), 424 MB at k = 200, 575 MB with 10⁶ shadows; the old 32 bytes per
         cell refused k = 200 (1.6 GB estimated). The MLP adds torch (≈ 250 MB)."""
-        from ...cost import Cost
-
         mlp = config["attack"] == "mlp"
         informed = config["attacker"] == "informed"
         seconds, peak = (4.0 if mlp else 0.0), 0.0
@@ -303,8 +304,6 @@ class LocationMembership(Scenario):
     def _fit_mlp(self, config, context, k: int, m: int, rng):
         """The meta-classifier on m training shadows of the target's k cells, stopped early on a validation set
         of at most 20,000 (paper §4.3, Fig. 11b: k hidden units, or 100 as prior work)."""
-        from ...attacks.location.meta_classifier import MetaClassifierMLP
-
         Xtr, ytr = self._aggregates(config, context, "train", k, m, rng)
         Xv, yv = self._aggregates(config, context, "val", k, min(m, 20_000), rng)
         checkpoint("location: MLP training")
@@ -347,7 +346,6 @@ class LocationMembership(Scenario):
         record = {"kind": kind, "k": k, "shadows": m, "games": int(yt.size), "attacks": {}}
         mlp = None
         if config["attack"] == "mlp":
-            from ...attacks.location.meta_classifier import effective_input_weights, weight_summary
 
             mlp = attacks["mlp"] = self._fit_mlp(config, context, k, m, rng)
         scored = []  # the main task's scores of every attack, for the measured ε

@@ -32,6 +32,10 @@ from ...cancel import checkpoint
 from ...errors import DataError
 from ...measure import metrics as M
 from ...measure.records import RECORDS_MAX, Calibration, RecordTable, build, plural
+from ...attacks.location.likelihood_ratio import LikelihoodRatioAttack
+from ...attacks.location.one_threshold import OneThresholdAttack
+from ...attacks.location.two_threshold import TwoThresholdAttack
+from ...theory import dp_accuracy as T
 
 
 # ------------------------------------------------------------------ choosing the users
@@ -107,10 +111,6 @@ def play_user(scenario, config: dict, context: dict, index: int, rng: np.random.
     """The games of further user j (``index`` is the unit; j counts the user units before it, from 1): shadow
     aggregates from the user's auxiliary pool fit the headline attack only, then ``user_games`` balanced test
     aggregates are scored by it. ``clip`` is C, the per-epoch sensitivity the likelihood ratio needs."""
-    from ...attacks.location.likelihood_ratio import LikelihoodRatioAttack
-    from ...attacks.location.one_threshold import OneThresholdAttack
-    from ...attacks.location.two_threshold import TwoThresholdAttack
-
     tasks = context["tasks"]
     j = sum(1 for t in tasks[:index] if t[0] == "user") + 1
     user = context["users"][j - 1]
@@ -276,8 +276,6 @@ def merged_exposure(config: dict, context: dict, records: list[dict]) -> RecordT
 def references(config: dict, context: dict) -> list[dict]:
     """The AUC no attack can beat under the release's guarantee (k observations at ε per observation), and the
     best any attack reaches against this very noise (the informed likelihood-ratio test)."""
-    from ...theory import dp_accuracy as T
-
     k, eps = config["observations"], config["epsilon"]
     delta = config["delta"] if config["mechanism"] == "gaussian" else 0.0
     return [{"value": T.dp_auc_bound(k, eps, delta), "label": "DP bound on the AUC"},

@@ -22,10 +22,6 @@ from ...runtime.lru import LRU
 
 DATASETS = ("cces16", "acs-like", "fire-like", "csv")
 DEFAULT_SECRET = {"cces16": "votetrump", "acs-like": "SEX", "fire-like": "ALS Unit"}
-ATTACK_CHOICES = ("recon", "dcr", "infer", "all")
-ATTACK_NAMES = {"recon": "Adv_recon (linear reconstruction)", "dcr": "Adv_dcr (closest record)",
-                "infer": "Adv_infer (random forest)"}
-AUDITOR_NAME = {"model": "Adv_model (informed auditor reading the released network)"}
 GENERATORS = tuple(sorted(SYNTHESIZERS, key=lambda k: (k != "nonprivate", k)))
 DP_GENERATORS = tuple(k for k in GENERATORS if SYNTHESIZERS[k].dp)
 EPOCH_GENERATORS = tuple(k for k in GENERATORS
@@ -157,7 +153,7 @@ def _game(context: dict, config: dict, g: int) -> dict:
 
     def make():
         if config["generator"] == "file":  # a release read from a file: every original record, one target
-            from .release_file import file_game
+            from .release_file import file_game  # lazy: release_file imports this module
 
             return file_game(context, config, g)
         codes = context["codes"]
@@ -189,7 +185,7 @@ def _synthetic(context: dict, config: dict, g: int) -> dict:
     key = (_data_key(config), config["generator"], config["epsilon"], epochs,
            config["synth_size"], context["entropy"], g, config.get("bug", "none"))
     if config["generator"] == "file":  # one release for every game
-        from .release_file import file_synthetic
+        from .release_file import file_synthetic  # lazy: release_file imports this module
 
         return _SAMPLES.get_or((_data_key(config), config["release_path"], context["entropy"]),
                                lambda: file_synthetic(context, config))

@@ -11,6 +11,7 @@ import numpy as np
 from ...releases.synthesizers import SYNTHESIZERS
 from ...scenario import prepare_rng
 from .data import _game, load_game_data, make_generator, size_ladder
+from ...theory.fdp import accuracy_bound
 
 
 def greedy_uniqueness(X: np.ndarray, names) -> tuple[list[str], list[float]]:
@@ -50,8 +51,6 @@ def data_preview(config: dict, seed: int) -> dict:
       (ε, δ)-DP on its training records caps *any* attack on every synthetic size at ``(e^ε + δ)/(1 + e^ε)``
       (:func:`core.theory.fdp.accuracy_bound`; the generated sample is post-processing of the fitted model).
     """
-    from ...theory.fdp import accuracy_bound
-
     codes, domain, label, secret = load_game_data(config)
     cards = tuple(len(v) for v in domain.values())
     ctx = {"codes": codes, "cards": cards, "entropy": int(prepare_rng(seed).integers(0, 2**62))}  # = prepare's
@@ -59,13 +58,13 @@ def data_preview(config: dict, seed: int) -> dict:
     names = list(domain)[:-1]
     order, shares = greedy_uniqueness(game["D"][:, :-1], names)
     if config["generator"] == "file":  # a release read from a file: no generator, no claim, all its rows
-        from .release_file import release_codes
+        from .release_file import release_codes  # lazy: only a file release needs it
 
         title, eps, delta, dp = "your release (file)", math.inf, 0.0, False
         sizes = size_ladder(int(release_codes(config).shape[0]))
     else:
         gen = SYNTHESIZERS[config["generator"]]
-        title, sizes = gen.title or gen.name, size_ladder(config["synth_size"])
+        title, sizes = gen.title, size_ladder(config["synth_size"])
         eps, delta = make_generator(config).privacy
         dp = bool(gen.dp) and math.isfinite(eps)
     values = list(domain[secret])

@@ -26,6 +26,7 @@ import pandas as pd
 
 from ...data.dataset import MAX_CATEGORIES, MISSING, Dataset, read_table
 from ...errors import ParameterError, ReleaseMismatch
+from ...measure.utility import UtilityQueries
 from ...runtime.lru import LRU
 from .data import _rng, base_dataset, game_table, load_game_data
 
@@ -141,8 +142,6 @@ def check_file(config: dict) -> None:
 def file_game(context: dict, config: dict, g: int) -> dict:
     """Game ``g`` of a fixed release: every original record, and the ``g``-th target of a seeded permutation of
     the records unique on their quasi-identifiers."""
-    from ...measure.utility import UtilityQueries
-
     D = context["codes"]
     _, inv, cnt = np.unique(D[:, :-1], axis=0, return_inverse=True, return_counts=True)
     unique = np.nonzero(cnt[inv.ravel()] == 1)[0]

@@ -8,12 +8,12 @@ import time
 
 import numpy as np
 
+from ...attacks.declaration import attack_of, attack_param, in_all
 from ...attacks.reconstruction.dinur_nissim_lp import METHODS
-from ...attacks.synthetic.dcr import dcr_attack
-from ...attacks.synthetic.infer import infer_attack
 from ...attacks.synthetic.linear_reconstruction import ReconMatrix, solve_recon_lp
 from ...attacks.synthetic.linear_reconstruction import guess as round_guess
 from ...attacks.synthetic.model_audit import model_audit
+from ...basics.words import count
 from ...cancel import checkpoint
 from ...errors import ParameterError
 from ...params import Param
@@ -21,8 +21,6 @@ from ...releases.kway_queries import KS, SCALINGS, available_count
 from ...releases.synthesizers import SYNTHESIZERS
 from ...scenario import Scenario, register
 from .data import (
-    ATTACK_CHOICES,
-    ATTACK_NAMES,
     DATASETS,
     DP_GENERATORS,
     EPOCH_GENERATORS,
@@ -41,10 +39,12 @@ from .data import (
 )
 from .release_file import FILE, check_file, is_file, original_rows, release_codes, shared_lp
 from .summary import summarize_games
+from ...cost import Cost
+from .summary import exposure_table
+from ...releases.synthesizers._relaxed_marginals import ThreeWayMarginals
 
-# The baselines that read only the synthetic sample S and the target's known attributes x_u:
-# name → attack(S, x_u, rng) → (guess, score). Adv_recon also needs the query family, so it is played apart.
-SAMPLE_ATTACKS = {"dcr": dcr_attack, "infer": infer_attack}
+ATTACK_HELP = "which attack(s) to run; all = every attack on the same games (Acc_max)"
+ALL_LABEL = "all {n} (Acc_max)"
 
 
 @register
@@ -64,7 +64,7 @@ class Synthetic(Scenario):
     bench_overrides = {"games": 3, "query_sweep": False}
     # Small, fast page defaults (first plot within seconds); the sidebar scales up to the paper's setting.
     page_defaults = {"games": 10, "synth_size": 10_000, "n": 1000}
-    params = (
+    _params = (
         Param("dataset", "str", "cces16", "the records the generator is fitted on", label="Data",
               choices=DATASETS,
               choice_labels={"cces16": "CCES 2016 survey (real respondents)", "acs-like": "ACS-like surrogate",
@@ -76,7 +76,7 @@ class Synthetic(Scenario):
         Param("generator", "str", "nonprivate", "synthetic-data generator; file = attack a release made elsewhere "
               "(release_path, with dataset=csv and data_path the original)", label="Generator",
               choices=GENERATORS + (FILE,),
-              choice_labels={**{k: (SYNTHESIZERS[k].title or k) + ("" if SYNTHESIZERS[k].in_paper
+              choice_labels={**{k: SYNTHESIZERS[k].title + ("" if SYNTHESIZERS[k].in_paper
                                                                      else " (not in paper)") for k in GENERATORS},
                              FILE: "a release you already have (file)"}),
         Param("release_path", "str", "", "CSV file of a synthetic release to attack (generator=file): the original's "
@@ -98,10 +98,7 @@ class Synthetic(Scenario):
         Param("query_ratio", "float", 0.0, "queries per record, q/n; 0 = every query the k-way family offers "
               "(the paper's setting); capped at what k offers", label="Query ratio q/n (0 = all)",
               low=0.0, high=400.0),
-        Param("attack", "str", "recon", "which attack(s) to run; all = every attack on the same games (Acc_max)",
-              label="Attack", choices=ATTACK_CHOICES,
-              choice_labels={"recon": "Adv_recon (linear reconstruction)", "dcr": "Adv_dcr (closest record)",
-                             "infer": "Adv_infer (random forest)", "all": "all three (Acc_max)"}),
+        attack_param("synthetic", "recon", ATTACK_HELP, all_label=ALL_LABEL),
         Param("n", "int", 1000, "records the generator is fitted on (the paper: 1000)", label="Records n",
               low=50, high=5000, step=50),
         Param("games", "int", 10, "independent games (fresh sample, target and release each); the paper: 500",
@@ -157,8 +154,18 @@ class Synthetic(Scenario):
                                                     f"{bound:,} (q/n ≤ {bound / n:.3g} at n = {n}); asked for "
                                                     f"q = {q:,}. Use 0 for all, or k = 4 / 234 for more queries")
 
+    @property
+    def params(self):
+        """The parameters, with the ``attack`` choices read from the attacks declared for this game now
+        (core/attacks/synthetic/__init__.py), so an attack declared after this module was imported is offered
+        by the CLI and the page like the others."""
+        return tuple(attack_param("synthetic", p.default, p.help, all_label=ALL_LABEL) if p.name == "attack"
+                     else p for p in self._params)
+
     def attacks(self, config) -> list[str]:
-        chosen = list(ATTACK_NAMES) if config["attack"] == "all" else [config["attack"]]
+        """The attacks a run plays: the chosen one, or every declared attack that "all" includes; the informed
+        auditor (Adv_model) on top when ``audit_model`` is set."""
+        chosen = in_all("synthetic") if config["attack"] == "all" else [config["attack"]]
         return chosen + (["model"] if config.get("audit_model") else [])
 
     def _q_grid(self, config, cards) -> list[int]:
@@ -200,7 +207,6 @@ class Synthetic(Scenario):
             fit = sample = 0.0  # nothing is fitted; the release is read once per run
             return 1.0, fit, sample
         if g in ("rap", "rap-softmax"):
-            from ...releases.synthesizers._relaxed_marginals import ThreeWayMarginals
 
             steps = getattr(make_generator(config), "steps", 2000)
             fit = steps * (3.4e-3 + 4.5e-8 * ThreeWayMarginals(cards).n_queries)
@@ -250,8 +256,6 @@ class Synthetic(Scenario):
 
         Page default (10 games, m = 10,000, n = 1000) measured 9.9–10.8 s. Memory ≈ 24 bytes per synthetic cell
         plus the query matrix (8·q·n bytes dense)."""
-        from ...cost import Cost
-
         if is_file(config):  # a fixed release: every original record in the LP, every release row attacked
             config = {**config, "n": original_rows(config), "synth_size": int(release_codes(config).shape[0])}
         _codes, domain, _, _ = load_game_data(config)
@@ -270,15 +274,15 @@ class Synthetic(Scenario):
             share = min(1.0, config["query_ratio"] * config["n"] / available) if config["query_ratio"] > 0 else 1.0
             q_dense, q_sparse = share * dense, share * (available - dense)
             queries = max(queries, share * available)
-            per_game += len(sizes) * self._lp_seconds(config, q_sparse, q_dense) + 2e-6 * rows
+            per_game += len(sizes) * self._lp_seconds(config, q_sparse, q_dense)
             if self._sweeps_queries(config):
                 for q in self._q_grid(config, cards + [2]):
                     part = q / max(1.0, share * available)
                     per_game += self._lp_seconds(config, part * q_sparse, part * q_dense)
-        if "infer" in attacks:
-            per_game += len(sizes) * 0.05 + 1.2e-4 * rows
-        if "dcr" in attacks:
-            per_game += 1e-6 * rows
+        for name in attacks:  # each declared attack's own terms (Adv_model's reading of the network is free)
+            if name != "model":
+                declared = attack_of("synthetic", name)
+                per_game += len(sizes) * declared.seconds_per_release + declared.seconds_per_row * rows
         seconds = 1.0 + once + config["games"] * per_game
         mem = 200e6 + 24 * config["synth_size"] * 16 + 8 * queries * config["n"]
         return Cost(seconds=seconds, bytes=mem, drivers=("games", "synth_size", "n", "generator"),
@@ -293,7 +297,7 @@ class Synthetic(Scenario):
         else:
             gen = SYNTHESIZERS[config["generator"]]
             sizes = size_ladder(config["synth_size"])
-            generator = {"name": gen.name, "title": gen.title or gen.name, "dp": gen.dp, "in_paper": gen.in_paper}
+            generator = {"name": gen.name, "title": gen.title, "dp": gen.dp, "in_paper": gen.in_paper}
         return {"codes": codes, "domain": domain, "cards": cards, "label": label, "secret": secret,
                 "entropy": int(rng.integers(0, 2**62)), "sizes": sizes,
                 "q_grid": self._q_grid(config, cards) if self._sweeps_queries(config) else [],
@@ -309,8 +313,6 @@ class Synthetic(Scenario):
         """With the query sweep on, a run plays ``games`` attack games and as many again for the accuracy-vs-
         queries curve (indices ``games`` and up, :meth:`play`); the headline's interval counts the first kind only,
         so a finished run says both ("4 attack games + 4 query-sweep games"), not "8 games" beside "4 games"."""
-        from core.output.plain_language import count
-
         games = int(config["games"])
         if self._sweeps_queries(config) and int(done) == 2 * games:
             return f"{count(games, 'attack game')} + {count(games, 'query-sweep game')}"
@@ -355,9 +357,10 @@ class Synthetic(Scenario):
                                "available": available, "lp_rows": res.lp_rows}
             if "model" in attacks:
                 row.update(model_guess=audit[0], model_score=audit[1])
-            for name in attacks:
-                if name in SAMPLE_ATTACKS:
-                    gs, sc = SAMPLE_ATTACKS[name](S, x_u, arng)
+            for name in attacks:  # the attacks that read only S and x_u, through their declared player
+                player = None if name == "model" else attack_of("synthetic", name).player
+                if player is not None:
+                    gs, sc = player(S, x_u, arng)
                     row.update({f"{name}_guess": gs, f"{name}_score": sc})
             attack_seconds += time.perf_counter() - start
             rows.append(row)
@@ -390,8 +393,6 @@ class Synthetic(Scenario):
         return {"kind": "q", "game": g, "truth": game["truth"], "points": points}
 
     def exposure(self, config, context, records):
-        from .summary import exposure_table
-
         return exposure_table(config, context, records, self.attacks(config))
 
     # ------------------------------------------------------------ summary

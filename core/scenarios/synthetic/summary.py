@@ -13,6 +13,7 @@ import numpy as np
 
 from ...measure.metrics import accuracy_summary, best_threshold_epsilon, roc, tpr_at_fpr
 from .data import GOOD_UTILITY, HIGH_RISK
+from ...measure.records import build, confidence
 
 CI_KEYS = ("accuracy", "accuracy_ci_low", "accuracy_ci_high")
 
@@ -162,8 +163,6 @@ def exposure_table(config: dict, context: dict, records: list[dict], attacks: li
     the target's known attributes, the headline attack's guess at the largest synthetic size (the attack the
     metrics report: the most accurate there) and its confidence. Probable: above the confidence that at most 1% of
     the wrong guesses reach. Nothing is certified: a generator's sample is consistent with either value."""
-    from ...measure.records import build, confidence
-
     main = sorted((r for r in records if r["kind"] == "main"), key=lambda r: r["game"])
     if not main:
         return None

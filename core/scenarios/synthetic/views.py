@@ -8,9 +8,10 @@ from dataclasses import dataclass, field
 
 import pandas as pd
 
+from ...attacks.declaration import attacks_of, metric_labels
+from ...basics.words import count
 from ...data.dataset import load_csv
 from ...errors import DataError, ParameterError
-from ...output import plain_language as say
 from ...releases.synthesizers import SYNTHESIZERS
 from .data import (
     DEFAULT_SECRET,
@@ -22,6 +23,8 @@ from .data import (
     load_game_data,
     size_ladder,
 )
+from ...measure.compare import pareto_points
+from ...plots.synthetic import point_name, points_from_rows
 
 # The page (pages/40_Synthetic_data.py) is widgets → one engine call → plots; its choice lists and the tables
 # and sentences it prints come from here, so they are testable without Streamlit.
@@ -32,6 +35,35 @@ COMPARE_EPSILONS = (1.0, 10.0, 100.0)  # the paper's ε values
 # (CTGAN, TVAE) take minutes per game on two cores.
 FAST_GENERATORS = ("nonprivate", "baynet", "indhist", "privbayes")
 PAGE_PARAMS = ("dataset", "data_path", "secret", "generator", "epsilon")  # set by the page's own sidebar widgets
+
+
+def attack_metric_names() -> dict[str, str]:
+    """Each declared attack's accuracy metric and its short label (``accuracy_dcr`` → Adv_dcr), then Acc_max."""
+    return {**metric_labels("synthetic", "accuracy"), "accuracy_max": "Acc_max"}
+
+
+def result_sentence(metrics: dict, series: dict) -> str:
+    """Synthetic data: how often the attacker guesses a target's re-drawn secret, and whether the release is
+    still useful (MRE>10 below the paper's 0.2)."""
+    m = metrics
+    acc, size = m["accuracy"], series["sizes"][-1]
+    gen = series["generator"]["title"]
+    secret = series.get("secret", "secret")
+    useful = "useful (MRE>10 < 0.2)" if m["mre_gt10"] < 0.2 else "of limited use (MRE>10 ≥ 0.2)"
+    risk = "well above" if m["accuracy_ci_low"] > 0.5 else "not clearly above"
+    return (f"**With these settings, an attacker who knows everyone's quasi-identifiers guesses a target's "
+            f"`{secret}` right {acc:.0%} of the time** from {size:,} synthetic records made by {gen} — "
+            f"{risk} the 50% of a coin flip (95% CI {m['accuracy_ci_low']:.0%}–{m['accuracy_ci_high']:.0%}, "
+            f"{count(m['games_done'], 'game')}). The same release is {useful}.")
+
+
+def best_release_sentence(name: str | None, best: dict | None, metric_label: str, metric: str, limit: float) -> str:
+    """Synthetic data, compared generators: the most useful release that keeps the attack at or below
+    ``limit`` accuracy (``best`` is its scatter point, ``name`` its generator and ε), or that none does."""
+    if best is None:
+        return f"**No compared release keeps the attack at or below {limit:.0%}.**"
+    return (f"**Best release that keeps the attack at or below {limit:.0%}:** {name} with m = {best['m']:,} "
+            f"synthetic records ({metric_label} {best[metric]:.2f}, attack accuracy {best['accuracy']:.0%}).")
 
 
 def records_cap(dataset: str, data_path: str, secret: str) -> tuple[int, str] | None:
@@ -171,7 +203,7 @@ def result_view(metrics: dict, series: dict) -> ResultView | None:
     eps = dict(metrics)
     if eps.get("claimed_epsilon") is None:
         eps["claimed_epsilon"] = "none (not DP)"
-    return ResultView(label=label, surrogate="surrogate" in label, sentence=say.synthetic(metrics, series),
+    return ResultView(label=label, surrogate="surrogate" in label, sentence=result_sentence(metrics, series),
                       metrics=metrics, eps_metrics=eps, per_attack=len(series.get("attacks", [])) > 1,
                       example=example_view(series), headline=headline_tiles(metrics))
 
@@ -204,17 +236,14 @@ def compare_view(rows: list[dict], synth_size: int, metric: str = "mre_gt10") ->
     """The compared releases from sweep rows: scatter points (generator × ε × size), the best release that keeps
     the attack at or below the paper's high-risk line (the lowest utility error on the Pareto front), the
     attack whose ROC curves are drawn, and the comparison table."""
-    from ...measure.compare import pareto_points
-    from ...plots.synthetic import point_name, points_from_rows
-
     sizes = size_ladder(synth_size)
     points = points_from_rows(rows, sizes)
     front = pareto_points([p for p in points if p["accuracy"] <= HIGH_RISK], metric)
     best = front[0] if front else None
-    sentence = say.synthetic_best(point_name(best) if best else None, best, UTILITY_METRICS[metric], metric,
+    sentence = best_release_sentence(point_name(best) if best else None, best, UTILITY_METRICS[metric], metric,
                                   HIGH_RISK)
-    roc_attack = next((a for a in ("recon", "dcr", "infer")
-                       if any(a in r.get("series", {}).get("roc", {}) for r in rows)), None)
+    roc_attack = next((a.key for a in attacks_of("synthetic")
+                       if any(a.key in r.get("series", {}).get("roc", {}) for r in rows)), None)
     table = pd.DataFrame([{"generator": r["generator"], "ε": r.get("epsilon") or "—", "accuracy": r.get("accuracy"),
                            "AUC": r.get("auc"), "MRE>10": r.get("mre_gt10"), "3-TVD": r.get("tvd3"),
                            "empirical ε ≥": r.get("empirical_epsilon_low")} for r in rows])

@@ -1,12 +1,15 @@
-"""Who is exposed in the reconstruction game: per-person rows of the main trials, their certificates and the
-table (:mod:`core.measure.records`), for :mod:`core.scenarios.reconstruction`, which plays the games. ``level`` is
-always the defence level in absolute units (``Reconstruction.level(c)``)."""
+"""Who is exposed in the reconstruction game: per-person rows of the main trials, their generate-then-verify
+certificates (:mod:`.generate_then_verify`) and the table (:mod:`core.measure.records`), for
+:mod:`core.scenarios.reconstruction`, which plays the games. ``level`` is always the defence level in absolute
+units (``Reconstruction.level(c)``). It lives beside the attack whose certificates it runs, above the scoring
+layer (core/measure/) whose table it fills."""
 from __future__ import annotations
 
 import numpy as np
 
-from ..data.healthcare import PUBLIC
-from .records import RECORDS_MAX
+from ...data.healthcare import PUBLIC
+from ...measure.records import RECORDS_MAX, build
+from .generate_then_verify import IP_MAX_N, LP_MAX_N, certify_bits
 
 
 def certification_bound(defense: str, level: float) -> tuple[float | None, str]:
@@ -24,8 +27,6 @@ def certification_bound(defense: str, level: float) -> tuple[float | None, str]:
 
 def _person_rows(people, secret, guess, x_hat, queries, answers, defense, level, certify: bool = True) -> dict:
     """One row per person of a main trial: public attributes, truth, guess, confidence and the certificate."""
-    from ..attacks.reconstruction.generate_then_verify import certify_bits
-
     n = secret.size
     public = people[list(PUBLIC)]
     k = public.groupby(list(PUBLIC))[PUBLIC[0]].transform("size").to_numpy()
@@ -63,8 +64,6 @@ def certify_seconds(c: dict, level: float) -> float:
     2026-11-25 on the lab machine: n = 40, rounding R = 4, m = 40, 10 trials: 210 solves, 3.0 s for the whole run
     (estimate 8.2 s); n = 100, exact, m = 50: 500 solves, 3.6 s (estimate 14 s). The budget caps the solves, so
     the estimate is an upper bound of their number, not of a solver's worst case."""
-    from ..attacks.reconstruction.generate_then_verify import IP_MAX_N, LP_MAX_N
-
     n = c["n"]
     m = max(1, round(c["query_ratio"] * n))
     bound, _ = certification_bound(c["defense"], level)
@@ -84,8 +83,6 @@ def exposure_table(c: dict, records: list[dict], level: float):
     public attributes. A bit is *certified* when every 0/1 vector consistent with the answers and their stated error
     bound gives it the attack's value (:mod:`core.attacks.reconstruction.generate_then_verify`); *probable* when its
     confidence clears the threshold that at most 1% of the run's wrong guesses clear."""
-    from .records import build
-
     main = sorted((r for r in records if r["kind"] == "main"), key=lambda r: r.get("trial", 0))
     kept = [r for r in main if "people" in r]
     n = c["n"]
@@ -109,8 +106,6 @@ def exposure_table(c: dict, records: list[dict], level: float):
         certification = {"available": False, "why": why, "solves": 0}
         reason = ""
     else:
-        from ..attacks.reconstruction.generate_then_verify import IP_MAX_N, LP_MAX_N
-
         open_note = ""
         if "too large" in statuses:
             open_note = (f" Above n = {IP_MAX_N} only the LP relaxation is checked (and above n = {LP_MAX_N} only a "
