@@ -85,3 +85,19 @@ def test_opendp_conversion_agrees_with_the_closed_form(eps, delta):
     # OpenDP's make_zCDP_to_approxDP (via cdp_rho) and the Canonne–Kamath–Steinke closed form give the same ρ
     assert cdp_rho(eps, delta) == pytest.approx(closed_form_rho(eps, delta), rel=1e-4)
     assert opendp_epsilon(closed_form_rho(eps, delta), delta) == pytest.approx(eps, rel=1e-4)
+
+
+@pytest.mark.parametrize("error,share,sens", [(5.0, 0.95, 1.0), (1.0, 0.5, 2.0), (20.0, 0.99, 1.0)])
+def test_opendp_accuracy_agrees_with_the_closed_forms(error, share, sens):
+    from scipy.stats import norm
+
+    from core.releases.gaussian import Gaussian
+    from core.theory import odds
+
+    # Laplace(b) is within ±E with probability 1 − e^{−E/b}: ε = Δ·ln(1/(1 − q))/E
+    assert odds.epsilon_for_accuracy(error, share, sens, "laplace") == pytest.approx(
+        sens * np.log(1 / (1 - share)) / error, rel=1e-6)
+    # N(0, σ²) is within ±E with probability q when σ = E/Φ⁻¹((1 + q)/2)
+    sigma = error / norm.ppf((1 + share) / 2)
+    assert odds.epsilon_for_accuracy(error, share, sens, "gaussian", 1e-5) == pytest.approx(
+        Gaussian.from_sigma(sigma, 1e-5, sens).epsilon, rel=1e-4)
