@@ -101,3 +101,20 @@ def test_opendp_accuracy_agrees_with_the_closed_forms(error, share, sens):
     sigma = error / norm.ppf((1 + share) / 2)
     assert odds.epsilon_for_accuracy(error, share, sens, "gaussian", 1e-5) == pytest.approx(
         Gaussian.from_sigma(sigma, 1e-5, sens).epsilon, rel=1e-4)
+
+
+def test_mst_in_a_game_claims_its_epsilon_and_joins_the_trade_off():
+    from core.measure.audit import audit_result
+    from core.measure.compare import pareto_points
+    from core.runtime.games import run
+
+    result = run("synthetic", {"generator": "mst", "epsilon": 1.0, "n": 200, "games": 1, "synth_size": 100,
+                               "attack": "dcr", "query_sweep": False}, seed=0)
+    m = result.metrics
+    assert m["claimed_epsilon"] == 1.0 and m["claimed_delta"] == pytest.approx(1 / 200 ** 2)
+    assert not audit_result(result).broken  # one game cannot push the measured ε above the claim
+    points = result.series["privacy_utility"]
+    assert [p["m"] for p in points] == [10, 100] and {p["generator"] for p in points} == {"mst"}
+    assert all(p["epsilon"] == 1.0 and 0 <= p["tvd3"] <= 1 for p in points)
+    assert pareto_points(points, "tvd3")  # a point of the scatter's Pareto front
+    assert result.timings["fit_seconds"] > 0

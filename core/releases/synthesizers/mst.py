@@ -33,6 +33,7 @@ from .base import register_synthesizer
 class MST(MarginalModel):
     name = "mst"
     title = "MST (DP maximum spanning tree of 2-way marginals, OpenDP)"
+    retry_rounding = True  # its budget split depends on ρ and d only (see MarginalModel.retry_rounding)
 
     def algorithm(self):
         import opendp.prelude as dp  # lazy: OpenDP (and polars) take seconds to import
