@@ -19,6 +19,21 @@ seconds of the fit (for MST and AIM mostly JAX compiling mirror descent, paid ag
 independent of n), of sampling, and the 3-way MAE. The imports of OpenDP, mbi and JAX are timed apart; the first
 MST fit of a process also pays JAX's own start-up.
 
+Measured 2026-11-29 (load average 4–23 on the shared 2 cores; imports 22.6 s), seconds:
+
+    generator   n         fit s   fit cpu s   sample s   3-way MAE
+    privbayes   10,000      1.1       0.1       0.11      0.00304
+    privbayes   100,000    15.8       1.6       0.90      0.00056
+    mst         10,000    334.1      88.3       0.01      0.00119   (the process's first JAX fit, under load 23)
+    mst         100,000    80.5      79.7       0.05      0.00029
+    aim         10,000    798.6     442.7       0.00      0.00129
+    aim         100,000   not reached before the session's end
+
+MST's fit is ≈ 80 CPU s whatever n (JAX compiling mirror descent twice), 50–80 times PrivBayes', for a 3-way
+error 2–2.6 times smaller; sampling from the fitted tree is numpy and costs nothing. AIM's fit is ≈ 440 CPU s at
+d = 10 (a mirror-descent fit, compiled afresh, per round) for a 3-way error close to MST's on this chain-shaped
+table (AIM's gain is three-way structure, as in tests/test_mbi_generators.py's XOR).
+
 ``--games N`` instead plays N games of each 10⁶-row synthetic preset (``synthetic-rap-1e6``,
 ``synthetic-ctgan-1e6``: CCES16, n = 1000, 3-way queries, every size of the ladder) in this process and prints
 the CPU seconds of one game — generator fit, sampling 10⁶ rows, and the rest (queries, counting, the six LPs,
