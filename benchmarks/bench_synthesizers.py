@@ -27,7 +27,7 @@ Measured 2026-11-29 (load average 4–23 on the shared 2 cores; imports 22.6 s),
     mst         10,000    334.1      88.3       0.01      0.00119   (the process's first JAX fit, under load 23)
     mst         100,000    80.5      79.7       0.05      0.00029
     aim         10,000    798.6     442.7       0.00      0.00129
-    aim         100,000   not reached before the session's end
+    aim         100,000   600.3     512.7       0.05      0.00031
 
 MST's fit is ≈ 80 CPU s whatever n (JAX compiling mirror descent twice), 50–80 times PrivBayes', for a 3-way
 error 2–2.6 times smaller; sampling from the fitted tree is numpy and costs nothing. AIM's fit is ≈ 440 CPU s at
