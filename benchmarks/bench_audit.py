@@ -42,6 +42,12 @@ CORRECT = {
                                                           "epsilon": 1.0, "block_size": 200}),
     "synthetic (PrivBayes)": ("synthetic", {"generator": "privbayes", "epsilon": 1.0, "n": 200, "games": 20,
                                             "synth_size": 1000, "query_sweep": False}),
+    # MST and AIM (OpenDP): each game fits its own release, 1–4 minutes of JAX compilation and mirror descent, so
+    # these two are by far the slowest rows; run them alone with --only synthetic --seeds 20 to keep it to hours
+    "synthetic (MST, OpenDP)": ("synthetic", {"generator": "mst", "epsilon": 1.0, "n": 200, "games": 20,
+                                              "synth_size": 1000, "query_sweep": False, "attack": "all"}),
+    "synthetic (AIM, OpenDP)": ("synthetic", {"generator": "aim", "epsilon": 1.0, "n": 200, "games": 20,
+                                              "synth_size": 1000, "query_sweep": False, "attack": "all"}),
     "reconstruction (Gaussian noise)": ("reconstruction", {"n": 100, "trials": 2, "sweeps": False,
                                                            "defense": "gaussian", "noise_unit": "sqrt_n",
                                                            "defense_level": 0.3}),

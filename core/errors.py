@@ -33,6 +33,11 @@ class DataError(LabError, ValueError):
     """A dataset (uploaded file, generated table, trace) cannot be used as given."""
 
 
+class ReleaseMismatch(DataError):
+    """A synthetic release to audit does not fit its original: other columns, or values the original never
+    takes."""
+
+
 class SolverError(LabError, RuntimeError):
     """An optimisation solver failed or returned an unusable status."""
 

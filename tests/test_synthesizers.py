@@ -15,12 +15,13 @@ from core.errors import DataError, ParameterError
 from core.releases.synthesizers import SYNTHESIZERS, get_synthesizer
 from core.releases.synthesizers._categorical import draw_from_rows, cumulative, normalise_rows
 from core.releases.synthesizers._relaxed_marginals import ThreeWayMarginals
-from core.releases.synthesizers._zcdp import cdp_delta, cdp_rho
+from core.releases.synthesizers._zcdp import cdp_delta, cdp_rho, closed_form_rho
 
 NUMPY_GENERATORS = {"nonprivate": {}, "indhist": {}, "baynet": {}, "privbayes": {"epsilon": 1.0},
                     "rap": {"steps": 40}, "rap-softmax": {"epsilon": 1.0, "steps": 40}}
 SDV_GENERATORS = {"ctgan": {"epochs": 2}, "tvae": {"epochs": 2}, "gaussiancopula": {}}
 SDV_VARIANTS = {**SDV_GENERATORS, "ctgan-numeric": {"epochs": 2, "numeric_codes": True}}
+MBI_GENERATORS = {"mst": {"epsilon": 10.0}, "aim": {"epsilon": 10.0}}  # OpenDP; tested in test_mbi_generators.py
 
 
 def planted(n: int = 1000, seed: int = 0) -> Dataset:
@@ -61,7 +62,7 @@ def rap_2000(data):
 
 # ---------------------------------------------------------------- contract, every registered generator
 def test_registry_holds_every_generator():
-    assert set(NUMPY_GENERATORS) | set(SDV_GENERATORS) == set(SYNTHESIZERS)
+    assert set(NUMPY_GENERATORS) | set(SDV_GENERATORS) | set(MBI_GENERATORS) == set(SYNTHESIZERS)
     for cls in SYNTHESIZERS.values():
         assert cls.title and cls.name
 
@@ -155,7 +156,10 @@ def test_cdp_rho_known_values():
     alpha = np.linspace(1.0005, 300, 600_000)
     log_delta = (alpha - 1) * (alpha * rho - 1.0) + alpha * np.log1p(-1 / alpha) - np.log(alpha - 1)
     assert np.exp(log_delta.min()) == pytest.approx(1e-6, rel=1e-3)
-    assert cdp_delta(rho, 1.0) == pytest.approx(1e-6, rel=1e-9)
+    # OpenDP's conversion (which cdp_rho searches) and the closed form agree on ρ and on δ
+    assert rho == pytest.approx(closed_form_rho(1.0, 1e-6), rel=1e-4)
+    assert cdp_delta(rho, 1.0) == pytest.approx(1e-6, rel=1e-3)
+    assert cdp_delta(rho, 1.0) <= 1e-6 * (1 + 1e-9)  # OpenDP rounds towards privacy: never above the asked δ
     # never below the simple bound ε = ρ + 2√(ρ log 1/δ)  (ρ = 0.017464 here), and increasing in ε
     assert rho > 0.01746
     assert cdp_rho(0.1, 1e-6) < rho < cdp_rho(10, 1e-6) < cdp_rho(100, 1e-6)

@@ -60,3 +60,18 @@ def test_the_x_axis_choice_outlives_a_run_that_draws_no_chart(monkeypatch):
     at.run()
     assert not at.exception, at.exception
     assert at.radio(key="synthetic.metric_choice").value == "tvd3"
+
+
+def test_a_release_you_already_have_is_offered_with_your_csv_only():
+    at = open_page(PAGE, games=2, synth_size=100, n=200)
+    assert not at.exception, at.exception
+    assert "a release you already have (file)" not in at.selectbox(key="synthetic.generator").options  # built-in
+    at.selectbox(key="synthetic.dataset").set_value("csv").run()
+    assert not at.exception, at.exception
+    generator = at.selectbox(key="synthetic.generator")
+    assert "a release you already have (file)" in generator.options
+    generator.set_value("file").run()
+    assert not at.exception, at.exception
+    # two uploads, the original and the release; until both are there the page says what is missing
+    text = " ".join(m.value for m in at.info) + " ".join(m.value for m in at.markdown)
+    assert "Upload a CSV" in text or "Upload the synthetic release" in text

@@ -15,6 +15,7 @@ from core.errors import LabError
 from core.output import plain_language as say
 from core.releases.synthesizers import SYNTHESIZERS
 from core.scenarios.synthetic.data import DATASETS, DP_GENERATORS, GENERATORS
+from core.scenarios.synthetic.release_file import FILE
 from core.scenarios.synthetic.views import epsilon_choices, records_cap, secret_choices, secret_param
 from ui.import_step import UPLOAD_TYPES, import_upload, role_select, suggestions
 
@@ -42,7 +43,8 @@ def release_controls(scenario) -> Release:
     out.extra["dataset"] = dataset
     upload_name, table, options = "", None, None
     if dataset == "csv":
-        upload = st.sidebar.file_uploader("CSV file (or TSV, Excel)", type=UPLOAD_TYPES, key="synthetic.upload",
+        upload = st.sidebar.file_uploader("The original (CSV, TSV or Excel)", type=UPLOAD_TYPES,
+                                          key="synthetic.upload",
                                           help="One row per person. Columns with many numeric values are cut "
                                                "into ranges for the generators; the secret is a yes/no column (or "
                                                "column=value).")
@@ -69,10 +71,14 @@ def release_controls(scenario) -> Release:
         out.extra["secret"] = secret_param(dataset, secret)
 
     p_gen = scenario.param("generator")
-    generator = st.sidebar.selectbox("Generator", GENERATORS, key="synthetic.generator", bind="query-params",
+    # a release made elsewhere is attacked against your own original only, so "file" is offered with a CSV
+    offered = GENERATORS + ((FILE,) if dataset == "csv" else ())
+    generator = st.sidebar.selectbox("Generator", offered, key="synthetic.generator", bind="query-params",
                                      format_func=lambda g: p_gen.choice_labels.get(g, g), help=p_gen.help)
     out.extra["generator"] = generator
-    if generator in DP_GENERATORS:
+    if generator == FILE:
+        _release_upload(out)
+    elif generator in DP_GENERATORS:
         grid, default = epsilon_choices(generator)
         out.extra["epsilon"] = st.sidebar.select_slider(
             "ε (privacy budget)", grid, value=default, key=f"synthetic.epsilon.{generator}", bind="query-params",
@@ -88,3 +94,20 @@ def release_controls(scenario) -> Release:
         except LabError as exc:
             out.problem = exc
     return out
+
+
+def _release_upload(out: Release) -> None:
+    """The second upload of ``generator=file``: the synthetic release to attack, made from the original above."""
+    upload = st.sidebar.file_uploader("The synthetic release (CSV)", type=["csv"], key="synthetic.release_upload",
+                                      help="A synthetic table made from the original above (SDV, MOSTLY AI, a "
+                                           "statistics office's tool…), with the same columns. The attacks "
+                                           "guess each target's secret from it.")
+    st.sidebar.caption("A release read from a file claims no ε here: the attacks measure what it gives away.")
+    if upload is None:
+        if out.missing is None and out.problem is None:
+            out.missing = "Upload the synthetic release in the sidebar (the same columns as the original)."
+        return
+    try:
+        out.extra["release_path"], _ = import_upload(upload, "synthetic-release")
+    except LabError as exc:
+        out.problem = out.problem or exc

@@ -43,11 +43,26 @@ def load_presets(path: str | Path = PATH) -> dict[str, dict]:
         else:
             try:
                 sc.resolve(p["params"])
+                for point in sweep_points(preset):  # a comparison preset: every point of its grid must resolve
+                    sc.resolve(point)
                 preset.update(available=True, problem="")
             except ParameterError as exc:
                 preset.update(available=False, problem=f"out of date: {exc}")
         out[name] = preset
     return out
+
+
+def sweep_points(preset: dict) -> list[dict]:
+    """A comparison preset's grid: its ``sweep`` table (parameter → values, Cartesian product, as
+    ``python -m core sweep --vary``) over its ``params``; ``[]`` for a single-run preset. ``params`` is the
+    grid's first point, the run the presets page plays."""
+    import itertools
+
+    grid = preset.get("sweep") or {}
+    if not isinstance(grid, dict) or not all(isinstance(v, list) and v for v in grid.values()):
+        raise DataError(f"preset {preset.get('name')!r}: sweep must map parameters to lists of values")
+    keys = list(grid)
+    return [{**preset["params"], **dict(zip(keys, values))} for values in itertools.product(*grid.values())]
 
 
 def get_preset(name: str) -> dict:

@@ -113,17 +113,23 @@ def epsilon_for_accuracy(error: float, share: float = 0.95, sensitivity: float =
     """Smallest ε whose noise keeps a count within ±``error`` for a ``share`` of queries of this ``sensitivity``.
 
     Laplace: ``ε = Δ·ln(1/(1 − q))/E``. Gaussian: σ = E/Φ⁻¹((1+q)/2), then the analytic-Gaussian ε of σ at δ.
+    The scale that keeps a share q within ±E is OpenDP's (``accuracy_to_laplacian_scale`` /
+    ``accuracy_to_gaussian_scale`` at α = 1 − q); tests/test_mbi_generators.py checks it against the closed forms.
     """
     error, share, sensitivity = _positive("error", error), float(share), _positive("sensitivity", sensitivity)
     if not 0 < share < 1:
         raise ParameterError("share", f"expected a share strictly between 0 and 1, got {share!r}")
     if mechanism == "laplace":
-        return float(sensitivity * math.log(1.0 / (1.0 - share)) / error)
+        from opendp.accuracy import accuracy_to_laplacian_scale  # lazy: OpenDP takes seconds to import
+
+        return float(sensitivity / accuracy_to_laplacian_scale(error, 1.0 - share))
     if mechanism == "gaussian":
+        from opendp.accuracy import accuracy_to_gaussian_scale  # lazy: OpenDP takes seconds to import
+
         delta = _check_delta(delta)
         if delta <= 0:
             raise ParameterError("delta", "the Gaussian mechanism needs δ > 0")
-        sigma = error / float(norm.ppf((1.0 + share) / 2.0))
+        sigma = float(accuracy_to_gaussian_scale(error, 1.0 - share))
         return float(Gaussian.from_sigma(sigma, delta, sensitivity).epsilon)
     raise ParameterError("mechanism", f"expected laplace|gaussian, got {mechanism!r}")
 

@@ -1,8 +1,13 @@
-"""Conversion from zero-concentrated DP to (ε, δ)-DP, used to budget RAP^softmax.
+"""Conversion from zero-concentrated DP to (ε, δ)-DP, used to budget RAP^softmax, MST and AIM.
 
 Source: Canonne, Kamath & Steinke, "The Discrete Gaussian for Differential Privacy" (NeurIPS 2020),
 Prop. 12 / Cor. 13 (the optimal conversion), as used by Liu et al. (2021) to turn the paper's (ε, δ) into a
 ρ-zCDP budget (Annamalai et al. 2024, App. A; ``docs/specs/seed002_linear_recon_sdg.md`` §5).
+
+Two implementations of the same conversion: OpenDP's own (``make_zCDP_to_approxDP``, :func:`opendp_epsilon`,
+:func:`cdp_rho`), which the generators budget with, and the closed form below (:func:`cdp_delta`), kept as the
+independent check the tests compare OpenDP against. OpenDP is imported on first use (it loads JAX-free but
+takes seconds), so importing the generators stays cheap.
 """
 from __future__ import annotations
 
@@ -34,7 +39,44 @@ def cdp_delta(rho: float, eps: float) -> float:
     return min(1.0, math.exp(log_delta))
 
 
+def opendp_epsilon(rho: float, delta: float) -> float:
+    """Smallest ε with ρ-zCDP ⇒ (ε, δ)-DP, computed by OpenDP: a Gaussian measurement whose privacy map gives
+    exactly ρ (sensitivity ``√(2ρ)``, scale 1: ρ = Δ²/(2σ²)), turned into a privacy profile by
+    ``make_zCDP_to_approxDP`` and read at δ. OpenDP rounds conservatively, so ε may exceed the closed form by a few
+    parts in 10⁵."""
+    import opendp.prelude as dp  # lazy: OpenDP (and polars) take seconds to import
+
+    if rho < 0 or not 0 < delta < 1:
+        raise ValueError("need rho >= 0 and 0 < delta < 1")
+    if rho == 0:
+        return 0.0
+    return float(dp.c.make_zCDP_to_approxDP(_unit_gaussian()).map(math.sqrt(2 * rho)).epsilon(delta))
+
+
+def _unit_gaussian():
+    import opendp.prelude as dp  # lazy: OpenDP (and polars) take seconds to import
+
+    dp.enable_features("contrib")  # OpenDP's switch for its community-contributed mechanisms (Gaussian, mbi)
+    return dp.m.make_gaussian(dp.atom_domain(T=float, nan=False), dp.absolute_distance(T=float), scale=1.0)
+
+
 def cdp_rho(eps: float, delta: float) -> float:
+    """Largest zCDP budget ρ that OpenDP converts to at most (ε, δ)-DP (:func:`opendp_epsilon`), by OpenDP's
+    ``binary_search`` on ``(0, ε + 1]`` (at ρ = ε + 1 the conversion already exceeds ε). For example
+    ``cdp_rho(1, 1e-6) ≈ 0.02436``, a little above ``0.0175`` from the simple bound ``ε = ρ + 2 √(ρ log(1/δ))``;
+    :func:`closed_form_rho` finds the same ρ from the closed form."""
+    import opendp.prelude as dp  # lazy: OpenDP (and polars) take seconds to import
+
+    if not (eps > 0 and math.isfinite(eps)):
+        raise ValueError("eps must be a finite number > 0")
+    if delta >= 1:
+        return math.inf
+    if delta <= 0:
+        return 0.0
+    return float(dp.binary_search(lambda rho: opendp_epsilon(rho, delta) <= eps, bounds=(0.0, eps + 1.0), T=float))
+
+
+def closed_form_rho(eps: float, delta: float) -> float:
     """Largest zCDP budget ρ whose optimal conversion is still (ε, δ)-DP: ``cdp_delta(ρ, ε) = δ``.
 
     ``cdp_delta`` increases with ρ, so ρ is the root of ``log cdp_delta(ρ, ε) − log δ`` (Brent's method on

@@ -126,7 +126,14 @@ def base_dataset(dataset: str, data_path: str = "", identifiers: str = "") -> tu
 def _prepared(dataset: str, data_path: str, secret: str, mtime: float,
               identifiers: str = "") -> tuple[np.ndarray, dict, str, str]:
     data, label = base_dataset(dataset, data_path, identifiers)
-    secret = secret or DEFAULT_SECRET.get(dataset, "")
+    return game_table(data, label, secret or DEFAULT_SECRET.get(dataset, ""))
+
+
+def game_table(data: Dataset, label: str, secret: str, release: bool = False) -> tuple[np.ndarray, dict, str, str]:
+    """(codes with the quasi-identifiers first and the binary secret last, domain, label, secret name) of a table;
+    ``secret`` names a two-valued column or binarises one as ``column=value``. ``release``: the table is a
+    synthetic release encoded with the original's domain, where a secret taking one value is a fact, not an
+    error."""
     if not secret:
         raise ParameterError("secret", f"name the secret column; the file has {', '.join(data.columns)}")
     frame = data.frame
@@ -158,7 +165,7 @@ def _prepared(dataset: str, data_path: str, secret: str, mtime: float,
     domain = {col: domain[col] for col in qis + [secret]}
     ds = Dataset(frame.reset_index(drop=True), domain, name=label)
     codes = ds.codes()
-    if codes[:, -1].min() == codes[:, -1].max():
+    if not release and codes[:, -1].min() == codes[:, -1].max():
         raise DataError(f"the secret column {secret!r} takes a single value in the data")
     return codes, domain, label, secret
 
@@ -203,6 +210,10 @@ def _game(context: dict, config: dict, g: int) -> dict:
     """D', target u and the utility queries of game g (cached)."""
 
     def make():
+        if config["generator"] == "file":  # a release read from a file: every original record, one target
+            from .release_file import file_game  # lazy: release_file imports this module
+
+            return file_game(context, config, g)
         codes = context["codes"]
         rng = _rng(context["entropy"], g, 0)
         n = config["n"]
@@ -237,6 +248,11 @@ def _synthetic(context: dict, config: dict, g: int) -> dict:
     epochs = config["epochs"] if config["generator"] in EPOCH_GENERATORS else None
     key = (_data_key(config), config["generator"], config["epsilon"], epochs,
            config["synth_size"], context["entropy"], g, config.get("bug", "none"))
+    if config["generator"] == "file":  # one release for every game
+        from .release_file import file_synthetic  # lazy: release_file imports this module
+
+        return _SAMPLES.get_or((_data_key(config), config["release_path"], context["entropy"]),
+                               lambda: file_synthetic(context, config))
 
     def make():
         game = _game(context, config, g)
@@ -284,8 +300,9 @@ def make_generator(config: dict):
 
 
 def _queries(context: dict, config: dict, g: int, D: np.ndarray) -> tuple[KWayQueries, int]:
-    """Game g's query family (q of the available queries, the same for every generator and size)."""
-    rng = _rng(context["entropy"], g, 4)
+    """Game g's query family (q of the available queries, the same for every generator and size; with a release
+    read from a file, the same for every game, as every game shares D)."""
+    rng = _rng(context["entropy"], 0 if config["generator"] == "file" else g, 4)
     q = max(1, int(round(config["query_ratio"] * config["n"]))) if config["query_ratio"] > 0 else None
     # k = 4 alone: draw the q cells directly (the same uniform sample as drawing 100k and keeping q)
     cap = min(MAX_4WAY, q) if (q is not None and config["query_k"] == "4") else MAX_4WAY

@@ -57,13 +57,20 @@ def data_preview(config: dict, seed: int) -> dict:
     game = _game(ctx, config, 0)
     names = list(domain)[:-1]
     order, shares = greedy_uniqueness(game["D"][:, :-1], names)
-    gen = SYNTHESIZERS[config["generator"]]
-    eps, delta = make_generator(config).privacy
-    dp = bool(gen.dp) and math.isfinite(eps)
+    if config["generator"] == "file":  # a release read from a file: no generator, no claim, all its rows
+        from .release_file import release_codes  # lazy: only a file release needs it
+
+        title, eps, delta, dp = "your release (file)", math.inf, 0.0, False
+        sizes = size_ladder(int(release_codes(config).shape[0]))
+    else:
+        gen = SYNTHESIZERS[config["generator"]]
+        title, sizes = gen.title, size_ladder(config["synth_size"])
+        eps, delta = make_generator(config).privacy
+        dp = bool(gen.dp) and math.isfinite(eps)
     values = list(domain[secret])
-    return {"label": label, "records": int(codes.shape[0]), "n": int(config["n"]), "secret": secret,
+    return {"label": label, "records": int(codes.shape[0]), "n": int(game["D"].shape[0]), "secret": secret,
             "secret_values": [str(v) for v in values], "secret_share": float(np.mean(codes[:, -1] == 1)),
             "qis": {k: len(domain[k]) for k in names}, "order": order, "unique_share": shares,
-            "targets": int(game["unique_targets"]), "sizes": size_ladder(config["synth_size"]),
-            "generator": gen.title, "dp": dp, "epsilon": float(eps) if dp else None,
+            "targets": int(game["unique_targets"]), "sizes": sizes,
+            "generator": title, "dp": dp, "epsilon": float(eps) if dp else None,
             "delta": float(delta) if dp else None, "bound": accuracy_bound(eps, delta) if dp else None}

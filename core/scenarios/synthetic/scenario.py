@@ -40,6 +40,7 @@ from .data import (
     size_ladder,
 )
 from .records_game import LINK_ROWS_MAX, PROXY_GAMES, attack_records, infer_scores
+from .release_file import FILE, check_file, is_file, original_rows, release_codes, shared_lp
 from .summary import summarize_games
 from ...cost import Cost
 from .summary import exposure_table
@@ -75,15 +76,21 @@ class Synthetic(Scenario):
               active_when=("dataset", ("csv",))),
         Param("secret", "str", "", "the secret column (binary, or binarised as column=value); empty = the "
               "dataset's default (votetrump, SEX, ALS Unit)", label="Secret column", ui=False),
-        Param("generator", "str", "nonprivate", "synthetic-data generator", label="Generator", choices=GENERATORS,
-              choice_labels={k: SYNTHESIZERS[k].title + ("" if SYNTHESIZERS[k].in_paper else " (not in paper)")
-                             for k in GENERATORS}),
+        Param("generator", "str", "nonprivate", "synthetic-data generator; file = attack a release made elsewhere "
+              "(release_path, with dataset=csv and data_path the original)", label="Generator",
+              choices=GENERATORS + (FILE,),
+              choice_labels={**{k: SYNTHESIZERS[k].title + ("" if SYNTHESIZERS[k].in_paper
+                                                                     else " (not in paper)") for k in GENERATORS},
+                             FILE: "a release you already have (file)"}),
+        Param("release_path", "str", "", "CSV file of a synthetic release to attack (generator=file): the original's "
+              "columns, made from the original at data_path", label="Release path", ui=False,
+              active_when=("generator", (FILE,))),
         Param("epsilon", "float", 0.0, "privacy budget ε of a differentially private generator (the paper uses "
               "1, 10, 100); 0 = not set, required for DP generators and refused for the others",
               label="ε (DP generators)", low=0.0, high=1e4, active_when=("generator", DP_GENERATORS)),
         Param("synth_size", "int", 10_000, "synthetic records released, the paper's m; the run also plays every "
-              "smaller power of ten (subsamples of the same release)", label="Synthetic size m",
-              low=10, high=MAX_SIZE, log=True),
+              "smaller power of ten (subsamples of the same release); generator=file uses all the release's rows",
+              label="Synthetic size m", low=10, high=MAX_SIZE, log=True, active_when=("generator", GENERATORS)),
         Param("query_k", "str", "3", "order k of the simple k-way queries (counting the secret): 3 = pairs of QIs, "
               "the paper's default; 4 samples ≤ 100,000 cells; 234 = all of 2, 3 and 4",
               label="Query order k", choices=KS, choice_labels={"2": "2-way", "3": "3-way (paper)",
@@ -140,6 +147,8 @@ class Synthetic(Scenario):
 
     # ------------------------------------------------------------ config
     def check(self, config):
+        if is_file(config):
+            return check_file(config)
         gen = SYNTHESIZERS[config["generator"]]
         if not gen.dp and config["epsilon"] > 0:
             raise ParameterError("epsilon", f"generator {config['generator']!r} is not differentially private and "
@@ -195,8 +204,13 @@ class Synthetic(Scenario):
     # sampling depend on the schema and CTGAN/TVAE's fit on the epochs: see _generator_seconds.
     _FIT_SECONDS = {"nonprivate": 0.01, "indhist": 0.01, "baynet": 0.1, "privbayes": 0.15, "gaussiancopula": 4.0}
     _SAMPLE_SECONDS_PER_MILLION = {"nonprivate": 0.9, "indhist": 0.5, "baynet": 1.6, "privbayes": 1.8,
-                                   "rap": 0.6, "rap-softmax": 0.6, "tvae": 20.0, "gaussiancopula": 40.0}
+                                   "rap": 0.6, "rap-softmax": 0.6, "tvae": 20.0, "gaussiancopula": 40.0,
+                                   "mst": 1.8, "aim": 1.8}
     _NEURAL_WARMUP = 5.0   # import sdv and torch's first fit, once per run (process), not per game
+    # MST and AIM (OpenDP + mbi): importing OpenDP, polars and JAX once per process; then per fit, per column, the
+    # JAX compilation and the mirror-descent iterations of each estimation (see _generator_seconds)
+    _MBI_WARMUP = 8.0
+    _MBI_FIT_PER_COLUMN = {"mst": 8.0, "aim": 44.0}  # 80 and 443 CPU s at d = 10 (bench_synthesizers.py --mbi)
 
     def _generator_seconds(self, config, cards: list[int]) -> tuple[float, float, float]:
         """(once per run, fit per game, sampling ``synth_size`` rows per game) in CPU seconds (2026-11-25,
@@ -208,9 +222,16 @@ class Synthetic(Scenario):
         * CTGAN: fit 0.6 + 0.08 s per epoch at n = 1000; sampling costs the generator network's
           multiply-adds per row, ``256(128 + w) + 256(384 + w) + w(640 + w)`` for ``w`` one-hot columns, at
           34 ps each (CCES16, w = 107: 9.0 s per 10⁶ rows); TVAE: fit 0.6 + 0.03 s per epoch;
+        * MST, AIM: a fit per game (each game fits its own D'; the query sweep reuses it), ``_MBI_FIT_PER_COLUMN``
+          seconds per column — mostly JAX compiling mirror descent afresh for every estimation (MST estimates
+          twice, AIM once per round) — after ``_MBI_WARMUP`` for the imports once per process
+          (benchmarks/bench_synthesizers.py);
         * the others: ``_FIT_SECONDS`` and ``_SAMPLE_SECONDS_PER_MILLION``."""
         g, millions = config["generator"], config["synth_size"] / 1e6
         once = 0.0
+        if g == FILE:
+            fit = sample = 0.0  # nothing is fitted; the release is read once per run
+            return 1.0, fit, sample
         if g in ("rap", "rap-softmax"):
 
             steps = getattr(make_generator(config), "steps", 2000)
@@ -218,6 +239,9 @@ class Synthetic(Scenario):
         elif g in ("ctgan", "tvae"):
             once = self._NEURAL_WARMUP
             fit = 0.6 + (0.08 if g == "ctgan" else 0.03) * config["epochs"]
+        elif g in self._MBI_FIT_PER_COLUMN:
+            once = self._MBI_WARMUP
+            fit = self._MBI_FIT_PER_COLUMN[g] * len(cards)
         else:
             fit = self._FIT_SECONDS.get(g, 4.0)
         if g == "ctgan":
@@ -271,6 +295,8 @@ class Synthetic(Scenario):
 
         Page default (10 games, m = 10,000, n = 1000) measured 9.9–10.8 s. Memory ≈ 24 bytes per synthetic cell
         plus the query matrix (8·q·n bytes dense)."""
+        if is_file(config):  # a fixed release: every original record in the LP, every release row attacked
+            config = {**config, "n": original_rows(config), "synth_size": int(release_codes(config).shape[0])}
         _codes, domain, _, _ = load_game_data(config)
         once, fit, sample = self._generator_seconds(config, [len(v) for v in domain.values()])
         sizes = size_ladder(config["synth_size"])
@@ -309,12 +335,17 @@ class Synthetic(Scenario):
     def prepare(self, config, rng):
         codes, domain, label, secret = load_game_data(config)
         cards = tuple(len(v) for v in domain.values())
-        gen = SYNTHESIZERS[config["generator"]]
+        if is_file(config):
+            sizes = size_ladder(int(release_codes(config).shape[0]))
+            generator = {"name": FILE, "title": "your release (file)", "dp": False, "in_paper": False}
+        else:
+            gen = SYNTHESIZERS[config["generator"]]
+            sizes = size_ladder(config["synth_size"])
+            generator = {"name": gen.name, "title": gen.title, "dp": gen.dp, "in_paper": gen.in_paper}
         return {"codes": codes, "domain": domain, "cards": cards, "label": label, "secret": secret,
-                "entropy": int(rng.integers(0, 2**62)), "sizes": size_ladder(config["synth_size"]),
+                "entropy": int(rng.integers(0, 2**62)), "sizes": sizes,
                 "q_grid": self._q_grid(config, cards) if self._sweeps_queries(config) else [],
-                "generator": {"name": gen.name, "title": gen.title, "dp": gen.dp,
-                              "in_paper": gen.in_paper}}
+                "generator": generator}
 
     def _sweeps_queries(self, config) -> bool:
         return config["query_sweep"] and "recon" in self.attacks(config)
@@ -359,7 +390,10 @@ class Synthetic(Scenario):
             row = {"m": m, **game["utility"].evaluate(S)}
             start = time.perf_counter()
             if "recon" in attacks:
-                res = solve_recon_lp(A, fam.answers(S, config["query_scaling"]), config["lp_method"])
+                def solve(S=S):
+                    return solve_recon_lp(A, fam.answers(S, config["query_scaling"]), config["lp_method"])
+                # a release read from a file is the same in every game, and so is its LP: solved once per size
+                res = shared_lp(context, config, m, solve) if is_file(config) else solve()
                 t_u = float(res.t[u])
                 row.update(recon_guess=round_guess(t_u), recon_score=t_u,
                            recon_all=float(np.mean((res.t >= 0.5) == D[:, -1])), recon_objective=res.objective)

@@ -36,7 +36,7 @@ COMPARE_EPSILONS = (1.0, 10.0, 100.0)  # the paper's ε values
 # Generators quick enough to compare by default; RAP-style ones (2,000 optimisation steps) and the neural ones
 # (CTGAN, TVAE) take minutes per game on two cores.
 FAST_GENERATORS = ("nonprivate", "baynet", "indhist", "privbayes")
-PAGE_PARAMS = ("dataset", "data_path", "secret", "generator", "epsilon")  # set by the page's own sidebar widgets
+PAGE_PARAMS = ("dataset", "data_path", "release_path", "secret", "generator", "epsilon")  # set by the page's own sidebar widgets
 
 
 def attack_metric_names() -> dict[str, str]:
