@@ -113,6 +113,7 @@ LocationMembership  # unused class (core/scenarios/location/scenario.py:106)
 MLModels  # unused class (core/scenarios/ml_models.py:152)
 Synthetic  # unused class (core/scenarios/synthetic/scenario.py:49)
 TableAuditScenario  # unused class (core/scenarios/table_audit.py:38)
+__getattr__  # unused function (core/__init__.py:4): Python calls it for core.audit_release
 giveaway_chance  # unused function (core/theory/odds.py:78)
 pytest_collection_modifyitems  # unused function (tests/conftest.py:23)
 _keep_main_module  # unused function (tests/conftest.py:35)

@@ -180,6 +180,10 @@ def load_game_data(config: dict) -> tuple[np.ndarray, dict, str, str]:
 
 # ----------------------------------------------------------------------------- caches
 _GAMES = LRU(CACHE_ENTRIES)
+# A release read from a file (release_file.py, generator=file) plays its own games and has one release for all of
+# them: that module builds on this one and registers its two functions here when it is imported (the scenario
+# imports it), so this module never imports the one above it.
+FILE_RELEASE: dict = {}
 _SAMPLES = LRU(CACHE_ENTRIES)
 
 
@@ -211,9 +215,7 @@ def _game(context: dict, config: dict, g: int) -> dict:
 
     def make():
         if config["generator"] == "file":  # a release read from a file: every original record, one target
-            from .release_file import file_game  # lazy: release_file imports this module
-
-            return file_game(context, config, g)
+            return FILE_RELEASE["game"](context, config, g)
         codes = context["codes"]
         rng = _rng(context["entropy"], g, 0)
         n = config["n"]
@@ -249,10 +251,8 @@ def _synthetic(context: dict, config: dict, g: int) -> dict:
     key = (_data_key(config), config["generator"], config["epsilon"], epochs,
            config["synth_size"], context["entropy"], g, config.get("bug", "none"))
     if config["generator"] == "file":  # one release for every game
-        from .release_file import file_synthetic  # lazy: release_file imports this module
-
         return _SAMPLES.get_or((_data_key(config), config["release_path"], context["entropy"]),
-                               lambda: file_synthetic(context, config))
+                               lambda: FILE_RELEASE["synthetic"](context, config))
 
     def make():
         game = _game(context, config, g)

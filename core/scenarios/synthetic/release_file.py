@@ -28,7 +28,7 @@ from ...data.dataset import MAX_CATEGORIES, MISSING, Dataset, read_table
 from ...errors import ParameterError, ReleaseMismatch
 from ...measure.utility import UtilityQueries
 from ...runtime.lru import LRU
-from .data import _rng, base_dataset, game_table, load_game_data
+from .data import FILE_RELEASE, _rng, base_dataset, game_table, load_game_data
 
 FILE = "file"
 MAX_ORIGINAL_FOR_RECON = 5000  # Adv_recon solves one LP over every original record; the lab's n tops out here too
@@ -58,6 +58,9 @@ def release_codes(config: dict) -> np.ndarray:
 
 @lru_cache(maxsize=8)
 def _release(data_path: str, data_mtime: float, path: str, mtime: float, secret: str) -> np.ndarray:
+    """The release's codes; the two files' modification times are part of the cache key (a file saved again
+    is read again)."""
+    del data_mtime, mtime
     data, label = base_dataset("csv", data_path)
     original_raw = read_table(data_path, name=os.path.basename(data_path))
     release_raw = read_table(path, name=os.path.basename(path))
@@ -169,3 +172,6 @@ def shared_lp(context: dict, config: dict, m: int, solve):
     key = (config["data_path"], config["release_path"], config["secret"], config["query_k"],
            config["query_scaling"], config["query_ratio"], config["lp_method"], context["entropy"], m)
     return _LPS.get_or(key, solve)
+
+
+FILE_RELEASE.update(game=file_game, synthetic=file_synthetic)

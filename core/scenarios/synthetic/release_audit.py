@@ -18,8 +18,8 @@ import tempfile
 
 import pandas as pd
 
-from .errors import ParameterError, ReleaseMismatch
-from .runtime.games import run
+from ...errors import ParameterError, ReleaseMismatch
+from ...runtime.games import run
 
 ATTACKS = ("recon", "dcr", "infer", "all")
 
