@@ -9,8 +9,9 @@ from core.plots.table_decision import decision_figure, text_alternative
 from core.scenario import get
 from core.studies import table_decision as td
 from core.studies.ladder import ladder_rows
+from core.studies.ladder_reading import sentences
 from core.studies.registry import ticks
-from ui.common import content, figure, number_field, page_header, plain, show_error
+from ui.common import content, download_table, figure, number_field, page_header, plain, show_error
 from ui.report import GALLERY_LINK
 from ui.sweeps import run_sweep, sweep_estimate
 
@@ -113,7 +114,7 @@ if out is not None:
                            "attack AUC": r["attack"], "95% low": r["attack_ci_low"], "95% high": r["attack_ci_high"],
                            "DP cap": r["bound"]} for r in measured["rows"]])
     st.dataframe(table, hide_index=True)
-    from core.studies.ladder_reading import sentences
+    download_table(table, "measured-epsilon-ladder", "the measured attack per ε")
     for line in sentences(measured):
         st.markdown(line)
 

@@ -46,7 +46,9 @@ def test_tasks_cover_every_game_once_heaviest_points_first():
     from core.runtime.sweep import _per_game_seconds, _tasks
 
     sc = get("synthetic")
-    configs = [sc.resolve({"synth_size": m, "games": 3, "query_sweep": False}) for m in (10, 1_000_000, 1_000)]
+    # the paper's game alone (control_risk off): the audit's fixed per-game cost would make even m = 10 costly
+    configs = [sc.resolve({"synth_size": m, "games": 3, "query_sweep": False, "control_risk": False})
+               for m in (10, 1_000_000, 1_000)]
     totals = [3, 3, 3]
     tasks = _tasks(sc, configs, totals, workers=2)
     assert tasks[0][0] == 1                                      # m = 10⁶ goes first

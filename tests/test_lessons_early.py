@@ -98,11 +98,14 @@ def test_the_students_handout_prints_empty_boxes_and_no_answer(lesson_id):
 def test_the_teacher_table_shows_no_engine_name_and_no_none():
     """A class where one student has answered and run step 1, one has only answered, one has done nothing yet:
     the teacher view's tables show a dash, not None, where nothing is measured."""
-    from core.studies import classroom
+    from core import classroom
 
     lesson = LESSONS["2-anonymisation-is-not-enough"]
     made = classroom.create_class(lesson.id)
-    done, waiting, _ = (classroom.join(made["code"], name) for name in ("Ada", "Bo", "Cy"))
+    done, waiting, nothing = (f"apptest-browser-{name}" for name in ("Ada", "Bo", "Cy"))
+    for name, browser in (("Ada", done), ("Bo", waiting), ("Cy", nothing)):
+        classroom.join(made["code"], name, "1234", browser=browser,
+                       visitor=classroom.Visitor(browser, f"addr-{name}"))
     for seat in (done, waiting):
         classroom.submit(made["code"], seat, lesson.id, 1, 0.9)
     classroom.reveal(made["code"], done, lesson.id, 1, 0.9011)
@@ -116,11 +119,15 @@ def test_the_teacher_table_shows_no_engine_name_and_no_none():
 
 
 def test_a_class_student_is_offered_the_handout_but_not_the_teachers_key():
-    from core.studies import classroom
+    from core import classroom
 
     lesson = LESSONS["1-what-epsilon-promises"]
     made = classroom.create_class(lesson.id)
     student = open_page(PAGE, lesson=lesson.id, step="1", **{"class": made["code"]})
+    student.text_input[0].input("Ada")  # the join form comes first; the lesson (and its handout) once seated
+    student.text_input[1].input("2468")
+    student.button[[b.label for b in student.button].index("Join the class")].click().run()
+    assert not student.exception
     alone = open_page(PAGE, lesson=lesson.id, step="1")
     labels = lambda at: [b.proto.label for b in at.get("download_button")]  # noqa: E731
     assert labels(student) == ["Printable handout (HTML)"]

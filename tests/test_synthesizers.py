@@ -18,7 +18,7 @@ from core.releases.synthesizers._relaxed_marginals import ThreeWayMarginals
 from core.releases.synthesizers._zcdp import cdp_delta, cdp_rho, closed_form_rho
 
 NUMPY_GENERATORS = {"nonprivate": {}, "indhist": {}, "baynet": {}, "privbayes": {"epsilon": 1.0},
-                    "rap": {"steps": 40}, "rap-softmax": {"epsilon": 1.0, "steps": 40}}
+                    "rap": {"steps": 40}, "rap-softmax": {"epsilon": 1.0, "steps": 40}, "exactcopy": {}}
 SDV_GENERATORS = {"ctgan": {"epochs": 2}, "tvae": {"epochs": 2}, "gaussiancopula": {}}
 SDV_VARIANTS = {**SDV_GENERATORS, "ctgan-numeric": {"epochs": 2, "numeric_codes": True}}
 MBI_GENERATORS = {"mst": {"epsilon": 10.0}, "aim": {"epsilon": 10.0}}  # OpenDP; tested in test_mbi_generators.py

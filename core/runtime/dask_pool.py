@@ -17,8 +17,8 @@ How each part of a job crosses to a worker:
   Runs estimated short (``job.estimate`` ≤ ``express_seconds``) get a higher Dask priority than long ones, and
   a visitor's second and later runs a lower one than anyone's first, so a light run is not queued first come,
   first served behind heavy runs;
-* **progress**: the task publishes its newest report (at most every ``UPDATE_SECONDS``, always the last) in a
-  Dask ``Variable`` named after the key; a watcher thread on the server polls it and calls ``job.publish``. The
+* **progress**: the task publishes its newest report (at most every ``UPDATE_SECONDS``, always the last) as
+  JSON text in a Dask ``Variable`` named after the key; a watcher thread on the server polls it and calls ``job.publish``. The
   first thing a task publishes is where it runs (process id, host), which marks the job as started;
 * **Stop**: ``job.cancel`` sets a Dask ``Event`` named after the key; the task's stop check (the engine's
   :func:`core.cancel.checkpoint`) reads it at most every ``STOP_POLL`` seconds. A queued task is cancelled
@@ -42,7 +42,7 @@ from __future__ import annotations
 import hashlib
 import itertools
 import os
-import pickle
+import json
 import socket
 import tempfile
 import threading
@@ -53,6 +53,7 @@ from typing import Any
 
 from ..cancel import stop_check
 from ..errors import Cancelled, LabError, WorkerCrashed
+from .games import Progress, Result, _jsonable
 from .workers import STOP_TIMEOUT, UPDATE_SECONDS, Job
 
 STOP_POLL = 0.25  # seconds between a task's looks at its Stop event (each look asks the scheduler)
@@ -116,6 +117,24 @@ def _restore_paths(value: Any, local: dict, files: dict[str, tuple[str, bytes]])
     return fix(value)
 
 
+def _encode(message: tuple) -> str:
+    """A progress message as JSON text (never a pickle: the scheduler's variables are readable by any client of
+    the cluster). A run's :class:`~core.runtime.games.Progress` travels as its fields and its partial result's
+    dict; anything else a job reports as JSON (tuples become lists)."""
+    count, pid, kind, update = message
+    if isinstance(update, Progress):
+        update = {"__progress__": [update.done, update.total, update.seconds, update.result.to_dict()]}
+    return json.dumps([count, pid, kind, _jsonable(update)])
+
+
+def _decode(text: str) -> tuple:
+    count, pid, kind, update = json.loads(text)
+    if isinstance(update, dict) and "__progress__" in update:
+        done, total, seconds, result = update["__progress__"]
+        update = Progress(done, total, seconds, Result.from_dict(result))
+    return count, pid, kind, update
+
+
 class _Publisher:
     """``report(update)`` inside a Dask task: the newest update in the job's Variable, at most every
     ``UPDATE_SECONDS`` (``flush`` sends the one held back)."""
@@ -128,8 +147,7 @@ class _Publisher:
 
     def send(self, kind: str, update: Any) -> None:
         self.count += 1
-        # pickled by this task for the server that submitted it: the same trust as Dask's own task results
-        self.variable.set(pickle.dumps((self.count, os.getpid(), kind, update)))
+        self.variable.set(_encode((self.count, os.getpid(), kind, update)))
         self.sent_at = time.monotonic()
 
     def __call__(self, update: Any) -> None:
@@ -284,7 +302,7 @@ class DaskPool:
             raw = info["progress"].get(timeout=0.01)
         except Exception:  # not set yet (a timeout), or the scheduler is busy: look again later
             return seen
-        count, pid, kind, update = pickle.loads(raw)
+        count, pid, kind, update = _decode(raw)
         if (count, pid) == seen:
             return seen
         job.pid = pid  # (another one after a worker died and Dask reran the task elsewhere)
