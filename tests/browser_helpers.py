@@ -80,3 +80,27 @@ def browser():
         b = p.chromium.launch(executable_path=CHROMIUM, headless=True, args=ARGS)
         yield b
         b.close()
+
+
+def printed_pages(path: Path) -> list[str]:
+    """The text of each A4 page of the HTML file ``path`` as Chromium prints it once its Plotly chart is drawn
+    (whitespace collapsed, ligatures such as ﬀ unfolded), for the report tests. Skips without Chromium."""
+    import io
+    import re
+    import unicodedata
+
+    pypdf = pytest.importorskip("pypdf")
+    playwright = pytest.importorskip("playwright.sync_api")
+    if not os.path.exists(CHROMIUM):
+        pytest.skip("no /usr/bin/chromium")
+    with playwright.sync_playwright() as p:
+        b = p.chromium.launch(executable_path=CHROMIUM, headless=True, args=ARGS)
+        try:
+            page = b.new_page()
+            page.goto(Path(path).as_uri())
+            page.wait_for_selector(".plotly-graph-div .main-svg")
+            pdf = page.pdf(format="A4", print_background=True)
+        finally:
+            b.close()
+    reader = pypdf.PdfReader(io.BytesIO(pdf))
+    return [re.sub(r"\s+", " ", unicodedata.normalize("NFKC", pg.extract_text())) for pg in reader.pages]

@@ -1,6 +1,5 @@
 """The report a board reads: a title in words, the verdict first, technical details after, readable names, a
 clean PDF; and sentences that stay meaningful at large ε."""
-import io
 import re
 
 import pytest
@@ -65,29 +64,14 @@ def test_summary_hook_lines_are_escaped_and_a_failing_hook_is_skipped(agg_result
 
 @pytest.mark.browser
 def test_report_prints_to_pdf_with_the_verdict_on_page_one(agg_result, tmp_path):
-    import os
+    from browser_helpers import printed_pages
 
-    pypdf = pytest.importorskip("pypdf")
-    playwright = pytest.importorskip("playwright.sync_api")
-    from browser_helpers import ARGS, CHROMIUM
-    if not os.path.exists(CHROMIUM):
-        pytest.skip("no /usr/bin/chromium")
     path = tmp_path / "report.html"
     path.write_text(report.html_report([agg_result]), encoding="utf-8")
-    with playwright.sync_playwright() as p:
-        b = p.chromium.launch(executable_path=CHROMIUM, headless=True, args=ARGS)
-        try:
-            page = b.new_page()
-            page.goto(path.as_uri())
-            page.wait_for_selector(".plotly-graph-div .main-svg")
-            pdf = page.pdf(format="A4", print_background=True)
-        finally:
-            b.close()
-    reader = pypdf.PdfReader(io.BytesIO(pdf))
-    import unicodedata
-    first = re.sub(r"\s+", " ", unicodedata.normalize("NFKC", reader.pages[0].extract_text()))  # ligatures ﬀ → ff
+    pages = printed_pages(path)
+    first = pages[0]
     assert "What an attacker learns from the published block counts at ε = " in first and "(1 per cell)" in first
     assert "Attack success" in first and "95% interval" in first and "off by 0.96 on average" in first
     assert "Technical details" not in first  # details start on their own page
-    rest = " ".join(pg.extract_text() for pg in reader.pages[1:])
-    assert "Technical details" in rest and len(reader.pages) >= 2
+    rest = " ".join(pages[1:])
+    assert "Technical details" in rest and len(pages) >= 2

@@ -1,8 +1,6 @@
 """Choosing ε for a table release: tolerances → a range of ε per person, three options, one chart with count error
 on its own axis, and a board report whose printed page 1 holds the three options in plain words."""
-import io
 import math
-import os
 import re
 
 import pytest
@@ -54,31 +52,18 @@ def test_chart_keeps_count_error_off_the_attack_axis_and_marks_the_chosen_epsilo
 
 @pytest.mark.browser
 def test_board_report_page_one_holds_three_options_and_no_bare_jargon(tmp_path):
-    pypdf = pytest.importorskip("pypdf")
-    playwright = pytest.importorskip("playwright.sync_api")
-    from browser_helpers import ARGS, CHROMIUM
-    if not os.path.exists(CHROMIUM):
-        pytest.skip("no /usr/bin/chromium")
+    from browser_helpers import printed_pages
+
     d = td.decide(11, 10, False, 0.8, 0.4, typical_count=3)
     path = tmp_path / "board.html"
     path.write_text(board_report.board_html(d, figure=decision_figure(d)), encoding="utf-8")
-    with playwright.sync_playwright() as p:
-        b = p.chromium.launch(executable_path=CHROMIUM, headless=True, args=ARGS)
-        try:
-            page = b.new_page()
-            page.goto(path.as_uri())
-            page.wait_for_selector(".plotly-graph-div .main-svg")
-            pdf = page.pdf(format="A4", print_background=True)
-        finally:
-            b.close()
-    import unicodedata
-    reader = pypdf.PdfReader(io.BytesIO(pdf))
-    first = re.sub(r"\s+", " ", unicodedata.normalize("NFKC", reader.pages[0].extract_text()))
+    pages = printed_pages(path)
+    first = pages[0]
     assert "Which privacy-loss level (ε) to approve" in first and "The decision" in first
     for name in ("Option A", "Option B: recommended", "Option C"):
         assert name in first, name
     assert first.count("per person (") >= 3 and first.count("Closest comparable deployments") == 3
     assert "2020 Census" in first and "synthetic" in first and "Caveats" in first
     assert not re.search(r"\bAUC\b", first) and "Technical details" not in first
-    rest = " ".join(pg.extract_text() for pg in reader.pages[1:])
+    rest = " ".join(pages[1:])
     assert "Technical details" in rest and "AUC (area under the ROC curve)" in rest
