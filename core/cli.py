@@ -21,6 +21,9 @@ ended within a second or two, the games (``run``) or grid points (``sweep``) fin
 and written to ``--json`` marked ``"completed": false``, and the exit status is 130 (SIGINT) or 143
 (SIGTERM), as a shell reports a process ended by that signal. A worker process that dies mid-run
 (``kill -9``, the out-of-memory killer) ends the run with one line and the retry hint, exit 1.
+
+One module: the parser and the handlers of its five commands share the same checks (file parameters, the memory
+guard, progress, the signal handling), and a reader follows a command from its flag to its output in one file.
 """
 from __future__ import annotations
 

@@ -35,6 +35,9 @@ regular workers, which hold the heavy runs, at a lower one (``long_nice``), so a
 gets most of a core instead of a third of two. The messages are the standard library's
 process-to-process serialisation of objects this server built itself; nothing a visitor sends is ever
 deserialised (a visitor's values are plain numbers and strings inside the job's keyword arguments).
+
+One module: the worker's loop and the server's dispatcher are the two ends of one message protocol (job, update,
+value or error, the stop flag), and each end is read against the other.
 """
 from __future__ import annotations
 
