@@ -110,7 +110,9 @@ class Reconstruction(Scenario):
               low=0.05, high=8.0, step=0.05),
         Param("queries", "str", "random-subsets", "how query sets are chosen: random halves of the people, "
               "or PS2 hash predicates on public attributes", label="Query family", choices=FAMILIES),
-        Param("defense", "str", "none", "how answers are protected", label="Defence", choices=DEFENSES),
+        Param("defense", "str", "none", "how answers are protected", label="Defence", choices=DEFENSES,
+              choice_labels={"none": "none (exact answers)", "rounding": "rounding to a multiple of R",
+                             "gaussian": "Gaussian noise of std σ", "subsample": "answers from a subsample of t"}),
         Param("defense_level", "float", 0.0, "rounding base R, Gaussian σ, or subsample size t",
               label="Defence level (R, σ or t)", low=0.0, high=1e6,
               active_when=("defense", ("rounding", "gaussian", "subsample"))),
