@@ -83,9 +83,9 @@ def test_keyboard_alone_changes_the_main_control_and_starts_and_stops_a_run(serv
     # 1. the lab's main control, ε per aggregate: reach it with Tab, type a new value, Enter
     _tab_to(page, "el.tagName === 'INPUT' && el.getAttribute('aria-label') === 'ε per aggregate (0 = no noise)'")
     page.keyboard.press("Control+A")
-    page.keyboard.type("1")
+    page.keyboard.type("2")  # (the lab opens at ε = 1 per cell: 2 is a change)
     page.keyboard.press("Enter")
-    expect(page).to_have_url(re.compile(r"epsilon=1(\.0)?\b"), timeout=30_000)
+    expect(page).to_have_url(re.compile(r"epsilon=2(\.0)?\b"), timeout=30_000)
     # 2. the change starts a run: its Stop button appears; reach it with Tab and press Enter
     expect(page.get_by_role("button", name="Stop")).to_be_visible(timeout=60_000)
     _tab_to(page, _button_named("Stop"))

