@@ -48,10 +48,12 @@ def test_a_students_address_in_a_fresh_browser_cannot_commit_for_her(server, bro
     assert other.get_by_role("button", name="Commit my prediction").count() == 0
     assert other.get_by_text("you are Alice").count() == 0
     other.get_by_text("Already joined on another browser or device?").click()
-    other.get_by_role("textbox", name="Your display name", exact=True).fill("Alice")
+    name_box = other.get_by_role("textbox", name="Your display name", exact=True)
+    expect(name_box).to_be_visible(timeout=60_000)  # the expander has opened (a busy server takes its time)
+    name_box.fill("Alice")
     other.get_by_role("textbox", name="Your PIN", exact=True).fill("0000")
     other.get_by_role("button", name="Bring my seat here").click()
-    expect(other.get_by_text("that PIN does not open the seat of that name")).to_be_visible(timeout=30_000)
+    expect(other.get_by_text("that PIN does not open the seat of that name")).to_be_visible(timeout=90_000)
     assert other.locator('[data-testid="stException"]').count() == 0
     lesson = L.get_lesson(LESSON)
     s = classroom.summary(made["code"], made["teacher_key"], lesson)
