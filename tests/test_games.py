@@ -116,11 +116,11 @@ def test_cancel_during_prepare_returns_promptly():
 def test_cancel_is_seen_between_games_of_a_chunk():
     # Before time-based chunking the first chunk held a tenth of the games (here 360 LP solves): a Stop
     # waited for all of them. Now the runner checks before every game.
+    # A runner that looked only between chunks would finish the whole first chunk (games_done ≥ 360); how fast a
+    # Stop lands is a speed goal, measured on a loaded machine by the benchmarks, not timed here.
     params = {"n": 300, "trials": 200, "sweeps": True}
     run("reconstruction", {**params, "trials": 1}, seed=0)  # the solver's modules loaded before the clock starts
-    start = time.perf_counter()
     res = run("reconstruction", params, seed=0, cancel=_stop_after(1.0), chunk_size=360)
-    assert time.perf_counter() - start < 8.0
     assert res.cancelled and 0 < res.games_done < 360
 
 
