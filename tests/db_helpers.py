@@ -10,12 +10,12 @@ from __future__ import annotations
 import itertools
 import os
 import shutil
-import socket
 import subprocess
 import tempfile
 from pathlib import Path
 
 import pytest
+from browser_helpers import free_port
 
 _SEARCH = ["/usr/lib/postgresql/17/bin", "/usr/lib/postgresql/16/bin", "/usr/lib/postgresql/15/bin"]
 
@@ -31,12 +31,6 @@ def pg_bin(name: str) -> str | None:
     return None
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 @pytest.fixture(scope="session")
 def postgres_cluster():
     """``postgresql://postgres@127.0.0.1:PORT`` of a throwaway cluster (no password: trust on 127.0.0.1 only)."""
@@ -47,7 +41,7 @@ def postgres_cluster():
         pytest.skip("PostgreSQL is not installed (no initdb on PATH or in /usr/lib/postgresql/*/bin): "
                     "`bash run.sh test` installs Debian's postgresql")
     tmp = tempfile.mkdtemp(prefix="lab-pg-")
-    data, port = os.path.join(tmp, "pg"), _free_port()
+    data, port = os.path.join(tmp, "pg"), free_port()
     as_user = _unprivileged(tmp)
     result = subprocess.run(as_user + [initdb, "-D", data, "-A", "trust", "-U", "postgres", "--no-sync"],
                             stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
