@@ -122,6 +122,34 @@ def test_no_dead_code_beyond_the_allowlist():
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-1000:]
 
 
+def _unexplained_lazy_imports(root: Path) -> list[str]:
+    """Imports inside a function with no comment on their line or within the two lines above (where a ``try:``
+    line's comment often sits) saying why they are not at the module's top."""
+    found = []
+    for path in sorted(root.rglob("*.py")):
+        lines = path.read_text(encoding="utf-8").splitlines()
+        for node in ast.walk(ast.parse("\n".join(lines))):
+            if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                continue
+            for inner in ast.walk(node):
+                if isinstance(inner, (ast.Import, ast.ImportFrom)):
+                    near = lines[max(0, inner.lineno - 3):inner.lineno]
+                    if not any("#" in line for line in near):
+                        found.append(f"{path.relative_to(root.parent)}:{inner.lineno}: {lines[inner.lineno - 1].strip()}")
+    return found
+
+
+def test_imports_sit_at_the_top_unless_a_comment_says_why(tmp_path):
+    """A module's top shows what it needs: an import inside a function carries a comment (start-up time, an
+    optional dependency, an import cycle) — checked on a planted module first, so the check itself can fail."""
+    planted = tmp_path / "core"
+    planted.mkdir()
+    (planted / "m.py").write_text("def f():\n    import json\n    return json\n\n\ndef g():\n"
+                                  "    import csv  # only for the rare export\n    return csv\n")
+    assert [line.split(": ", 1)[1] for line in _unexplained_lazy_imports(planted)] == ["import json"]
+    assert _unexplained_lazy_imports(ROOT / "core") == []
+
+
 def test_core_never_imports_streamlit():
     offenders = []
     for path in (ROOT / "core").rglob("*.py"):

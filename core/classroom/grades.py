@@ -9,6 +9,10 @@ from __future__ import annotations
 
 import time
 
+import pandas as pd
+
+from ..output.safe_csv import to_csv
+from ..studies.lesson_grading import grade, lesson_score
 from . import limits as B
 from .roster import _now, check_teacher
 from .schema import class_db
@@ -37,8 +41,6 @@ def summary(code: str, key: str, lesson, *, visitor: B.Visitor = B.NOBODY, db=No
     it), how many predictions lie within the tolerance and the share; ``students``: per student the display name,
     student ID / e-mail, steps reached, answered, graded and the lesson score; ``rows``: one row per student and
     step (the detail CSV)."""
-    from ..studies.lesson_grading import grade, lesson_score
-
     now, db = _now(now), class_db(db)
     meta = check_teacher(code, key, visitor=visitor, db=db, now=now)
     code = meta["code"]
@@ -106,10 +108,6 @@ DETAIL_COLUMNS = ["student", "student_id_or_email", "lesson", "step", "predictio
 
 def grades_csv(summary_: dict) -> str:
     """Per-step detail: one row per student and step (a display name like ``=HYPERLINK(…)`` stays text)."""
-    import pandas as pd
-
-    from ..output.safe_csv import to_csv
-
     return to_csv(pd.DataFrame(summary_["rows"], columns=DETAIL_COLUMNS))
 
 
@@ -126,10 +124,6 @@ def canvas_csv(summaries: list[dict]) -> str:
     (points out of 100) after a "Points Possible" row. The student ID goes to SIS User ID, an e-mail to SIS Login
     ID (the columns Canvas matches on when its own ID is blank); a class that asked neither has only names, which
     Canvas cannot match — docs/CLASS.md says to ask for one."""
-    import pandas as pd
-
-    from ..output.safe_csv import to_csv
-
     if not summaries:
         raise ValueError("no lesson to export")
     first = summaries[0]
@@ -146,10 +140,6 @@ def canvas_csv(summaries: list[dict]) -> str:
 def moodle_csv(summaries: list[dict]) -> str:
     """A Moodle grade import: the identifying column (``ID number`` or ``Email address``, mapped to the user field
     of the same name in Moodle's import form), the display name, then one column per lesson (points out of 100)."""
-    import pandas as pd
-
-    from ..output.safe_csv import to_csv
-
     if not summaries:
         raise ValueError("no lesson to export")
     first = summaries[0]

@@ -52,6 +52,7 @@ def _homoglyphs() -> dict[str, str]:
     """Each confusable character → the one character that stands for its look-alike group (an ASCII one when the
     group has one), from the Unicode confusables table that ``confusable_homoglyphs`` ships. The table lists pairs
     (``I`` ~ ``l``, ``l`` ~ ``1``); the groups are their transitive closure."""
+    # the confusables table (a few MB) loads on the first name check, not at the server's start
     from confusable_homoglyphs.utils import load
 
     parent: dict[str, str] = {}

@@ -20,8 +20,7 @@ from __future__ import annotations
 
 import threading
 
-from ..db import Database
-from ..db import migrate
+from ..db import Database, database, migrate
 
 FEATURE = "classroom"
 
@@ -69,7 +68,5 @@ def ready(db: Database) -> Database:
 def class_db(db: Database | None = None) -> Database:
     """The database class mode uses: ``db`` if given (tests), else this server's (:func:`core.db.database`)."""
     if db is None:
-        from ..db import database
-
         db = database()
     return ready(db)

@@ -9,6 +9,7 @@ row ``r`` there.
 """
 from __future__ import annotations
 
+import hashlib
 import io
 import os
 from functools import lru_cache
@@ -17,12 +18,11 @@ from typing import Iterable, Sequence
 import pandas as pd
 
 from ..errors import DataError
+from .dataset import _decoded, read_bytes
 
 
 @lru_cache(maxsize=8)
 def _text_frame(path: str, _stamp: tuple) -> pd.DataFrame:
-    from .dataset import read_bytes
-
     return _parse(read_bytes(path, name=os.path.basename(path)), os.path.basename(path))
 
 
@@ -38,8 +38,6 @@ def _bytes_frame(digest: str, raw: bytes) -> pd.DataFrame:
 
 
 def _parse(raw: bytes, name: str) -> pd.DataFrame:
-    from .dataset import _decoded
-
     fmt, text = _decoded(raw, name, None)
     frame = pd.read_csv(io.StringIO(text), sep=fmt.delimiter, dtype=str, keep_default_na=False,
                         skipinitialspace=True, engine="c")
@@ -51,8 +49,6 @@ def text_frame(path) -> pd.DataFrame:
     """The whole file as text (every cell a string, empty cells ``""``), one row per data row; ``path`` may be
     the file's bytes (an upload the page holds in memory)."""
     if isinstance(path, (bytes, bytearray, memoryview)):
-        import hashlib
-
         raw = bytes(path)
         return _bytes_frame(hashlib.sha256(raw).hexdigest(), raw)
     try:

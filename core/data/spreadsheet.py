@@ -50,6 +50,7 @@ def xlsx_to_csv(raw: bytes, name: str, max_columns: int, max_cells: int) -> byte
     Raises :class:`DataError` (one line) for a file openpyxl cannot open, an empty sheet, or a sheet beyond
     the caps. Trailing empty rows and columns (a formatted but unused range) are left out."""
     try:
+        # openpyxl is needed only for an .xlsx upload
         import openpyxl
     except ImportError:  # pragma: no cover - openpyxl is in requirements.txt
         raise DataError(f"{name}: Excel files cannot be read on this server; save it as CSV and upload that") \

@@ -7,6 +7,7 @@ once. A database written by a newer lab (a version above the last step known her
 """
 from __future__ import annotations
 
+import time
 from typing import Sequence
 
 from .base import Database, DatabaseError
@@ -24,8 +25,6 @@ def version(db: Database, feature: str) -> int:
 
 def ensure(db: Database, feature: str, steps: Sequence[Sequence[str]]) -> int:
     """Apply ``steps[v:]`` where ``v`` is the stored version; returns the version now in force."""
-    import time
-
     current = version(db, feature)
     if current > len(steps):
         raise DatabaseError(f"{db.describe()} holds {feature} tables of schema version {current}, newer than this "

@@ -6,7 +6,10 @@ from __future__ import annotations
 import os
 import threading
 
+from ..basics.settings import settings
 from .base import Database, DatabaseError
+from .postgres import PostgresDatabase
+from .sqlite import SQLiteDatabase
 
 _OPEN: dict[str, Database] = {}
 _LOCK = threading.Lock()
@@ -25,14 +28,10 @@ def open_database(url: str) -> Database:
         db = _OPEN.get(url)
         if db is None:
             if _is_postgres(url):
-                from .postgres import PostgresDatabase
-
                 db = PostgresDatabase(url)
             elif "://" in url:
                 raise DatabaseError("LAB_DATABASE / [database] url must be a postgresql:// address or a file path")
             else:
-                from .sqlite import SQLiteDatabase
-
                 try:
                     db = SQLiteDatabase(url)
                 except (OSError, Exception) as exc:  # sqlite3.Error or a folder that cannot be made
@@ -43,8 +42,6 @@ def open_database(url: str) -> Database:
 
 def configured_url() -> str:
     """``LAB_DATABASE`` if set, else ``[database] url`` if set, else ``[database] path``."""
-    from ..basics.settings import settings
-
     env = os.environ.get("LAB_DATABASE")
     if env:
         return env

@@ -22,6 +22,7 @@ class PostgresDatabase(Database):
     def __init__(self, url: str):
         super().__init__()
         try:
+            # psycopg (and libpq) load only when a PostgreSQL database is configured
             import psycopg
         except ImportError:
             raise DatabaseError("LAB_DATABASE names PostgreSQL but psycopg 3 is not installed "

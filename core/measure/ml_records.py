@@ -8,6 +8,8 @@ model), the sensitive attribute as the secret, the attack's guess and its confid
 from __future__ import annotations
 
 import numpy as np
+
+from ..data.file_rows import file_cells, text_frame
 from .records import build, confidence
 
 WHY_NOT_CERTIFIED = ("A trained model's outputs are consistent with either value of the sensitive attribute, so no "
@@ -45,8 +47,6 @@ def exposure_table(d, pred, score, path: str | None = None) -> dict:
 def _as_in_file(path: str, d, rows: list[int], pred) -> tuple[dict, list, list]:
     """The training records' own cells, read from the user's file by row: every column but the secret (what the
     attacker knows), the secret, and the guess written the way the file writes that value."""
-    from ..data.file_rows import file_cells, text_frame
-
     columns = [c for c in text_frame(path).columns if c != d.sensitive_col]
     cells = file_cells(path, rows, [*columns, d.sensitive_col])
     secret = cells.pop(d.sensitive_col)

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from typing import Iterable
 
 import numpy as np
+from scipy.stats import beta, binomtest
 
 from ..errors import ParameterError
 
@@ -43,7 +44,6 @@ class Calibration:
     def rate_high(self) -> float | None:
         if not self.negatives:
             return None
-        from scipy.stats import beta
 
         k, n = self.false_positives, self.negatives
         return 1.0 if k == n else float(beta.ppf(0.975, k + 1, n - k))
@@ -82,7 +82,6 @@ class Precision:
     def interval(self) -> tuple[float, float] | None:
         if not self.checked:
             return None
-        from scipy.stats import binomtest
 
         ci = binomtest(self.right, self.checked).proportion_ci(0.95, method="exact")
         return float(ci.low), float(ci.high)
@@ -134,8 +133,6 @@ def choose_precision(score, correct, usable=None, level: float = PRECISION_LEVEL
     ps, pr = s[order], np.cumsum(ok[order])
     threshold = None
     if ps.size:
-        from scipy.stats import beta
-
         n_at = np.arange(1, ps.size + 1)
         # the lower end of the 95% Clopper–Pearson interval of the pick half's precision at each cut: a cut whose
         # point precision only just reaches the level would fall short on the held-out half about half the time

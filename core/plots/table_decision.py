@@ -8,13 +8,13 @@ bottom: the registry's deployments that protect a whole person (like units only)
 from __future__ import annotations
 
 import plotly.graph_objects as go
+from plotly.subplots import make_subplots
 
 from .common import PALETTE, base_layout
+from .deployments import add_deployment_ticks
 
 
 def decision_figure(d: dict, deployments: list[dict] | None = None) -> go.Figure:
-    from plotly.subplots import make_subplots
-
     c = d["curves"]
     fig = make_subplots(specs=[[{"secondary_y": True}]])
     fig.add_trace(go.Scatter(x=c["epsilon"], y=c["attack_cap"], mode="lines", name="attack success: the most "
@@ -54,8 +54,6 @@ def decision_figure(d: dict, deployments: list[dict] | None = None) -> go.Figure
     fig.update_yaxes(title_text="count error (±, log scale)", type="log", secondary_y=True, showgrid=False,
                      tickvals=shown, ticktext=["0" if v == 0.5 else f"{v:g}" for v in shown])
     if deployments:
-        from .deployments import add_deployment_ticks
-
         add_deployment_ticks(fig, deployments, (min(c["epsilon"]), max(c["epsilon"])))
     return fig
 

@@ -24,10 +24,11 @@ from typing import IO
 import numpy as np
 import pandas as pd
 
+from ..data.dataset import read_table
+from ..data.file_rows import text_frame
 from ..errors import DataError, ParameterError
 from .hierarchies import Hierarchy, IntervalHierarchy, SuppressionHierarchy, default_hierarchy, ZipHierarchy, \
     DateHierarchy
-from ..data.dataset import read_table
 
 MAX_ROWS = 300_000
 MAX_BYTES = 50 * 1024 * 1024
@@ -250,7 +251,6 @@ def load_people_csv(file: str | IO | bytes, sensitive: str | None = None, name: 
     # the lab's one CSV reader: byte cap before parsing, regular files only, encodings (UTF-8/16, Windows-1252,
     # Latin-1), row cap, repeated headers refused, and codes such as ZIP 02130 kept as text
     from ..data.dataset import read_bytes
-    from ..data.file_rows import text_frame
 
     data = read_bytes(file, name=name, max_bytes=MAX_BYTES)
     raw = read_table(data, name=name, max_bytes=MAX_BYTES, max_rows=MAX_ROWS)

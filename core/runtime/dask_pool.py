@@ -165,6 +165,7 @@ class _Publisher:
 def _task(target: Callable, kwargs: dict, files: dict, channel: str) -> Any:
     """One page run on a Dask worker: publish where it runs, run ``target`` with the job's Stop as its stop
     check, publish the last progress, return the value (errors propagate to the server with their class)."""
+    # distributed is imported only when a scheduler is configured: it costs the embedded default ~1 s of start-up
     from distributed import Event, Variable, get_client
 
     client = get_client()
@@ -193,6 +194,7 @@ class DaskPool:
 
     def __init__(self, scheduler: str, *, express_seconds: float = 60.0, stop_timeout: float = STOP_TIMEOUT,
                  connect_timeout: float = 20.0, client=None):
+        # distributed is imported only when a scheduler is configured: it costs the embedded default ~1 s of start-up
         from distributed import Client
 
         self.scheduler = scheduler
@@ -226,6 +228,7 @@ class DaskPool:
         return (100 if self.short(job) else 0) - min(mine, 50)
 
     def submit(self, job: Job) -> Job:
+        # distributed is imported only when a scheduler is configured: it costs the embedded default ~1 s of start-up
         from distributed import Event, Variable
 
         with self._lock:
@@ -350,6 +353,7 @@ class DaskPool:
             job.finished.set()
 
     def _settle(self, job: Job, future) -> None:
+        # distributed is imported only when a scheduler is configured: it costs the embedded default ~1 s of start-up
         from distributed import KilledWorker
         from distributed.client import FutureCancelledError
 

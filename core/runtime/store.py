@@ -42,9 +42,12 @@ import time
 from pathlib import Path
 from typing import Any
 
-from .games import Result, _jsonable, run
-from ..scenario import Scenario, get
 from ..basics.settings import settings
+from ..db import open_database
+from ..db.open import _is_postgres, configured_url
+from ..scenario import Scenario, get
+from .games import Result, _jsonable, run
+from .shared_results import SharedResults
 
 CORE = Path(__file__).resolve().parents[1]
 FORMAT = 2  # bump when the stored layout changes (2: records carry their address; text only)
@@ -415,9 +418,6 @@ def _read_only_text(db: Path, key: str) -> str | None:
 def _open(directory: str, size_limit: int, database_url: str | None = None) -> ResultStore:
     shared = None
     if database_url:
-        from ..db import open_database
-        from .shared_results import SharedResults
-
         try:
             shared = SharedResults(open_database(database_url), size_limit)
         except Exception as exc:  # the server still runs and keeps results locally
@@ -428,8 +428,6 @@ def _open(directory: str, size_limit: int, database_url: str | None = None) -> R
 def _shared_database() -> str | None:
     """The PostgreSQL address the servers share (LAB_DATABASE or [database] url), else None: an embedded SQLite
     database is this server's alone, and its local store already holds every result it computed."""
-    from ..db.open import _is_postgres, configured_url
-
     url = configured_url()
     return url if _is_postgres(url) else None
 

@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..cost import Cost
 from ..data.census import randomize_sensitive, synthetic_block
 from ..errors import ParameterError
 from ..measure.metrics import best_threshold_epsilon, roc
@@ -31,6 +32,7 @@ from ..params import Param
 from ..releases.aggregate_release import AggregateRelease
 from ..releases.census_tables import sf1_pool
 from ..scenario import Scenario, register
+from ..theory.dp_roc import release_sensitivity
 
 BATCH = 500  # games per unit of work
 
@@ -64,8 +66,6 @@ class TableAuditScenario(Scenario):
         return -(-config["games"] // BATCH)
 
     def estimate_cost(self, config):
-        from ..cost import Cost
-
         return Cost(seconds=1.0 + 2e-6 * config["games"] * config["block_size"], bytes=50e6, drivers=("games",),
                     basis="one release's sensitivity, then vectorised games")
 
@@ -83,7 +83,6 @@ class TableAuditScenario(Scenario):
         moved = (m0 != m1).sum(axis=1)
         worst = int(np.argmax(moved))
         delta = (m1[worst] - m0[worst])
-        from ..theory.dp_roc import release_sensitivity
 
         cells = release_sensitivity(rel.masks, rel.cardinalities, "aia", D)
         return {"delta": delta[delta != 0].astype(float), "cells_per_person": int(cells), "cells_released": m,

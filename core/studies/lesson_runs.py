@@ -4,12 +4,13 @@ class of thirty on one step costs one run), the measured value, and the check ev
 """
 from __future__ import annotations
 
-import time
 import math
 import threading
+import time
 from typing import Any
 
 from ..errors import LabError, ParameterError
+from ..runtime.store import default_store, lookup
 from .lesson_grading import fill, reveal_numbers
 from .lessons import Lesson, Step, runner
 
@@ -136,8 +137,6 @@ def reference_measurements(lesson: Lesson, numbers, store=None) -> dict[int, tup
     A resumed lesson (its address carries the committed answers; the session that ran the steps is gone) grades
     every answer against these, so its score is the one the session showed. A step whose run is no longer stored
     is left out: the page says so, and opening the step runs it again."""
-    from ..runtime.store import default_store, lookup
-
     store = store if store is not None else default_store()
     out = {}
     for number in numbers:

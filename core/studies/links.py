@@ -15,7 +15,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..errors import ParameterError
+from ..data.dataset import check_input_file
+from ..errors import DataError, ParameterError
 from ..scenario import Scenario, all_scenarios
 
 UPLOADED = "(uploaded file)"  # what a link holds instead of an upload's server path
@@ -38,9 +39,6 @@ def check_file_params(sc: Scenario, params: dict) -> None:
     """Every file parameter set in ``params`` (``data_path``, ``trace_file``…) must name a readable regular file;
     :class:`ParameterError` (one line) otherwise. The command line checks this before it estimates or starts
     anything, so a mistyped path is one line and exit 2, not a cost note and a failure later."""
-    from ..data.dataset import check_input_file
-    from ..errors import DataError
-
     for name, value in params.items():
         if value and is_file_param(sc, name):
             try:

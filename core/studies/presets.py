@@ -8,13 +8,14 @@ as unavailable instead of failing (they plug in when the scenario lands).
 """
 from __future__ import annotations
 
+import itertools
 import tomllib
 from pathlib import Path
 
 from ..errors import DataError, ParameterError
+from ..measure.compare import interval_text
 from ..output.saved_config import load_config
 from ..scenario import all_scenarios, get
-from ..measure.compare import interval_text
 
 PATH = Path(__file__).resolve().parents[2] / "content" / "presets.toml"
 REQUIRED = ("title", "scenario", "params", "metric", "paper_value", "source", "explanation")
@@ -56,8 +57,6 @@ def sweep_points(preset: dict) -> list[dict]:
     """A comparison preset's grid: its ``sweep`` table (parameter → values, Cartesian product, as
     ``python -m core sweep --vary``) over its ``params``; ``[]`` for a single-run preset. ``params`` is the
     grid's first point, the run the presets page plays."""
-    import itertools
-
     grid = preset.get("sweep") or {}
     if not isinstance(grid, dict) or not all(isinstance(v, list) and v for v in grid.values()):
         raise DataError(f"preset {preset.get('name')!r}: sweep must map parameters to lists of values")

@@ -22,8 +22,13 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
+
 from ..errors import ParameterError
 from ..output import plain_language as say
+from ..scenario import get, prepare_rng
+from ..scenarios.aggregates.data import _release
+from ..scenarios.aggregates.per_person import cells_per_person
 from ..theory import count_error
 from ..theory.dp_accuracy import dp_auc_bound
 from .registry import comparable, load_registry
@@ -155,8 +160,6 @@ def decide(cells: int, error: float, relative: bool, confidence: float, advantag
 
 def curves(cells: int, confidence: float, chosen: float, points: int = 50) -> dict:
     """DP cap on the attack's AUC and the count error bound (share ``confidence``) over ε per person."""
-    import numpy as np
-
     grid = np.unique(np.append(np.geomspace(*GRID, points), chosen))
     return {"epsilon": grid.tolist(), "attack_cap": [dp_auc_bound(1, float(e)) for e in grid],
             "error_bound": [error_at(float(e), cells, confidence)["bound"] for e in grid],
@@ -185,12 +188,6 @@ def design(block_size: int = 200, query_ratio: float = 0.75, blocks: int = 1, se
     """The Aggregate statistics lab's table design at these settings: cells per person (the one count every
     page shows, :func:`core.scenarios.aggregates.per_person.cells_per_person`) and the median count of a
     released cell that holds anyone (a typical count, for relative errors)."""
-    import numpy as np
-
-    from ..scenario import get, prepare_rng
-    from ..scenarios.aggregates.data import _release
-    from ..scenarios.aggregates.per_person import cells_per_person
-
     sc = get("aggregates")
     config = sc.resolve({"block_size": int(block_size), "query_ratio": float(query_ratio), "blocks": int(blocks),
                          "epsilon": 0.0})

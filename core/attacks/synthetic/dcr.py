@@ -18,6 +18,7 @@ Paper version (default):
 from __future__ import annotations
 
 import numpy as np
+from sklearn.neighbors import NearestNeighbors
 
 
 def _group_ids(Q: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -66,8 +67,6 @@ def dcr_attack_many(S: np.ndarray, X: np.ndarray, rng: np.random.Generator) -> t
     """The paper version of :func:`dcr_attack` for many targets at once: (guesses, scores) for the QI codes ``X``
     (one row per target), against one collapsed copy of ``S``. The nearest collapsed row to ``(x | b)`` is found
     with scikit-learn's exact nearest-neighbour search on the same integer codes (Euclidean distance)."""
-    from sklearn.neighbors import NearestNeighbors
-
     S = np.asarray(S, dtype=np.int64)
     X = np.asarray(X, dtype=np.int64)
     Q, y = S[:, :-1], S[:, -1]

@@ -22,8 +22,10 @@ import os
 from dataclasses import dataclass
 from functools import lru_cache
 
-
+from ...data.census import load_csv, Population
+from ...data.file_rows import text_frame
 from ...errors import DataError
+from ...releases.census_tables import marginal_pool
 
 # Product of the kept columns' numbers of values (the secret included) that DeSIA's integer program handles in
 # well under a second per target (every ≤2-way marginal cell splits the domain, so each product cell is its own
@@ -57,8 +59,6 @@ class Fit:
 
 @lru_cache(maxsize=8)
 def _population(path: str, sensitive: str, _stamp: tuple):
-    from ...data.census import load_csv
-
     return load_csv(path, sensitive)
 
 
@@ -73,7 +73,6 @@ def population(path: str, sensitive: str, columns: tuple[str, ...] | None = None
     if columns is None or tuple(columns) == tuple(pop.attributes[:-1]):
         return pop
     keep = [pop.attributes.index(c) for c in columns] + [len(pop.attributes) - 1]
-    from ...data.census import Population
 
     return Population(pop.records[:, keep], attributes=tuple(pop.attributes[i] for i in keep),
                       cardinalities=tuple(pop.cardinalities[i] for i in keep), source=pop.source,
@@ -84,8 +83,6 @@ def population(path: str, sensitive: str, columns: tuple[str, ...] | None = None
 def fit_csv(config: dict) -> Fit:
     """The :class:`Fit` of a generic CSV run (``data = csv``): rows, domain and cells, in that order (fewer
     columns mean fewer cells; a smaller block asks for fewer cells)."""
-    from ...releases.census_tables import marginal_pool
-
     pop = population(config["data_path"], config["sensitive_column"])
     notes = []
     n, s = len(pop), int(config["block_size"])
@@ -97,7 +94,6 @@ def fit_csv(config: dict) -> Fit:
                      f"has {n:,}, so blocks of {n // 2} people are used.")
         s = n // 2
     names, cards = list(pop.attributes[:-1]), list(pop.cardinalities[:-1])
-    from ...data.file_rows import text_frame
 
     text = text_frame(config["data_path"])
     ids = [c for c in names if c in text.columns and text[c].nunique() == len(text) and len(text) > 20]

@@ -14,13 +14,14 @@ from typing import Any
 
 import numpy as np
 
+from ...data.file_rows import file_cells, in_file
 from ...measure import cluster_auc
 from ...measure.metrics import best_threshold_epsilon
+from ...measure.records import build, confidence
 from ...theory import count_error
-from .per_person import cells_per_person, privacy_metrics
 from .data import (_LABELS, ABLATION_ROWS, EMPIRICAL_DELTA, MIN_TARGETS_FOR_AUC, _claimed_epsilon, _release,
                    _roc_metrics)
-from ...measure.records import build, confidence
+from .per_person import cells_per_person, privacy_metrics
 
 
 def summarize_runs(config: dict, context: dict, records: list[dict], settings: list[tuple]) -> tuple[dict, dict]:
@@ -283,9 +284,6 @@ def _file_exposure(config, context, rows, file_rows, labels, pred, score, settle
     row under the header) with its own cells as the file writes them. The game re-draws the secret uniformly (the
     paper's defender step, so a guess is right half the time by chance): ``secret`` is the drawn value, written
     as the file writes that value, and the person's own value sits beside it."""
-    from ...data.file_rows import file_cells, in_file
-    from ...measure.records import build, confidence
-
     attrs = [str(a) for a in context["attributes"]]
     sensitive = attrs[-1]
     text = file_cells(context["data_path"], file_rows, attrs)
