@@ -50,7 +50,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from labcluster import PartMissing, caddy, dask_cluster, postgres  # noqa: E402
 from labserver import memory, start  # noqa: E402
-from stclient import Tab  # noqa: E402
+from sttab import Tab  # noqa: E402
 
 HEAVY = ["Reconstruction_attack?n=600&trials=20", "Aggregate_statistics?block_size=454&shadows=5000&seed=3",
          "Reconstruction_attack?n=500&trials=25&seed=1", "Synthetic_data?games=60&seed=4"]  # as bench_load.py
@@ -314,6 +314,16 @@ def _verify(database: str, code: str, lesson_id: str, students: list[Student]) -
 
 
 def main(argv: list[str] | None = None) -> int:
+    try:
+        out = measure(argv)
+    except PartMissing as exc:
+        print(f"cannot run: {exc}")
+        return 2
+    return 0 if out["errors"] == 0 and out["lost"] == 0 and out["finished"] == out["students"] else 1
+
+
+def measure(argv: list[str] | None = None) -> dict:
+    """Start the parts, run the class, print the figures and return them (see the module docstring)."""
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--students", type=int, default=300)
     ap.add_argument("--heavy", type=int, default=3, help="students who also open a heavy lab link in another tab")
@@ -340,43 +350,39 @@ def main(argv: list[str] | None = None) -> int:
     settings_file.write_text(f"[classes]\nmax_students = {max(args.students, 40)}\n"
                              f"joins_per_address_per_hour = {max(args.students + 10, 60)}\n")
     t_start = time.perf_counter()
-    try:
-        with postgres() as pg, dask_cluster(args.workers, logs=folder) as dask:
-            database = pg.create_database("lab")
-            env = {"LAB_DATABASE": database, "LAB_SCHEDULER": dask.address, "LAB_SETTINGS": str(settings_file)}
-            logs = {name: open(folder / f"server-{name}.log", "w") for name in "AB"}
-            a = start(env={**env, "LAB_STORE": str(folder / "store-a")}, log=logs["A"])
-            try:
-                b = start(env={**env, "LAB_STORE": str(folder / "store-b")}, log=logs["B"])
-            except BaseException:
-                a.stop()
-                raise
-            parts = {"server A": a.proc.pid, "server B": b.proc.pid, "scheduler": dask.scheduler.pid,
-                     **{f"worker {i + 1}": w.pid for i, w in enumerate(dask.workers)},
-                     **{"postgres": pid for pid in pg.pids()}}
-            try:
-                with Watch(parts) as watch:
-                    if args.caddy:
-                        with caddy([f"127.0.0.1:{a.port}", f"127.0.0.1:{b.port}"], folder / "caddy") as proxy:
-                            watch.parts["caddy"] = proxy.proc.pid
-                            watch.peak["caddy"] = 0
-                            out = asyncio.run(_course(args, lesson, steps, a, b, proxy.url, database, watch))
-                    else:
-                        out = asyncio.run(_course(args, lesson, steps, a, b, None, database, watch))
-            finally:
-                for server in (a, b):
-                    if server.proc.poll() is None:
-                        server.stop()
-                for log in logs.values():
-                    log.close()
-    except PartMissing as exc:
-        print(f"cannot run: {exc}")
-        return 2
+    with postgres() as pg, dask_cluster(args.workers, logs=folder) as dask:
+        database = pg.create_database("lab")
+        env = {"LAB_DATABASE": database, "LAB_SCHEDULER": dask.address, "LAB_SETTINGS": str(settings_file)}
+        logs = {name: open(folder / f"server-{name}.log", "w") for name in "AB"}
+        a = start(env={**env, "LAB_STORE": str(folder / "store-a")}, log=logs["A"])
+        try:
+            b = start(env={**env, "LAB_STORE": str(folder / "store-b")}, log=logs["B"])
+        except BaseException:
+            a.stop()
+            raise
+        parts = {"server A": a.proc.pid, "server B": b.proc.pid, "scheduler": dask.scheduler.pid,
+                 **{f"worker {i + 1}": w.pid for i, w in enumerate(dask.workers)},
+                 **{"postgres": pid for pid in pg.pids()}}
+        try:
+            with Watch(parts) as watch:
+                if args.caddy:
+                    with caddy([f"127.0.0.1:{a.port}", f"127.0.0.1:{b.port}"], folder / "caddy") as proxy:
+                        watch.parts["caddy"] = proxy.proc.pid
+                        watch.peak["caddy"] = 0
+                        out = asyncio.run(_course(args, lesson, steps, a, b, proxy.url, database, watch))
+                else:
+                    out = asyncio.run(_course(args, lesson, steps, a, b, None, database, watch))
+        finally:
+            for server in (a, b):
+                if server.proc.poll() is None:
+                    server.stop()
+            for log in logs.values():
+                log.close()
     out["wall_seconds"] = round(time.perf_counter() - t_start, 1)
     print(f"wall {out['wall_seconds']:.0f} s (parts started and stopped included); logs in {folder}")
     if args.json:
         print(json.dumps(out))
-    return 0 if out["errors"] == 0 and out["lost"] == 0 and out["finished"] == args.students else 1
+    return out
 
 
 async def _course(args, lesson, steps, a, b, proxy: str | None, database: str, watch: Watch) -> dict:

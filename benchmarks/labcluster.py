@@ -131,11 +131,14 @@ class DaskCluster:
 
 
 @contextlib.contextmanager
-def dask_cluster(workers: int = 2, logs: Path | None = None, wait: float = 180,
-                 env: dict | None = None) -> Iterator[DaskCluster]:
+def dask_cluster(workers: int = 2, logs: Path | None = None, wait: float = 180, env: dict | None = None,
+                 heavy: int | None = None) -> Iterator[DaskCluster]:
     """``dask scheduler`` and ``workers`` × ``dask worker --nworkers 1 --nthreads 1`` (each under a nanny that
     restarts it) from this venv, as docs/SERVING.md starts them, the workers importing the engine from this
-    checkout; waits until every worker has registered."""
+    checkout; waits until every worker has registered. ``heavy``: how many of them advertise the resource that
+    admits heavy runs (``--resources heavy=1``; the others then serve light runs only); default: all but one
+    when there are two or more, else none (any worker takes any run)."""
+    heavy = (workers - 1 if workers > 1 else 0) if heavy is None else heavy
     dask = Path(sys.executable).parent / "dask"
     if not dask.exists():
         raise PartMissing(f"no {dask} (the dask package's command)")
@@ -152,7 +155,8 @@ def dask_cluster(workers: int = 2, logs: Path | None = None, wait: float = 180,
         for i in range(workers):
             procs.append(subprocess.Popen([str(dask), "worker", address, "--nworkers", "1", "--nthreads", "1",
                                            "--nanny", "--dashboard-address", ":0", "--local-directory",
-                                           str(logs), "--name", f"worker-{i + 1}"],
+                                           str(logs), "--name", f"worker-{i + 1}",
+                                           *(["--resources", "heavy=1"] if i < heavy else [])],
                                           cwd=ROOT, env=full_env, start_new_session=True,
                                           stdout=open(logs / f"worker-{i + 1}.log", "w"), stderr=subprocess.STDOUT))
         from distributed import Client
@@ -201,6 +205,7 @@ def start_caddy(upstreams: list[str], folder: Path, port: int = 0, startup_secon
     if exe is None:
         raise PartMissing("caddy is not installed (apt-get install caddy)")
     port = port or free_port()
+    folder.mkdir(parents=True, exist_ok=True)
     env = {**os.environ, "LAB_SITE": f":{port}", "LAB_UPSTREAM": " ".join(upstreams), "HOME": str(folder),
            "XDG_DATA_HOME": str(folder / "data"), "XDG_CONFIG_HOME": str(folder / "config"), **extra}
     proc = subprocess.Popen([exe, "run", "--config", str(CADDYFILE), "--adapter", "caddyfile"], cwd=folder,
