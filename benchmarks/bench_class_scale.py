@@ -97,6 +97,12 @@ class Course:
             self.kill_requested.set()
 
 
+def _alerts(tab: Tab) -> str:
+    """The page's error and warning boxes (what a student would read when something is refused)."""
+    found = [e.alert.body for e in tab.elements if e.WhichOneof("type") == "alert"]
+    return f" [page says: {' | '.join(found)[:200]}]" if found else ""
+
+
 def _prediction(tab: Tab, step, rng: random.Random) -> tuple[str, object, float]:
     """The step's prediction widget, a value for it, and that value in the engine's units (as stored)."""
     p = step.predict
@@ -163,8 +169,12 @@ async def _student(student: Student, lesson, steps: list, code: str, course: Cou
             student.errors.append(f"open: {report.error}")
             return
         # join (the form is the page's first content until the browser holds a seat)
-        while not tab.has_text(f"you are {student.name}"):
+        seated = f"{code} · you are {student.name}"
+        while seated not in tab.texts():
             await pause()
+            if not tab.has("Display name"):
+                student.errors.append(f"no join form{_alerts(tab)}")
+                return
 
             async def join(t):
                 t.fill("Display name", student.name)
@@ -174,10 +184,11 @@ async def _student(student: Student, lesson, steps: list, code: str, course: Cou
             report = await _act(student, tab, course, fallback, join)
             if report is None:
                 continue
-            if report.error or len(report.starts) < 2:
-                student.errors.append(f"join: {report.error or 'no seat: ' + ' | '.join(report.texts)[-200:]}")
+            if report.error or seated not in tab.texts():
+                student.errors.append(f"join: {report.error or 'no seat'}{_alerts(tab)}")
                 return
-            student.joins.append(report.starts[1])
+            # the rerun after the seat was stored (st.rerun); the page drawn, if the server coalesced the two
+            student.joins.append(report.starts[1] if len(report.starts) > 1 else report.finished)
         if student.heavy:
             heavy = asyncio.ensure_future(_heavy_tab(student, tab.base_url, tab.cookies, headers, timeout))
         for step in steps:
@@ -207,14 +218,14 @@ async def _student(student: Student, lesson, steps: list, code: str, course: Cou
                             course.committed()
                         continue
                     if report.error:
-                        student.errors.append(f"step {step.number}: {report.error}")
+                        student.errors.append(f"step {step.number}: {report.error}{_alerts(tab)}")
                         return
-                    if tab.has("Commit my prediction", ("button",)) or len(report.starts) < 2:
-                        student.errors.append(f"step {step.number}: the commit was not taken")
+                    if tab.has("Commit my prediction", ("button",)):
+                        student.errors.append(f"step {step.number}: the commit was not taken{_alerts(tab)}")
                         return
                     student.committed[step.number] = stored
                     course.committed()
-                    student.submits.append(report.starts[1])
+                    student.submits.append(report.starts[1] if len(report.starts) > 1 else report.finished)
                     if report.first_plot is not None:
                         student.first_plots.append(report.first_plot)
                     if report.done is not None:
