@@ -39,13 +39,19 @@ queue; memory ≤ 4 GB. Not part of CI (minutes of wall time), and only meaningf
     .venv/bin/python benchmarks/bench_load.py --sessions 30 --heavy 4 --arrival 60 --browsers 4
     .venv/bin/python benchmarks/bench_load.py --sessions 30 --heavy 4 --arrival 60 [--browser-nice 15]
 
-**Abusive visitors** (``--abusers N --links K``): N visitors each open K heavy links, every one from a fresh
-browser (protocol clients: a new cookie each), arriving first. Each session sends the ``X-Forwarded-For`` header
-the lab's proxy would (the server trusts it on a connection from this machine): an abuser's links share one
-address, every other visitor has their own. Goal: every light default run done at p95 ≤ 30 s
-with 0 errors, on a quiet machine (the load average is printed beside the figure):
+**Abusive visitors** (``--abusers N --links K`` or ``--links 2-3``): of the ``--sessions`` visitors, N are
+abusive and each opens K heavy links (with a range, abuser i opens 2, 3, 2, … links), every one from a fresh
+browser (protocol clients: a new cookie each), arriving first; the other visitors each open one page, as above.
+Each session sends the ``X-Forwarded-For`` header the lab's proxy would (the server trusts it on a connection
+from this machine): an abuser's links share one address, every other visitor has their own. The abusers leave
+(their tabs close, so their runs stop) once every other visitor's page is done, unless ``--abusers-stay``: the
+figure is the light runs', and a heavy run's own time is not a goal. Goal: every light default run done at
+p95 ≤ 30 s with 0 errors, on a quiet machine; the load average (1-minute, sampled every second over the
+measured sessions: mean and peak) is printed beside the figure. ``--links 0`` is the same class without the
+abusers' links (the same visitors at the same arrival times): the baseline to run beside it on a shared machine:
 
-    .venv/bin/python benchmarks/bench_load.py --sessions 30 --abusers 5 --links 3 --arrival 60 --browsers 0
+    .venv/bin/python benchmarks/bench_load.py --sessions 30 --abusers 5 --links 2-3 --arrival 60 --browsers 0
+    .venv/bin/python benchmarks/bench_load.py --sessions 30 --abusers 5 --links 0 --arrival 60 --browsers 0
 
 Before the measured sessions every page is opened once in Chromium (another seed, so nothing measured is a
 store hit): a *warm* server, as for a class that opened the app before the lesson; ``--cold`` skips it (and so
@@ -56,6 +62,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import os
 import random
 import re
 import sys
@@ -85,8 +92,10 @@ from stclient import (  # one definition of the page states
 HEAVY = ["Reconstruction_attack?n=600&trials=20", "Aggregate_statistics?block_size=454&shadows=5000&seed=3",
          "Reconstruction_attack?n=500&trials=25&seed=1", "Synthetic_data?games=60&seed=4"]
 PLOT = "[data-testid=stPlotlyChart], .js-plotly-plot"
-# Pages that draw a plot (the labs, numbered below 60); the others are done once their script has run.
-LABS = {re.sub(r"^\d+_", "", p.stem) for p in (ROOT / "pages").glob("[0-9]*_*.py") if int(p.stem.split("_")[0]) < 60}
+# Pages that draw a plot (the labs, numbered below 60); the others are done once their script has run. The Lessons
+# page draws its step's plot only after a prediction is committed, which an untouched tab never does.
+LABS = {re.sub(r"^\d+_", "", p.stem) for p in (ROOT / "pages").glob("[0-9]*_*.py")
+        if int(p.stem.split("_")[0]) < 60} - {"Lessons"}
 DONE_BYTES = re.compile(DONE_TEXT.pattern.encode())  # the same texts inside a websocket frame
 PLOT_BYTES = (b'"layout":', b'"data":')  # a plotly figure's JSON inside a ForwardMsg
 
@@ -217,13 +226,16 @@ async def _warm(browser, url: str, pages: list[str]) -> dict[str, list[str]]:
 
 
 async def _drive(url: str, plan: list[tuple[str, float, str]], timeout: float, warm: list[str],
-                 browser_nice: int = 0, page_load: bool = True, addresses: list[str | None] | None = None
-                 ) -> list[dict]:
+                 browser_nice: int = 0, page_load: bool = True, addresses: list[str | None] | None = None,
+                 heavy_leave: bool = False, marks: dict | None = None) -> list[dict]:
     """Run the ``plan`` (path, arrival, kind) after the warm-up; Chromium only if the warm-up or a browser
-    session needs it."""
+    session needs it. ``heavy_leave``: the heavy sessions are closed once every light one is done (their rows
+    say ``left``). ``marks`` receives the clock at the start of the measured sessions and when the light ones
+    were done."""
     from playwright.async_api import async_playwright
 
     assets: dict[str, list[str]] = {}
+    marks = {} if marks is None else marks
     async with async_playwright() as p:
         browser = None
         if warm or any(kind == "browser" for *_, kind in plan):
@@ -231,21 +243,49 @@ async def _drive(url: str, plan: list[tuple[str, float, str]], timeout: float, w
         if warm:
             assets = await _warm(browser, url, warm)
         addresses = addresses or [None] * len(plan)
-        results = await asyncio.gather(*(
+        marks["start"] = time.perf_counter()
+        tasks = [asyncio.ensure_future(
             _session(browser, url, path, delay, timeout) if kind == "browser" else
-            _proto_session(url, path, delay, timeout, assets.get(path.split("?")[0]), page_load, address)
-            for (path, delay, kind), address in zip(plan, addresses)))
+            _proto_session(url, path, delay, timeout, assets.get(path.split("?")[0]), page_load, address))
+            for (path, delay, kind), address in zip(plan, addresses)]
+        await asyncio.gather(*(t for t, (path, *_) in zip(tasks, plan) if "?" not in path))
+        marks["light_done"] = time.perf_counter()
+        if heavy_leave:
+            for t in tasks:
+                t.cancel()
+        results = []
+        for t, (path, delay, kind) in zip(tasks, plan):
+            try:
+                results.append(await t)
+            except asyncio.CancelledError:  # an abuser who left: its run stops with its closed tab
+                results.append({"page": path.split("?")[0], "heavy": True, "arrival": delay, "kind": kind,
+                                "error": None, "first_plot": None, "done": None, "server_first_plot": None,
+                                "server_done": None, "has_run": True, "refused": False, "load_bytes": 0,
+                                "load_failed": [], "left": True})
         if browser is not None:
             await browser.close()
-    return list(results)
+    return results
 
 
 def arrivals(n_light: int, n_heavy: int, window: float, seed: int) -> list[float]:
-    """Arrival offsets: heavy sessions in the first tenth of the window, the others uniformly over it."""
-    rng = random.Random(seed)
-    heavy = sorted(rng.uniform(0, window / 10) for _ in range(n_heavy))
-    light = sorted(rng.uniform(0, window) for _ in range(n_light))
+    """Arrival offsets: heavy sessions in the first tenth of the window, the others uniformly over it. The light
+    sessions' times depend only on their number and the seed (their own generator), so a run without the heavy
+    sessions has the same visitors at the same times."""
+    light = sorted(random.Random(seed).uniform(0, window) for _ in range(n_light))
+    heavy = sorted(random.Random(seed + 1).uniform(0, window / 10) for _ in range(n_heavy))
     return light + heavy
+
+
+def abuser_links(abusers: int, links: str) -> list[int]:
+    """Heavy links per abusive visitor: ``"3"`` → 3 each; ``"2-3"`` → 2, 3, 2, … (the range's ends in turn, then
+    what lies between)."""
+    low, _, high = links.partition("-")
+    low_n, high_n = int(low), int(high or low)
+    if low_n < 0 or high_n < low_n:
+        raise SystemExit(f"--links: expected K or A-B with 0 <= A <= B, got {links!r}")
+    span = list(range(low_n, high_n + 1))
+    order = [span[0], span[-1]] + span[1:-1] if len(span) > 1 else span
+    return [order[i % len(order)] for i in range(abusers)]
 
 
 def kinds(n_light: int, n_heavy: int, browsers: int | None) -> list[str]:
@@ -289,15 +329,25 @@ def main() -> int:
                          "as if the browsers were on the students' own machines")
     ap.add_argument("--abusers", type=int, default=0,
                     help="visitors who each open --links heavy links from fresh browsers (replaces --heavy)")
-    ap.add_argument("--links", type=int, default=3, help="heavy links per abusive visitor")
+    ap.add_argument("--links", default="3",
+                    help="heavy links per abusive visitor: K, or a range A-B (abusers open A, B, A, … links)")
+    ap.add_argument("--abusers-stay", action="store_true",
+                    help="abusers keep their tabs open until their heavy runs end (default: they leave when every "
+                         "other visitor's page is done)")
     args = ap.parse_args()
     pages = [re.sub(r"^\d+_", "", p.stem) for p in sorted((ROOT / "pages").glob("[0-9]*_*.py"))]
+    per_abuser: list[int] = []
     if args.abusers:
-        args.heavy = args.abusers * args.links
+        per_abuser = abuser_links(args.abusers, args.links)
+        args.heavy = sum(per_abuser)
         if args.browsers is None:
             args.browsers = 0  # addresses travel in a protocol client's headers
-    n_heavy = min(args.heavy, args.sessions)
-    light = [pages[i % len(pages)] for i in range(args.sessions - n_heavy)]
+        n_light = args.sessions - args.abusers  # the abusers are among the visitors
+        n_heavy = args.heavy
+    else:
+        n_heavy = min(args.heavy, args.sessions)
+        n_light = args.sessions - n_heavy
+    light = [pages[i % len(pages)] for i in range(n_light)]
     heavy = [HEAVY[i % len(HEAVY)] for i in range(n_heavy)]
     plan = list(zip(light + heavy, arrivals(len(light), n_heavy, args.arrival, args.seed),
                     kinds(len(light), n_heavy, args.browsers)))
@@ -306,10 +356,12 @@ def main() -> int:
     if args.abusers:
         # each light visitor its own address, each abuser one address for all their links (TEST-NET-2 range)
         light_addresses = [f"198.51.100.{1 + i % 250}" for i in range(len(light))]
-        heavy_addresses = [f"203.0.113.{1 + i // args.links}" for i in range(n_heavy)]
+        heavy_addresses = [f"203.0.113.{1 + a}" for a, k in enumerate(per_abuser) for _ in range(k)]
         addresses = light_addresses + heavy_addresses
     load_before = load_text()
     peak = {"rss": 0, "pss": 0}
+    loads: list[tuple[float, float]] = []  # (clock, 1-minute load average), every half second
+    marks: dict = {}
     stop = threading.Event()
     with serve(env=env) as server:
         base_rss = memory(server.proc.pid)[0]
@@ -318,13 +370,15 @@ def main() -> int:
             while not stop.wait(0.5):
                 rss, pss = memory(server.proc.pid)
                 peak["rss"], peak["pss"] = max(peak["rss"], rss), max(peak["pss"], pss)
+                loads.append((time.perf_counter(), os.getloadavg()[0]))
 
         threading.Thread(target=watch, daemon=True).start()
         t0, cpu0 = time.perf_counter(), time.process_time()
         try:
             results = asyncio.run(_drive(server.url, plan, args.timeout, [] if args.cold else pages,
                                          args.browser_nice, page_load=not args.no_page_load,
-                                         addresses=addresses))
+                                         addresses=addresses, heavy_leave=bool(args.abusers)
+                                         and not args.abusers_stay, marks=marks))
         finally:
             stop.set()
         wall, cpu = time.perf_counter() - t0, time.process_time() - cpu0
@@ -366,9 +420,14 @@ def main() -> int:
               f"{_pct(sfp, .95):.1f} s from the run request (server), {_pct(fp, .95):.1f} s {where} (goal ≤ 5 s)")
     runs = [r["done"] for r in light_rows if r.get("has_run") and r["done"] is not None]
     if args.abusers:
-        print(f"fair turns: {args.abusers} abusive visitors x {args.links} heavy links from fresh browsers; light "
-              f"default runs done p95 {_pct(runs, .95):.1f} s (n={len(runs)}; goal <= 30 s, 0 errors) at load "
-              f"{load_text()}")
+        window = [x for at, x in loads if marks.get("start", 0) <= at <= marks.get("light_done", float("inf"))]
+        load = (f"1-minute load average over the measured sessions: mean {sum(window) / len(window):.1f}, peak "
+                f"{max(window):.1f} ({os.cpu_count()} cores)" if window else load_text())
+        left = sum(1 for r in results if r.get("left"))
+        print(f"fair turns: {len(light)} visitors and {args.abusers} abusive visitors with "
+              f"{'/'.join(map(str, per_abuser))} heavy links from fresh browsers ({left} left open when the others "
+              f"were done); light default runs done p50 {_pct(runs, .5):.1f} s / p95 {_pct(runs, .95):.1f} s "
+              f"(n={len(runs)}; goal <= 30 s, 0 errors; errors {errors}) at {load}")
     print(f"server + worker processes: {base_rss / 1e6:.0f} MB RSS at start, peak {peak['rss'] / 1e6:.0f} MB RSS "
           f"/ {peak['pss'] / 1e6:.0f} MB PSS (goal ≤ 4000 MB)")
     return 0 if errors == 0 else 1

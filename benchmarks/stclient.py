@@ -39,8 +39,11 @@ A ``page_not_found`` message ends the session with outcome ``"page not found"``.
     report = asyncio.run(open_page("http://127.0.0.1:8501", "Reconstruction_attack?n=600", needs_plot=True))
     report.first_plot, report.done, report.error, report.outcome
 
-Not supported (our pages do not use them): widget interaction, fragments' ``auto_rerun`` (counted in
-``report.ignored``), file uploads, login.
+A tab that **acts** — fills a form, picks a radio option, clicks a button, keeps its browser's cookies across
+reconnections — is ``sttab.Tab``, on the same protocol.
+
+Not supported (our pages do not use them): fragments' ``auto_rerun`` (counted in ``report.ignored``), file
+uploads, login.
 """
 from __future__ import annotations
 

@@ -9,70 +9,25 @@ from __future__ import annotations
 
 import itertools
 import os
-import shutil
-import subprocess
-import tempfile
+import sys
 from pathlib import Path
 
 import pytest
-from browser_helpers import free_port
 
-_SEARCH = ["/usr/lib/postgresql/17/bin", "/usr/lib/postgresql/16/bin", "/usr/lib/postgresql/15/bin"]
-
-
-def pg_bin(name: str) -> str | None:
-    """A PostgreSQL program on PATH or in Debian's versioned folder (which is not on PATH)."""
-    found = shutil.which(name)
-    if found:
-        return found
-    for folder in _SEARCH:
-        if (Path(folder) / name).exists():
-            return str(Path(folder) / name)
-    return None
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "benchmarks"))
+from labcluster import PartMissing, postgres  # noqa: E402 — one definition, shared with the benchmarks
 
 
 @pytest.fixture(scope="session")
 def postgres_cluster():
     """``postgresql://postgres@127.0.0.1:PORT`` of a throwaway cluster (no password: trust on 127.0.0.1 only)."""
-    initdb, pg_ctl = pg_bin("initdb"), pg_bin("pg_ctl")
-    if not initdb or not pg_ctl:
-        if os.environ.get("CI"):
-            pytest.fail("CI needs PostgreSQL's initdb for the database tests (run.sh test installs postgresql)")
-        pytest.skip("PostgreSQL is not installed (no initdb on PATH or in /usr/lib/postgresql/*/bin): "
-                    "`bash run.sh test` installs Debian's postgresql")
-    tmp = tempfile.mkdtemp(prefix="lab-pg-")
-    data, port = os.path.join(tmp, "pg"), free_port()
-    as_user = _unprivileged(tmp)
-    result = subprocess.run(as_user + [initdb, "-D", data, "-A", "trust", "-U", "postgres", "--no-sync"],
-                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
-    if result.returncode:
-        pytest.fail(f"initdb failed: {result.stdout[-1000:]}")
-    subprocess.run(as_user + [pg_ctl, "-D", data, "-l", os.path.join(tmp, "log"), "-o",
-                              f"-p {port} -k {tmp} -c listen_addresses=127.0.0.1 -c fsync=off", "-w", "start"],
-                   check=True, stdout=subprocess.DEVNULL)
     try:
-        yield f"postgresql://postgres@127.0.0.1:{port}"
-    finally:
-        subprocess.run(as_user + [pg_ctl, "-D", data, "-m", "fast", "-w", "stop"], stdout=subprocess.DEVNULL,
-                       stderr=subprocess.DEVNULL)
-        shutil.rmtree(tmp, ignore_errors=True)
-
-
-def _unprivileged(folder: str) -> list[str]:
-    """PostgreSQL refuses to run as root (containers, CI): then run it as the ``postgres`` user Debian's package
-    creates (or ``nobody``), owning the cluster's folder."""
-    if os.geteuid() != 0:
-        return []
-    import pwd
-
-    for user in ("postgres", "nobody"):
-        try:
-            entry = pwd.getpwnam(user)
-        except KeyError:
-            continue
-        os.chown(folder, entry.pw_uid, entry.pw_gid)
-        return ["runuser", "-u", user, "--"]
-    pytest.fail("PostgreSQL cannot run as root and there is no postgres or nobody user")
+        with postgres() as cluster:
+            yield cluster.url
+    except PartMissing as exc:
+        if os.environ.get("CI"):
+            pytest.fail(f"CI needs PostgreSQL's initdb for the database tests ({exc})")
+        pytest.skip(str(exc))
 
 
 _NUMBER = itertools.count(1)

@@ -4,6 +4,7 @@ than the express lane."""
 from __future__ import annotations
 
 import os
+import time
 from pathlib import Path
 
 import pool_jobs
@@ -76,4 +77,36 @@ def test_the_heavy_lane_runs_at_a_lower_cpu_priority_than_the_express_lane():
         express_pid = pool.pids()[1]
         assert os.getpriority(os.PRIO_PROCESS, express_pid) == min(19, base + 5)
     finally:
+        pool.close()
+
+
+def test_with_the_default_settings_light_runs_run_side_by_side_while_heavy_runs_hold_the_regular_workers(tmp_path):
+    """A class's light default runs used to queue one behind another on the single express worker whenever heavy
+    links held every regular worker (their CPU seconds add up: past the 30 s goal even on a quiet machine). By
+    default the express lane has a worker per regular one, so light runs use every core beside the heavy runs,
+    which run at the lowest CPU priority."""
+    from core.basics.settings import settings
+
+    s = settings()
+    pool = RunPool(s.slots, express_slots=s.express_slots, express_seconds=s.express_max_seconds)
+    heavy_gate, light_gate = tmp_path / "heavy", tmp_path / "light"
+    try:
+        heavy = [pool.submit(_job(pool_jobs.blocker, {"gate": str(heavy_gate), "name": f"heavy-{i}"}, f"h{i}"))
+                 for i in range(s.slots)]
+        for job in heavy:  # every regular worker holds a heavy run
+            while job.latest()[0] == 0:
+                assert not job.finished.wait(0.05)
+        light = [pool.submit(_job(pool_jobs.blocker, {"gate": str(light_gate), "name": f"light-{i}"}, f"l{i}",
+                                  estimate=5.0)) for i in range(2)]
+        deadline = time.monotonic() + 45  # (well within the blockers' own 60 s limit)
+        while any(job.latest()[0] == 0 for job in light) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert all(job.latest()[0] > 0 for job in light), "a light run waited for another light run"
+        assert not any(job.finished.is_set() for job in heavy)
+        light_gate.touch()
+        heavy_gate.touch()
+        assert all(job.finished.wait(WAIT) for job in heavy + light)
+    finally:
+        heavy_gate.touch()
+        light_gate.touch()
         pool.close()

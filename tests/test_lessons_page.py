@@ -228,3 +228,33 @@ def test_a_closed_class_refuses_students_but_its_teacher_still_gets_the_grades()
     assert any("has closed to students" in w.value for w in at.warning)
     labels = [b.label for b in at.get("download_button")]
     assert {"Grades · per step (CSV)", "Canvas gradebook (CSV)", "Moodle grades (CSV)"} <= set(labels)
+
+
+def test_a_class_commit_the_database_refuses_is_not_shown_as_committed(monkeypatch):
+    """A busy database refusing a student's commit (PostgreSQL's connections all in use under a class of hundreds)
+    used to leave the prediction locked on the page and the step run, while the class's records never got it: the
+    teacher missed it and a reload lost it. Now the error stays on the page and the commit button with it."""
+    from core.db.base import DatabaseError
+
+    lesson = L.get_lesson("1-what-epsilon-promises")
+    made = classroom.create_class(lesson.id)
+    at = open_page(PAGE, lesson=lesson.id, step="1", **{"class": made["code"]})
+    at.text_input[0].input("Busy")
+    at.text_input[1].input("2468")
+    at.button[[b.label for b in at.button].index("Join the class")].click().run()
+    commit = f"lessons.answer.{lesson.id}.1.commit"
+
+    def busy(*args, **kwargs):
+        raise DatabaseError("the postgresql database is busy (all 16 connections in use); try again")
+
+    monkeypatch.setattr(classroom, "submit", busy)
+    at.button(key=commit).click().run()
+    assert not at.exception
+    assert any("database is busy" in e.value for e in at.error)
+    assert commit in [b.key for b in at.button]  # still to commit: nothing is locked
+    assert not at.get("plotly_chart")  # and nothing run or revealed
+    monkeypatch.undo()
+    at.button(key=commit).click().run()  # the database answers again: the same click commits
+    s = classroom.summary(made["code"], made["teacher_key"], lesson)
+    assert s["steps"][0]["answered"] == 1
+    assert commit not in [b.key for b in at.button]

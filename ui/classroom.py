@@ -56,8 +56,11 @@ def visited(lesson, step) -> None:
             pass
 
 
-def committed(lesson, step, answer) -> bool:
-    """Store a class student's committed prediction; False outside a class (the lesson keeps it in the address)."""
+def committed(lesson, step, answer) -> bool | None:
+    """Store a class student's committed prediction: True once the class's records hold it; False outside a class
+    (the lesson keeps it in the address); None when the records refused it (a busy or unreachable database, a
+    closed class) — the error is shown and nothing counts as committed, so the student commits again instead of
+    seeing a locked prediction that the teacher never gets (and a reload would not bring back)."""
     joined = _joined()
     if not joined:
         return False
@@ -65,6 +68,7 @@ def committed(lesson, step, answer) -> bool:
         C.submit(joined[0], joined[1], lesson.id, step.number, answer)
     except LabError as exc:
         show_error(exc)
+        return None
     return True
 
 

@@ -187,10 +187,13 @@ def show_step(lesson, step) -> None:
             ok = answer is not None
             if st.button("Commit my prediction", type="primary", disabled=not ok, key=f"{key}.commit",
                          help="Your prediction is locked before the run, so the reveal compares it honestly"):
+                stored = class_mode.committed(lesson, step, answer)  # a class's predictions live in its records
+                if stored is None:  # refused (the error is on the page): not committed, the button stays
+                    return
                 done = progress(lesson.id).setdefault(step.number, {})
                 done["answer"] = answer
                 st.session_state[FOCUS] = (lesson.id, step.number)
-                if not class_mode.committed(lesson, step, answer):  # a class's predictions live in its records
+                if not stored:
                     _link_answers(lesson)
                 st.rerun()
             if not ok:

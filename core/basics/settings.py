@@ -30,7 +30,7 @@ class Settings:
     worker_nice: int = 10
     long_run_nice: int = 19
     stop_timeout_seconds: float = 10.0
-    express_slots: int = 1
+    express_slots: int = 2
     express_max_seconds: float = 60.0
     heavy_runs_per_visitor: int = 1
     heavy_run_policy: str = "wait"

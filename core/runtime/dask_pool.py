@@ -16,7 +16,11 @@ How each part of a job crosses to a worker:
   with one key as one computation, so the same run asked for by sessions of two servers is computed once.
   Runs estimated short (``job.estimate`` ≤ ``express_seconds``) get a higher Dask priority than long ones, and
   a visitor's second and later runs a lower one than anyone's first, so a light run is not queued first come,
-  first served behind heavy runs;
+  first served behind heavy runs. A priority only orders the waiting tasks, though: once heavy runs hold every
+  worker, a light run waits for one of them to end (minutes). So the cluster can keep a **reserved share for
+  light runs**, as one server's express lane does: when some workers advertise the Dask resource ``heavy``
+  (``dask worker … --resources heavy=1``), a heavy run asks for it and goes only to those workers, and the
+  others take light runs alone. With no worker advertising it, any worker takes any run;
 * **progress**: the task publishes its newest report (at most every ``UPDATE_SECONDS``, always the last) as
   JSON text in a Dask ``Variable`` named after the key; a watcher thread on the server polls it and calls ``job.publish``. The
   first thing a task publishes is where it runs (process id, host), which marks the job as started;
@@ -56,6 +60,8 @@ from ..errors import Cancelled, LabError, WorkerCrashed
 from .games import Progress, Result, _jsonable
 from .workers import STOP_TIMEOUT, UPDATE_SECONDS, Job
 
+HEAVY_RESOURCE = "heavy"  # the Dask worker resource that admits heavy runs (see the module docstring)
+LANE_CHECK_SECONDS = 10.0  # how long the pool trusts its last look at which workers advertise it
 STOP_POLL = 0.25  # seconds between a task's looks at its Stop event (each look asks the scheduler)
 WATCH_POLL = 0.25  # seconds between the server's looks at a running task's progress
 _FILE_KEYS = ("_path", "_file")  # parameters whose value names a file on the server
@@ -207,6 +213,7 @@ class DaskPool:
         self._jobs: dict[Job, dict] = {}
         self._closed = False
         self.submitted = 0  # runs this server sent to the cluster (its health line, and the tests)
+        self._lane: tuple[float, bool] = (-1e9, False)  # (when looked, some worker advertises HEAVY_RESOURCE)
 
     # ------------------------------------------------------------ the queue
     @property
@@ -219,6 +226,20 @@ class DaskPool:
 
     def short(self, job: Job) -> bool:
         return job.estimate is not None and job.estimate <= self.express_seconds
+
+    def heavy_lane(self) -> bool:
+        """Whether some worker advertises :data:`HEAVY_RESOURCE` (looked up at most every ``LANE_CHECK_SECONDS``):
+        then heavy runs are kept to those workers and the others serve light runs only."""
+        looked, found = self._lane
+        if time.monotonic() - looked < LANE_CHECK_SECONDS:
+            return found
+        try:
+            workers = self.client.scheduler_info(n_workers=-1).get("workers", {}).values()
+            found = any(HEAVY_RESOURCE in (w.get("resources") or {}) for w in workers)
+        except Exception:  # the scheduler is unreachable: the submit reports it
+            return found
+        self._lane = (time.monotonic(), found)
+        return found
 
     def _priority(self, job: Job) -> int:
         """Light before heavy; among them, a visitor's earlier runs before their later ones."""
@@ -240,8 +261,9 @@ class DaskPool:
             channel = key
             # a stale Stop of an earlier run of the same key must not stop this one
             Event(channel + "-stop", client=self.client).clear()
+            resources = {HEAVY_RESOURCE: 1} if not self.short(job) and self.heavy_lane() else None
             future = self.client.submit(_task, job.target, kwargs, files, channel, key=key, priority=priority,
-                                        pure=False, retries=0)
+                                        pure=False, retries=0, resources=resources)
             info = {"future": future, "channel": channel, "order": next(_ORDER), "priority": priority,
                     "live": True, "progress": Variable(channel + "-progress", client=self.client),
                     "stop": Event(channel + "-stop", client=self.client)}
