@@ -16,9 +16,11 @@ scenario = scenario_page("location", about="What is happening here? (attackers, 
                          sidebar="Location membership game")
 
 
-upload = st.sidebar.file_uploader("Your own check-ins (CSV, auxiliary attacker)", type=["csv"],
-                                  help="Columns: user, timestamp (unix or ISO), and lat/lon or site. "
-                                       "Gridded 12×8, last 800 hours, one site per user and hour.")
+upload = st.sidebar.file_uploader("Your own check-ins (CSV, auxiliary attacker)", type=["csv", "tsv", "txt"],
+                                  help="Columns: user, timestamp (unix or ISO), and lat/lon or site; comma, "
+                                       "semicolon or tab separated. Gridded 12×8, last 800 hours, one site per "
+                                       "user and hour. Who is exposed names the rows of your file behind each "
+                                       "attacked user's cells (row 1 = the first row under the header).")
 config = param_widgets(scenario, cost_capped="drivers")  # no control reaches a run the server refuses
 if upload is not None:
     from ui.uploads import save_upload  # private 0600 file, deleted when no session needs it
