@@ -474,7 +474,7 @@ def _run(args, stop: _Stop) -> int:
     for note in scenario.fit_notes(config):  # what the file cannot support, said before the estimate and the run
         print(f"note: {note}", file=sys.stderr)
     cost = scenario.estimate_cost(config)
-    _announce(cost, "this run", shorter_hint(scenario, cost))
+    _announce(cost, "this run", shorter_hint(cost))
     tick = _Ticker(args.progress)
 
     def report(p: Progress) -> None:

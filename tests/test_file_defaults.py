@@ -12,7 +12,7 @@ from core.data.census import synthetic_block
 from core.data.real_blocks import write_ppmf
 from core.errors import ParameterError
 from core.scenario import get
-from core.studies.file_defaults import LONG_RUN_SECONDS, fit_defaults
+from core.studies.file_defaults import LONG_RUN_SECONDS, fit_defaults, shorter_hint
 
 
 @pytest.fixture(scope="module")
@@ -48,6 +48,11 @@ def test_a_value_the_user_set_is_never_changed(ppmf):
     played, note = fit_defaults(sc, {"data": "ppmf", "data_path": ppmf, "blocks": 10, "shadows": 20_000})
     assert played["blocks"] == 10 and played["shadows"] == 20_000
     assert note is None or ("blocks" not in note.split("instead")[0] and "shadows =" not in note)
+    every = {"data": "ppmf", "data_path": ppmf, "blocks": 10, "shadows": 20_000, "block_size": 454,
+             "reconstructions": 100}
+    assert fit_defaults(sc, every) == (every, None)  # nothing left to lighten: the run stays as asked…
+    hint = shorter_hint(sc.estimate_cost(sc.resolve(every)))
+    assert hint.startswith("; to make it shorter, lower ") and "shadows" in hint  # …and says what makes it long
 
 
 def test_the_built_in_data_and_short_runs_keep_the_defaults(ppmf, tmp_path):

@@ -72,7 +72,7 @@ def fit_defaults(sc: Scenario, overrides: dict[str, Any]) -> tuple[dict[str, Any
                    f"the lab page's {played} instead ({after.text()}); {back} plays the defaults")
 
 
-def shorter_hint(sc: Scenario, cost) -> str:
+def shorter_hint(cost) -> str:
     """What makes a run long, for the line that prints its estimate: the parameters its cost grows with."""
     if cost.seconds <= LONG_RUN_SECONDS or not cost.drivers:
         return ""
