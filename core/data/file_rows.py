@@ -108,9 +108,12 @@ def _numbers(path: str, _stamp: tuple) -> np.ndarray | None:
     return record_numbers(text, fmt.delimiter)
 
 
-def row_numbers(path, positions: Sequence[int]) -> list[int]:
+def row_numbers(path, positions: Sequence[int], rows: int | None = None) -> list[int]:
     """The file row (1 = the first data row under the header, blank lines counted) of each position (0 = the
-    first row :func:`core.data.dataset.read_table` returns) of the file at ``path`` (or its bytes)."""
+    first row :func:`core.data.dataset.read_table` returns) of the file at ``path`` (or its bytes). ``rows``: how
+    many rows the reader returned (default: :func:`text_frame`'s count); a file the ``csv`` module splits into
+    another number of rows than pandas is numbered by position, as before blank lines were counted, rather
+    than wrongly."""
     positions = [int(p) for p in positions]
     if isinstance(path, (bytes, bytearray, memoryview)):
         from .dataset import _decoded
@@ -123,6 +126,8 @@ def row_numbers(path, positions: Sequence[int]) -> list[int]:
         except OSError:
             raise DataError(f"cannot read {os.path.basename(str(path))!r}: no such file") from None
         numbers = _numbers(os.fspath(path), (st.st_mtime_ns, st.st_size))
+    if numbers is not None and len(numbers) != (len(text_frame(path)) if rows is None else rows):
+        numbers = None
     if numbers is None:
         return [p + 1 for p in positions]
     if positions and (min(positions) < 0 or max(positions) >= len(numbers)):

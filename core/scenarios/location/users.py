@@ -89,7 +89,7 @@ def file_checkins(traces, user: int, sites, epochs, path: str | None) -> dict:
         return {}
     frame = traces.frame
     columns = [c for c in frame.columns if c != traces.user_column]
-    return {"rows": row_numbers(path, positions),
+    return {"rows": row_numbers(path, positions, rows=len(frame)),
             "cells": {str(c): [_plain(v) for v in frame[c].to_numpy()[positions]] for c in columns}}
 
 
