@@ -43,6 +43,7 @@ from .cost import check_memory_guard
 from .errors import Cancelled, Interrupted, LabError, ParameterError
 from .runtime.games import Progress, run
 from .scenario import all_scenarios, get
+from .studies.file_defaults import fit_defaults, shorter_hint
 from .studies.links import check_file_params
 from .runtime.store import run_stored
 from .runtime.sweep import plan, sweep, sweep_cost, usable_cores
@@ -340,15 +341,16 @@ class _Ticker:
             self.open_line = False
 
 
-def _announce(cost, what: str) -> None:
-    """The cost estimate before a long run starts, so a mistyped size is noticed at once, not hours later.
+def _announce(cost, what: str, hint: str = "") -> None:
+    """The cost estimate before a long run starts, so a mistyped size is noticed at once, not hours later;
+    ``hint``: how to make a long one shorter.
 
     The memory guard comes first (the runner applies it again): a refused run gets its one error line only.
     """
     check_memory_guard(cost, settings().memory_guard_fraction)
     if cost.seconds > ANNOUNCE_SECONDS:
-        print(f"note: {what} is estimated at {cost.text()} (on one core); Ctrl-C or SIGTERM stops it and keeps "
-              "what has finished", file=sys.stderr)
+        print(f"note: {what} is estimated at {cost.text()} (on one core){hint}; Ctrl-C or SIGTERM stops it and "
+              "keeps what has finished", file=sys.stderr)
 
 
 def _stopped_line(stop: _Stop, done: str, path: str | None) -> str:
@@ -462,12 +464,17 @@ def _run(args, stop: _Stop) -> int:
     records_csv = args.records if isinstance(args.records, str) else None  # --records CSV: the per-record table
     _check_output_path(records_csv, "--records")
     jobs = _jobs(args.jobs)
+    explicit = overrides
+    # a long run on a whole file at the paper-scale defaults plays the page's lighter ones, and says so
+    overrides, lighter = fit_defaults(scenario, overrides)
     config = scenario.resolve(overrides)
-    _warn_inactive(scenario, config, overrides)
+    _warn_inactive(scenario, config, explicit)
+    if lighter:
+        print(f"note: {lighter}", file=sys.stderr)
     for note in scenario.fit_notes(config):  # what the file cannot support, said before the estimate and the run
         print(f"note: {note}", file=sys.stderr)
     cost = scenario.estimate_cost(config)
-    _announce(cost, "this run")
+    _announce(cost, "this run", shorter_hint(cost))
     tick = _Ticker(args.progress)
 
     def report(p: Progress) -> None:
@@ -490,7 +497,7 @@ def _run(args, stop: _Stop) -> int:
     out = result.to_dict(records=args.records is True)
     payload = {k: out[k] for k in ("scenario", "config", "metrics", "series", "seconds", "timings")}
     payload["exposure"] = out.get("exposure")  # who is exposed: the per-record table (None: none for this run)
-    ignored = {k: v for k, v in scenario.inactive(config).items() if k in overrides}
+    ignored = {k: v for k, v in scenario.inactive(config).items() if k in explicit}
     if ignored:  # a --set parameter → why it had no effect under the other choices
         payload["inactive"] = ignored
     if not result.completed:  # stopped: the numbers cover only the games played

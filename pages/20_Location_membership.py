@@ -7,6 +7,7 @@ from core.output import plain_language as say
 from core.errors import LabError
 from core.plots import location as plots
 from core.scenarios.location import theory_curves
+from core.output.inert import inert_text
 from ui.common import (chart, content, download_result, download_table, figure, metric_row, scenario_page,
                        param_widgets, plain, show_error)
 from ui.runs import run_scenario
@@ -16,9 +17,11 @@ scenario = scenario_page("location", about="What is happening here? (attackers, 
                          sidebar="Location membership game")
 
 
-upload = st.sidebar.file_uploader("Your own check-ins (CSV, auxiliary attacker)", type=["csv"],
-                                  help="Columns: user, timestamp (unix or ISO), and lat/lon or site. "
-                                       "Gridded 12×8, last 800 hours, one site per user and hour.")
+upload = st.sidebar.file_uploader("Your own check-ins (CSV, auxiliary attacker)", type=["csv", "tsv", "txt"],
+                                  help="Columns: user, timestamp (unix or ISO), and lat/lon or site; comma, "
+                                       "semicolon or tab separated. Gridded 12×8, last 800 hours, one site per "
+                                       "user and hour. Who is exposed names the rows of your file behind each "
+                                       "attacked user's cells (row 1 = the first row under the header).")
 config = param_widgets(scenario, cost_capped="drivers")  # no control reaches a run the server refuses
 if upload is not None:
     from ui.uploads import save_upload  # private 0600 file, deleted when no session needs it
@@ -67,14 +70,17 @@ def draw(result, final):
     m, s = result.metrics, result.series
     if not s:
         return
+    k = s.get("info", {}).get("k", config["observations"])  # the k played: a check-in file may support fewer
     with sentence.container():
-        plain(say.location(m, config["observations"], config["epsilon"]))
+        plain(say.location(m, k, config["epsilon"]))
+        for note in s.get("fit_notes", []):  # what your file could not support, and what was played instead
+            st.caption(f":material/tune: {inert_text(note)}")
     metric_row(m, {"accuracy": f"Accuracy ({config['attack']})", "auc": "AUC",
                    "dp_bound_accuracy": "DP bound", "optimal_informed_accuracy": "Best possible (informed)",
                    "tpr_at_fpr_0.01": "TPR @ 1% FPR"})
     extra = f" · mean clean count at the target's cells λ = {m['mean_clean_count']:.2f}" \
         if "mean_clean_count" in m else ""
-    st.caption(f"k = {config['observations']}, {result.records[0]['games']} test games, 95% CI "
+    st.caption(f"k = {k}, {result.records[0]['games']} test games, 95% CI "
                f"[{m['accuracy_ci_low']:.3f}, {m['accuracy_ci_high']:.3f}] · noise scale {m['noise_scale']:.3f}"
                f" · gap to the {say.term('dp-bound', 'DP bound')} {m['gap_to_bound']:.3f}{extra} · "
                f"{say.term('auc')}, {say.term('tpr-at-fpr')}: see the glossary.")

@@ -62,5 +62,5 @@ def test_the_command_line_says_what_it_capped_before_the_estimate(salaries, monk
     err = capsys.readouterr().err
     lines = err.splitlines()
     capped = [i for i, line in enumerate(lines) if line.startswith("note: block_size = 454 needs")]
-    estimate = [i for i, line in enumerate(lines) if "is estimated at" in line]
+    estimate = [i for i, line in enumerate(lines) if line.startswith("note: this run is estimated at")]
     assert capped and estimate and capped[0] < estimate[0], err

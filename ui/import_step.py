@@ -165,14 +165,15 @@ def _shape_controls(table: TableImport, keys: dict) -> None:
                          "sum of the rows above) are not people; they are dropped unless you keep them. Rows are "
                          "numbered as in your file: row 1 is the first row under the header.")
         if table.dropped:
-            last = table.file_rows[-1]
-            numbers = ("Every other row keeps its number from your file." if min(table.dropped) > last else
-                       "The labs number the rows they get, so rows below a dropped one move up by one; keep the "
-                       "summary rows, or delete them in your file, to keep your file's numbers.")
             st.caption(f"Summary rows dropped ({len(table.dropped)} of {table.rows + len(table.dropped):,} rows): "
-                       f"{found}. {numbers}")
+                       f"{found}. Every other row keeps its number from your file.")
         else:
             st.caption(f"Summary rows kept as people (your choice): {found}.")
+    if table.empty_rows:
+        shown = ", ".join(str(r) for r in table.empty_rows[:8]) + (" …" if len(table.empty_rows) > 8 else "")
+        st.caption(f"Empty rows dropped ({len(table.empty_rows):,}: row {shown}): every cell is empty, so they "
+                   "are nobody. Every other row keeps its number from your file (blank lines are counted, as a "
+                   "spreadsheet counts them).")
 
 
 def _yes_no(keys: dict) -> YesNo | None:

@@ -4,17 +4,27 @@ Every lab that takes a CSV names an exposed person by the file's row — row 1 i
 header, the way a spreadsheet user counts once the header is frozen — and shows that person's own cells
 (``"32"``, ``"Female"``, an empty cell as ``""``), never the lab's codes, bins or generalisations. The text is
 read from the same file the engine read (for an upload, the normalised file the import step saved), with the
-same format detection and the same row order as :func:`core.data.dataset.read_table`, so row ``r`` here is
-row ``r`` there.
+same format detection and the same row order as :func:`core.data.dataset.read_table`.
+
+Two counts of rows meet here. A lab knows a person by their *position*: the row's place in the table
+:func:`~core.data.dataset.read_table` returns (0 = the first row it reads). The user knows them by their *file
+row*. The two differ wherever the file has rows the reader skips: blank lines (a spreadsheet shows them as empty
+rows, and counts them), and, in the normalised file the import step saves for an upload, the rows it dropped (a
+"Total" line in the middle, a row with every cell empty), which it writes there as blank lines so that the file
+rows of the user's own file survive the normalisation. :func:`row_numbers` gives, for each position, its file
+row; every lab names a person by it.
 """
 from __future__ import annotations
 
+import csv
 import hashlib
 import io
 import os
+import re
 from functools import lru_cache
 from typing import Iterable, Sequence
 
+import numpy as np
 import pandas as pd
 
 from ..errors import DataError
@@ -58,10 +68,70 @@ def text_frame(path) -> pd.DataFrame:
     return _text_frame(os.fspath(path), (st.st_mtime_ns, st.st_size))
 
 
-def file_cells(path, rows: Sequence[int], columns: Iterable[str]) -> dict[str, list[str]]:
-    """``{column: [its text in row r for r in rows]}``; ``rows`` count from 1 (the first data row)."""
+_BLANK_LINE = re.compile(r"\n[ \t\r\f\v]*\n")
+
+
+def record_numbers(text: str, delimiter: str) -> np.ndarray | None:
+    """For each row the reader returns (blank lines skipped), its number among the rows under the header, blank
+    lines counted (1 = the first); None when the file has no blank line (the numbers are then 1, 2, 3…).
+
+    A record is blank as pandas' reader sees it: no field, or one field of white space only (a line holding
+    only separators is a row of empty cells, not blank). Records, not lines: a quoted cell spanning two lines
+    is one row, as in a spreadsheet. A file the ``csv`` module cannot split gives None."""
+    if not _BLANK_LINE.search(text) and not text.lstrip(" \t\r\f\v").startswith("\n"):
+        return None
+    space = "".join(c for c in " \t\r\f\v" if c != delimiter)
+    out, n, header = [], 0, False
+    try:
+        for fields in csv.reader(io.StringIO(text), delimiter=delimiter, skipinitialspace=True):
+            blank = not fields or (len(fields) == 1 and not fields[0].strip(space))
+            if not header:
+                header = not blank
+                continue
+            n += 1
+            if not blank:
+                out.append(n)
+    except csv.Error:
+        return None
+    return np.asarray(out, dtype=np.int64)
+
+
+@lru_cache(maxsize=8)
+def _numbers(path: str, _stamp: tuple) -> np.ndarray | None:
+    fmt, text = _decoded(read_bytes(path, name=os.path.basename(path)), os.path.basename(path), None)
+    return record_numbers(text, fmt.delimiter)
+
+
+def row_numbers(path, positions: Sequence[int], rows: int | None = None) -> list[int]:
+    """The file row (1 = the first data row under the header, blank lines counted) of each position (0 = the
+    first row :func:`core.data.dataset.read_table` returns) of the file at ``path`` (or its bytes). ``rows``: how
+    many rows the reader returned (default: :func:`text_frame`'s count); a file the ``csv`` module splits into
+    another number of rows than pandas is numbered by position, as before blank lines were counted, rather
+    than wrongly."""
+    positions = [int(p) for p in positions]
+    if isinstance(path, (bytes, bytearray, memoryview)):
+        fmt, text = _decoded(bytes(path), "upload", None)
+        numbers = record_numbers(text, fmt.delimiter)
+    else:
+        try:
+            st = os.stat(path)
+        except OSError:
+            raise DataError(f"cannot read {os.path.basename(str(path))!r}: no such file") from None
+        numbers = _numbers(os.fspath(path), (st.st_mtime_ns, st.st_size))
+    if numbers is not None and len(numbers) != (len(text_frame(path)) if rows is None else rows):
+        numbers = None
+    if numbers is None:
+        return [p + 1 for p in positions]
+    if positions and (min(positions) < 0 or max(positions) >= len(numbers)):
+        raise DataError(f"row {max(positions) + 1:,} is not in the file ({len(numbers):,} data rows)")
+    return numbers[positions].tolist() if positions else []
+
+
+def file_cells(path, positions: Sequence[int], columns: Iterable[str]) -> dict[str, list[str]]:
+    """``{column: [its text at each position]}``; ``positions`` count from 0 (the first row the reader returns;
+    :func:`row_numbers` turns them into the user's row numbers)."""
     frame = text_frame(path)
-    index = [int(r) - 1 for r in rows]
+    index = [int(p) for p in positions]
     if index and (min(index) < 0 or max(index) >= len(frame)):
         raise DataError(f"row {max(index) + 1 if max(index) >= len(frame) else min(index) + 1} is not in the file "
                         f"({len(frame):,} data rows)")

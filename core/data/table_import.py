@@ -13,12 +13,14 @@ from __future__ import annotations
 
 import io
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
+import numpy as np
 import pandas as pd
 
 from ..errors import DataError
-from .dataset import MAX_BYTES, CsvFormat, _typed, detect_format, read_bytes, read_table, upload_limits
+from .dataset import MAX_BYTES, CsvFormat, _typed, decode_text, detect_format, read_bytes, read_table, upload_limits
+from .file_rows import record_numbers
 from .spreadsheet import is_workbook, refuse_other_formats, xlsx_to_csv
 from .table_shapes import ColumnNote, SummaryRow, empty_columns, identifier_columns, summary_rows
 
@@ -64,7 +66,9 @@ class TableImport:
     ignored columns (``ignored``) and the dropped summary rows (``dropped``). ``notes`` and ``summaries`` are
     what :mod:`core.data.table_shapes` found (identifier, empty and mostly-empty columns; Total rows), whatever
     the user then chose. ``file_rows``: for each row of ``frame``, its number in the user's file (1 = the first
-    data row under the header), so a row a lab names can be found in the file even after rows were dropped."""
+    data row under the header, blank lines counted as a spreadsheet counts them), so a row a lab names can be
+    found in the file even after rows were dropped; ``empty_rows``: the file rows dropped because every cell is
+    empty (a spreadsheet's blank row saved as ``,,,``)."""
 
     name: str
     detected: CsvFormat
@@ -78,6 +82,8 @@ class TableImport:
     dropped: list[int] = field(default_factory=list)
     workbook: bool = False
     yes_no: YesNo | None = None
+    numbers: np.ndarray | None = None  # the file row of each row of ``source`` (None: 1, 2, 3…)
+    empty_rows: list[int] = field(default_factory=list)
 
     @property
     def rows(self) -> int:
@@ -86,7 +92,9 @@ class TableImport:
     @property
     def file_rows(self) -> list[int]:
         """Each row of ``frame`` as its number in the user's file (1 = first data row under the header)."""
-        return [int(i) + 1 for i in self.frame.index]
+        if self.numbers is None:
+            return [int(i) + 1 for i in self.frame.index]
+        return self.numbers[self.frame.index.to_numpy()].tolist()
 
     @property
     def default_ignored(self) -> list[str]:
@@ -121,7 +129,11 @@ class TableImport:
 
     def normalised_csv(self, columns: list[str] | None = None) -> bytes:
         """The table (or only ``columns``, in the file's order) as UTF-8, comma-separated, with decimal points:
-        what the engine reads (numbers stay numbers, codes such as ``02130`` stay text)."""
+        what the engine reads (numbers stay numbers, codes such as ``02130`` stay text).
+
+        Every row of the user's file that is not a row of the table (a dropped "Total" line, an empty row, a
+        blank line) is a blank line here: the reader skips it, and :func:`core.data.file_rows.row_numbers`
+        counts it, so a lab that names row 17 of this file names row 17 of the user's file."""
         frame = self.frame
         if columns is not None:
             unknown = [c for c in columns if c not in frame.columns]
@@ -129,7 +141,13 @@ class TableImport:
                 raise DataError(f"{self.name}: no column(s) {', '.join(map(str, unknown))}")
             frame = frame[[c for c in frame.columns if c in set(columns)]]
         buf = io.StringIO()
-        frame.to_csv(buf, index=False, lineterminator="\n")
+        frame.iloc[:0].to_csv(buf, index=False, lineterminator="\n")
+        rows = np.asarray(self.file_rows, dtype=np.int64)
+        gaps = np.diff(np.r_[0, rows]) - 1  # the file's rows missing before each kept row
+        cuts = sorted({0, len(frame), *np.flatnonzero(gaps > 0).tolist()})
+        for a, b in zip(cuts[:-1], cuts[1:]):
+            buf.write("\n" * int(gaps[a]))
+            frame.iloc[a:b].to_csv(buf, index=False, header=False, lineterminator="\n")
         return buf.getvalue().encode("utf-8")
 
 
@@ -199,13 +217,24 @@ def inspect_upload(source, name: str = "upload", *, encoding: str | None = None,
     if source_frame.empty:
         raise DataError(f"{name}: the file has a header but no data rows")
     source_frame.attrs.clear()  # the format lives on the TableImport (attrs would travel into every preview table)
-    summaries = summary_rows(source_frame)
-    dropped = [] if keep_summary_rows else [s.position for s in summaries]
+    # the file row of each row read: blank lines are skipped by the reader but counted by a spreadsheet
+    numbers = record_numbers(decode_text(raw, name, fmt.encoding), fmt.delimiter)
+    if numbers is not None and len(numbers) != len(source_frame):
+        numbers = None  # a file the two readers split differently: positions it is (never a wrong row silently)
+    row_of = (lambda pos: int(numbers[pos])) if numbers is not None else (lambda pos: int(pos) + 1)
+    empty = np.flatnonzero(source_frame.isna().all(axis=1).to_numpy()).tolist()  # ",,,,": nobody
+    kept = np.setdiff1d(np.arange(len(source_frame)), empty)  # a Total line is looked for among the others
+    summaries = [replace(s, position=int(kept[s.position]), row=row_of(kept[s.position]))
+                 for s in summary_rows(source_frame.iloc[kept].reset_index(drop=True))]
+    dropped = sorted(set(empty) | (set() if keep_summary_rows else {s.position for s in summaries}))
     body = source_frame.drop(index=dropped) if dropped else source_frame
     if dropped:  # a column that was text only because of its "Total" cell is a column of numbers again
         for c in body.columns:
             if not pd.api.types.is_numeric_dtype(body[c]):
                 body[c] = _typed(body[c], ".")
+            elif empty and pd.api.types.is_float_dtype(body[c]) and body[c].notna().all() \
+                    and body[c].eq(body[c].round()).all():  # whole numbers, float only for an empty row's gap
+                body[c] = body[c].astype(np.int64)
     ids = identifier_columns(body)
     notes = ids + [n for n in empty_columns(body) if n.column not in {i.column for i in ids}]
     ignored = [n.column for n in notes] if ignore is None else [c for c in body.columns if c in set(ignore)]
@@ -221,7 +250,7 @@ def inspect_upload(source, name: str = "upload", *, encoding: str | None = None,
         raise DataError(f"{name}: no data rows are left once the summary rows are dropped")
     return TableImport(name, detected, fmt, frame, [_summary(body[c], c) for c in body.columns], source_frame,
                        notes, summaries, ignored, [s.row for s in summaries if s.position in dropped], workbook,
-                       yes_no)
+                       yes_no, numbers, [row_of(p) for p in empty])
 
 
 def _summary(col: pd.Series, name: str) -> ColumnSummary:

@@ -55,6 +55,13 @@ class Traces:
     # each user's value in an uploaded file's user column (index = user id), so a result names the file's user;
     # None for synthetic traces, whose user id is the name
     labels: list | None = None
+    # an uploaded file's check-ins as read (``frame``, its user column ``user_column``), and for each check-in
+    # that became a cell, the cell's key (``row_key``, sorted) and the check-in's position in ``frame``
+    # (``row_pos``): which rows of the file a user's attacked cells come from (:meth:`rows_of`)
+    frame: pd.DataFrame | None = None
+    user_column: str | None = None
+    row_key: np.ndarray | None = None
+    row_pos: np.ndarray | None = None
 
     def __post_init__(self):
         self.user = np.asarray(self.user, dtype=np.int64)
@@ -108,6 +115,17 @@ class Traces:
         cols = np.fromiter((col_of[int(c)] for c in self.cell[hit]), dtype=np.int64, count=int(hit.sum()))
         out[rows, cols] = True
         return out
+
+    def rows_of(self, u: int, sites, epochs) -> list[int] | None:
+        """Positions in ``frame`` (0 = the first check-in read) of user ``u``'s check-ins behind the cells
+        (``sites[i]``, ``epochs[i]``), ascending; several check-ins of one hour at one site make one cell, and all
+        of them are named. None for traces not read from a file."""
+        if self.row_key is None:
+            return None
+        keys = (int(u) * self.n_sites + np.asarray(sites, dtype=np.int64)) * self.n_epochs + np.asarray(epochs, dtype=np.int64)
+        lo = np.searchsorted(self.row_key, keys, side="left")
+        hi = np.searchsorted(self.row_key, keys, side="right")
+        return sorted({int(p) for a, b in zip(lo, hi) for p in self.row_pos[a:b]})
 
     def summary(self) -> dict:
         obs = self.observations_per_user()
@@ -294,8 +312,12 @@ def traces_from_frame(df: pd.DataFrame, rng: np.random.Generator, n_epochs: int 
         raise DataError("no check-in falls inside the grid box and the time window")
     users, names = pd.factorize(df[ucol][keep])
     u, s, e = clip_per_epoch(users, np.asarray(site_codes)[keep], epoch[keep], rng, clip)
+    key = (users.astype(np.int64) * int(n_sites) + np.asarray(site_codes, dtype=np.int64)[keep]) * int(n_epochs) \
+        + epoch[keep]
+    order = np.argsort(key, kind="stable")
     return Traces(u, s, e, int(users.max()) + 1, int(n_sites), int(n_epochs), source=source,
-                  labels=[_plain_label(v) for v in names])
+                  labels=[_plain_label(v) for v in names], frame=df, user_column=str(ucol), row_key=key[order],
+                  row_pos=np.flatnonzero(keep)[order])
 
 
 def _plain_label(value):

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..data.file_rows import file_cells, text_frame
+from ..data.file_rows import file_cells, row_numbers, text_frame
 from .records import build, confidence
 
 WHY_NOT_CERTIFIED = ("A trained model's outputs are consistent with either value of the sensitive attribute, so no "
@@ -35,7 +35,7 @@ def exposure_table(d, pred, score, path: str | None = None) -> dict:
     known = {"subgroup": groups, "label": [lv[int(v)] for v in d.y]}
     secret, guess = [sv[int(v)] for v in d.s], [sv[int(v)] for v in pred]
     if path and d.train_rows is not None:
-        known, secret, guess = _as_in_file(path, d, np.asarray(rows).tolist(), pred)
+        known, secret, guess, rows = _as_in_file(path, d, (np.asarray(rows) - 1).tolist(), pred)
         roles = (f"secret = {d.sensitive_col}, as your file writes it; the other columns are what the attacker "
                  f"knows (the model's output {d.label_col} among them), as your file writes them.")
     table = build(np.asarray(rows).tolist(), secret, guess, confidence(score, pred), known=known,
@@ -44,13 +44,14 @@ def exposure_table(d, pred, score, path: str | None = None) -> dict:
     return table.to_dict()
 
 
-def _as_in_file(path: str, d, rows: list[int], pred) -> tuple[dict, list, list]:
-    """The training records' own cells, read from the user's file by row: every column but the secret (what the
-    attacker knows), the secret, and the guess written the way the file writes that value."""
+def _as_in_file(path: str, d, positions: list[int], pred) -> tuple[dict, list, list, list]:
+    """The training records' own cells, read from the user's file by position: every column but the secret (what
+    the attacker knows), the secret, the guess written the way the file writes that value, and each record's row
+    in the user's file (blank lines and rows the import step dropped counted)."""
     columns = [c for c in text_frame(path).columns if c != d.sensitive_col]
-    cells = file_cells(path, rows, [*columns, d.sensitive_col])
+    cells = file_cells(path, positions, [*columns, d.sensitive_col])
     secret = cells.pop(d.sensitive_col)
     words = {int(code): text for code, text in zip(np.asarray(d.s).tolist(), secret)}
     for code in (0, 1):  # a value no training record holds: its reading in the data
         words.setdefault(code, str(d.sensitive_values[code]))
-    return cells, secret, [words[int(v)] for v in pred]
+    return cells, secret, [words[int(v)] for v in pred], row_numbers(path, positions)

@@ -319,7 +319,7 @@ def kanon_records(g, sensitive: str | None, text=None) -> dict | None:
     correct = (secret == guess).to_numpy()
     if text is not None and "person_id" in t.columns:  # an upload: the person's row and cells as the file has them
         ids = t["person_id"].astype(int)
-        own = text[sensitive].to_numpy()[ids.to_numpy() - 1]
+        own = text[sensitive].loc[ids.to_numpy()].to_numpy()  # text is indexed by the file's row
         words = dict(zip(secret, own))  # each value as the file writes it
         secret, guess = pd.Series(own, index=t.index), guess.map(lambda v: words.get(v, v))
     return build([str(i) if text is None else int(i) for i in ids], secret.tolist(), guess.tolist(), share,
@@ -339,8 +339,8 @@ def _known(released, qis, ids, text) -> dict:
     cells beside them, read from the file by row, as the file writes them."""
     if text is None:
         return {q: released[q].astype(str).tolist() for q in qis}
-    rows = np.asarray(ids, dtype=int) - 1
-    out = {q: text[q].to_numpy()[rows].tolist() for q in qis if q in text.columns}
+    rows = np.asarray(ids, dtype=int)  # the file's rows, by which text is indexed
+    out = {q: text[q].loc[rows].tolist() for q in qis if q in text.columns}
     for q in qis:  # what the release shows of them, where it differs from the file (a generalised value)
         shown = released[q].astype(str).tolist()
         if q not in out or any(a != b for a, b in zip(shown, out[q])):

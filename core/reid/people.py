@@ -25,7 +25,7 @@ import numpy as np
 import pandas as pd
 
 from ..data.dataset import read_table
-from ..data.file_rows import text_frame
+from ..data.file_rows import row_numbers, text_frame
 from ..errors import DataError, ParameterError
 from .hierarchies import Hierarchy, IntervalHierarchy, SuppressionHierarchy, default_hierarchy, ZipHierarchy, \
     DateHierarchy
@@ -272,9 +272,10 @@ def load_people_csv(file: str | IO | bytes, sensitive: str | None = None, name: 
             t[c] = t[c].map(lambda v: "NA" if pd.isna(v) else f"{v:g}")
     if "person_id" in t.columns:
         raise DataError(f"{name}: 'person_id' is reserved; rename that column")
-    # a person is named by the file's data row (1 = the first row under the header), so a record the lecture's
-    # attacks expose can be found again in the user's own file
-    t["person_id"] = np.arange(1, len(t) + 1)
+    # a person is named by the file's data row (1 = the first row under the header; blank lines and the rows the
+    # import step dropped counted), so a record the lecture's attacks expose can be found again in the user's file
+    rows = row_numbers(data, range(len(t)))
+    t["person_id"] = np.asarray(rows, dtype=np.int64)
     identifiers = [c for c in text_cols if c != sensitive and t[c].nunique() == len(t)]
     qis = [c for c in cols if c != sensitive and c not in identifiers]
     if not qis:
@@ -293,4 +294,4 @@ def load_people_csv(file: str | IO | bytes, sensitive: str | None = None, name: 
     return People(table=t, quasi_identifiers=qis, default_qis=default_qis, sensitive=sensitive, bit=bit,
                   source=name, description=f"Uploaded table: {len(t):,} rows, {len(cols)} columns"
                   + (f" (direct identifiers left out of the QIs: {', '.join(identifiers)})" if identifiers else ""),
-                  citation="user upload", text=text_frame(data))
+                  citation="user upload", text=text_frame(data).set_axis(rows))  # indexed by the file's row

@@ -186,7 +186,8 @@ class AggregatesScenario(Scenario):
 
         * **targets**: every user unique on the non-sensitive columns unless ``targets`` caps them; synthetic
           blocks have on average 72 (s = 100), 116 (200), 161 (454), 207 (1,000), 273 (2,000) — ``_UNIQUE``,
-          taken 1.2× for the block-to-block spread; a generic CSV is assumed to have s;
+          taken 1.2× for the block-to-block spread; a generic CSV's expected uniques in a block drawn from the file
+          (:func:`.fit.expected_uniques`);
         * **DeSIA**: 0.2 + 4e-7·shadows·s s to draw the shadow backgrounds, then per target the integer
           program ≈ 0.01 + 8e-7·s² s (at most 0.25 s; s = 200: 0.037 s, s = 454: 0.16 s) and one
           meta-classifier per distinct target pattern — about P·(1 − e^(−T/P)) of them, P = 0.2·m — at
@@ -205,7 +206,8 @@ class AggregatesScenario(Scenario):
         s = fitted.block_size
         shadows, K, steps = config["shadows"], config["reconstructions"], config["rap_steps"]
         mia = config["task"] == "mia"
-        expected = s if config["data"] == "csv" else min(s, 1.2 * float(np.interp(s, *zip(*_UNIQUE))))
+        expected = (fitted.targets if fitted.targets is not None else s) if config["data"] == "csv" else \
+            min(s, 1.2 * float(np.interp(s, *zip(*_UNIQUE))))
         T = min(config["targets"], expected) if config["targets"] else expected
         clf = 1.0 if config["classifier"] == "lr" else CLASSIFIER_FACTOR
         rows = max(1000, s) / 1000

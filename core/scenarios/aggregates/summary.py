@@ -14,7 +14,7 @@ from typing import Any
 
 import numpy as np
 
-from ...data.file_rows import file_cells, in_file
+from ...data.file_rows import file_cells, in_file, row_numbers
 from ...measure import cluster_auc
 from ...measure.metrics import best_threshold_epsilon
 from ...measure.records import build, confidence
@@ -241,7 +241,7 @@ def exposure_table(config: dict, context: dict, records: list[dict]):
         cell = cells[(rec["setting"] * config["blocks"] + rec["block"]) * config["releases"] + rec["release"]]
         qi.append(None if t is None else [int(v) for v in cell["D"][t, :-1]])
         where = cell.get("file_rows")
-        file_rows.append(None if where is None or t is None else int(where[t]) + 1)
+        file_rows.append(None if where is None or t is None else int(where[t]))  # its position in the file
     keys = [(rec["setting"], rec["block"], rec["release"], tuple(q) if q else None) for (rec, _), q in zip(rows, qi)]
     if context.get("data_path") and all(r is not None for r in file_rows):
         return _file_exposure(config, context, rows, file_rows, labels, pred, score, settled, keys, main)
@@ -287,6 +287,7 @@ def _file_exposure(config, context, rows, file_rows, labels, pred, score, settle
     attrs = [str(a) for a in context["attributes"]]
     sensitive = attrs[-1]
     text = file_cells(context["data_path"], file_rows, attrs)
+    file_rows = row_numbers(context["data_path"], file_rows)  # blank and dropped lines counted, as the user counts
     values = context.get("secret_values") or []
     word = (lambda v: values[int(v)] if 0 <= int(v) < len(values) else str(v)) if config["task"] == "aia" else \
         (lambda v: "member" if int(v) else "not a member")

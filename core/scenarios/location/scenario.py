@@ -47,6 +47,7 @@ from ...releases.laplace import Laplace
 from ...scenario import Scenario, register
 from ...theory import dp_accuracy as T
 from . import users as U
+from .fit import fit
 from ...cost import Cost
 from ...attacks.location.meta_classifier import MetaClassifierMLP
 from ...attacks.location.meta_classifier import effective_input_weights, weight_summary
@@ -187,7 +188,11 @@ class LocationMembership(Scenario):
                                      f"trace pool ({pools} of {config['users']} users after the "
                                      "target/auxiliary split); raise users or lower G")
 
+    def fit_notes(self, config: dict) -> list[str]:
+        return list(fit(config).notes)
+
     def tasks(self, config: dict) -> list[tuple[str, int, int]]:
+        config = fit(config).played(config)  # k and the attacked users a check-in file supports
         K, Ms = config["observations"], config["train_shadows"]
         out = [("k", K, Ms)] + [("k", k, Ms) for k in K_GRID if k < K]
         out += [("M", K, m) for m in SHADOW_GRID if m <= config["shadow_sweep_max"] and m != Ms]
@@ -225,6 +230,7 @@ class LocationMembership(Scenario):
         Memory: the largest unit's ≈ 24 bytes per test cell (n·k) and 12 per shadow cell (shadows·k): measured
         growth 356 MB at n = 200,000 (k = 60), 424 MB at k = 200, 575 MB with 10⁶ shadows; the old 32 bytes per
         cell refused k = 200 (1.6 GB estimated). The MLP adds torch (≈ 250 MB)."""
+        config = fit(config).played(config)
         mlp = config["attack"] == "mlp"
         informed = config["attacker"] == "informed"
         seconds, peak = (4.0 if mlp else 0.0), 0.0
@@ -283,9 +289,13 @@ class LocationMembership(Scenario):
 
     # ------------------------------------------------------------ prepare
     def prepare(self, config: dict, rng: np.random.Generator) -> dict:
+        fitted = fit(config)
+        config = fitted.played(config)
         scale = noise_scale(config)
+        # the values the file supports travel in the context, so the games never read the file again
         ctx = {"scale": scale, "clip": CLIP, "tasks": self.tasks(config),
-               "informed": config["attacker"] == "informed"}
+               "informed": config["attacker"] == "informed", "fit_notes": list(fitted.notes),
+               "played": {k: config[k] for k in ("observations", "group_size", "target_users")}}
         if ctx["informed"]:
             ctx["users"] = U.nominal_users(config)
             return ctx  # Ã − A_θ = b·z + X: the informed game needs no data at all
@@ -332,6 +342,7 @@ class LocationMembership(Scenario):
         then the test games scored by each attack (accuracy, AUC, TPR at low FPR). The main point (index 0) also
         keeps the ROCs, score histograms, per-record exposure, the learnt thresholds or MLP weights and the
         split-half empirical-ε lower bound."""
+        config = {**config, **context.get("played", {})}
         kind, k, m = context["tasks"][index]
         if kind == "user":
             return U.play_user(self, config, context, index, rng, CLIP)
@@ -403,10 +414,11 @@ class LocationMembership(Scenario):
 
     def exposure(self, config, context, records):
         """Every attacked user's test games, users in turn, with the per-user summary (``groups``)."""
-        return U.merged_exposure(config, context, records)
+        return U.merged_exposure({**config, **context.get("played", {})}, context, records)
 
     # ---------------------------------------------------------- summarize
     def summarize(self, config: dict, context: dict, records: list[dict]):
+        config = {**config, **context.get("played", {})}
         K = config["observations"]
         theory = theory_curves(config)
         main = records[0]
@@ -463,5 +475,7 @@ class LocationMembership(Scenario):
                            "optimal_auc": theory["optimal_auc"][theory["k"].index(K)]}}
         if "mlp" in main:
             series["mlp"] = main["mlp"]
+        if context.get("fit_notes"):
+            series["fit_notes"] = list(context["fit_notes"])
         return metrics, series
 

@@ -29,6 +29,7 @@ import numpy as np
 
 from ...attacks.location.location_common import CellPool
 from ...cancel import checkpoint
+from ...data.file_rows import in_file, row_numbers
 from ...errors import DataError
 from ...measure import metrics as M
 from ...measure.records import RECORDS_MAX, Calibration, RecordTable, build, plural
@@ -36,6 +37,10 @@ from ...attacks.location.likelihood_ratio import LikelihoodRatioAttack
 from ...attacks.location.one_threshold import OneThresholdAttack
 from ...attacks.location.two_threshold import TwoThresholdAttack
 from ...theory import dp_accuracy as T
+
+
+#: The exposure tables' column naming the rows of an uploaded check-in file behind a user's attacked cells.
+ROWS = "rows in your file"
 
 
 # ------------------------------------------------------------------ choosing the users
@@ -69,9 +74,48 @@ def target_context(traces, user: int, obs: np.ndarray, config: dict, rng: np.ran
         rows = traces.cell_matrix(cells, users)
         pools[name] = CellPool(int(users.size), rows[rows.any(axis=1)].astype(np.uint8))
     lam = G * pools["target"].cell_hits() / pools["target"].size
-    return {"pools": pools, "mean_clean_count": lam.tolist(),
-            "target": {"user": user_label(traces, user), "index": int(user), "observations": int(obs[user]),
-                       "sites": sites.tolist(), "epochs": epochs.tolist()}}
+    target = {"user": user_label(traces, user), "index": int(user), "observations": int(obs[user]),
+              "sites": sites.tolist(), "epochs": epochs.tolist()}
+    target.update(file_checkins(traces, user, sites, epochs, config.get("trace_file")))
+    return {"pools": pools, "mean_clean_count": lam.tolist(), "target": target}
+
+
+def file_checkins(traces, user: int, sites, epochs, path: str | None) -> dict:
+    """For a user of an uploaded check-in file: ``rows``, the file's rows (1 = the first data row under the
+    header, blank lines counted) of the check-ins behind the attacked cells, and ``cells``, those check-ins'
+    values of every column but the user's, as the file holds them (a row for each; {} for synthetic traces)."""
+    positions = traces.rows_of(user, sites, epochs)
+    if not positions or traces.frame is None or not path:
+        return {}
+    frame = traces.frame
+    columns = [c for c in frame.columns if c != traces.user_column]
+    return {"rows": row_numbers(path, positions, rows=len(frame)),
+            "cells": {str(c): [_plain(v) for v in frame[c].to_numpy()[positions]] for c in columns}}
+
+
+def _plain(value):
+    """A cell as JSON carries it: a number stays a number, a missing cell is empty, anything else is text."""
+    if value is None or (isinstance(value, float) and np.isnan(value)):
+        return ""
+    if isinstance(value, (bool, np.bool_)):
+        return str(value)
+    if isinstance(value, (int, np.integer)):
+        return int(value)
+    if isinstance(value, (float, np.floating)):
+        return float(value)
+    return str(value)
+
+
+def row_ranges(rows) -> str:
+    """Row numbers as a short text: runs of consecutive rows as ``first–last`` (``"12–71, 90"``)."""
+    rows = sorted(int(r) for r in rows)
+    parts, start = [], None
+    for i, r in enumerate(rows):
+        start = r if start is None else start
+        if i + 1 == len(rows) or rows[i + 1] != r + 1:
+            parts.append(str(r) if r == start else f"{start}–{r}")
+            start = None
+    return ", ".join(parts)
 
 
 def extra_users(traces, obs: np.ndarray, candidates: np.ndarray, first: int, config: dict,
@@ -191,18 +235,23 @@ def exposure_rows(config: dict, user: dict, attack: str, y, pred, scores, first:
     order = np.r_[np.column_stack([pos[:k], neg[:k]]).ravel(), pos[k:], neg[k:]].astype(int)
     y, pred, scores = y[order], np.asarray(pred)[order], scores[order]
     known = {"user": [label] * y.size, "observations k": [config["observations"]] * y.size}
+    if target.get("rows"):  # an uploaded file: where the attacked check-ins are in it
+        known[ROWS] = [row_ranges(target["rows"])] * y.size
     lam = user_lambda(user)
     if lam is not None:
         known["user's observations"] = [target.get("observations")] * y.size
         known["mean clean count λ"] = [round(lam, 4)] * y.size
     ids = [f"game {i}" for i in order] if config.get("target_users", 1) <= 1 else \
         [f"{label} · game {i}" for i in order]
+    notes = [f"Scores of the {attack} attack; the user's trace is in the aggregate in half the games."]
+    if target.get("rows"):
+        notes.append(f"{ROWS}: the rows of your check-in file (1 = the first data row under the header) behind "
+                     "the user's attacked cells; the per-user table lists those check-ins as your file holds them.")
     table = build(ids, y.tolist(), pred.tolist(), scores, negatives=scores[y == 0],
                   negative_kind="non-member games" if config.get("target_users", 1) <= 1 else
                   "non-member games of this user", probable_ok=None, known=known,
                   certification={"available": False, "why": why}, unit="test game",
-                  records_max=kept_rows(config, first),
-                  notes=[f"Scores of the {attack} attack; the user's trace is in the aggregate in half the games."])
+                  records_max=kept_rows(config, first), notes=notes)
     return table.to_dict()
 
 
@@ -339,6 +388,12 @@ def per_user(config: dict, users: list[dict], rows: list[dict], tables: list[Rec
         cols["member games called probable"].append((t.tier_counts["probable"] - fp) / max(1, members))
         cols["non-member games called probable"].append(fp / max(1, nonmembers))
         cols["probable threshold"].append(t.calibration["threshold"])
+    files = [(u.get("target") or {}) for u in users]
+    if any(t.get("rows") for t in files):  # an uploaded file: each user's attacked check-ins, as the file holds them
+        cols[ROWS] = [row_ranges(t.get("rows", [])) for t in files]
+        names_in_file = [c for t in files for c in t.get("cells", {})]
+        for c in dict.fromkeys(names_in_file):
+            cols[in_file(c)] = ["; ".join(str(v) for v in t.get("cells", {}).get(c, [])) for t in files]
     informed = cols["mean clean count λ"][0] is None
     if informed:
         cols.pop("mean clean count λ")

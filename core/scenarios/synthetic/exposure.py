@@ -16,6 +16,7 @@ import os
 import numpy as np
 
 from ...attacks.declaration import labels
+from ...data.file_rows import row_numbers
 from ...measure.records import build, confidence
 from .data import read_csv_rows
 
@@ -44,10 +45,15 @@ def exposure_from_records(config: dict, context: dict, main: list[dict], head: s
     codes = context["codes"]
     ids, truth_shown, guess_shown, correct, scores, guesses = [], [], [], [], [], []
     known: dict[str, list] = {q: [] for q in qis}
+    # the user's row of each position: blank lines and the rows the import step dropped are counted
+    numbers = None
+    if raw is not None:
+        positions = sorted({int(row) for r in recs for row in r["train_rows"]})
+        numbers = dict(zip(positions, row_numbers(config["data_path"], positions)))
     for r in recs:
         x = r["attacks"][head]
         for row, t, gs, sc in zip(r["train_rows"], r["train_truth"], x["train_guess"], x["train_score"]):
-            ids.append(f"G{r['game'] + 1}-row{row + 1}")
+            ids.append(f"G{r['game'] + 1}-row{row + 1 if numbers is None else numbers[int(row)]}")
             correct.append(int(gs) == int(t))
             scores.append(float(sc))
             guesses.append(int(gs))
