@@ -94,7 +94,7 @@ def write_wide_csv(path: Path, megabytes: float = 20.0, columns: int = 499, seed
     import pandas as pd
 
     rng = np.random.default_rng(seed)
-    rows = int(megabytes * 1e6 / (columns * 3.1))
+    rows = int(megabytes * 1e6 / (columns * 2.8))
     data = {f"c{j:03d}": (rng.integers(0, 100, rows) if j % 10 else rng.choice(list("abcde"), rows))
             for j in range(columns)}
     pd.DataFrame(data).to_csv(path, index=False)
