@@ -17,6 +17,7 @@ shortened here (``--ttl``, ``--idle``) so a run takes minutes, not hours of wait
     .venv/bin/python benchmarks/bench_memory.py                 # both, 105 links
     .venv/bin/python benchmarks/bench_memory.py links --links 30
     .venv/bin/python benchmarks/bench_memory.py upload
+    .venv/bin/python benchmarks/bench_memory.py upload --against ../before   # another checkout (git worktree/archive)
 """
 from __future__ import annotations
 
@@ -58,12 +59,15 @@ class Trace:
         return self.marks[name]
 
 
-def server_env(tmp: Path, ttl: int, idle: float) -> dict:
-    """The server's environment: its own store, a short session TTL and idle spell."""
-    settings = tmp / "lab_settings.toml"
-    settings.write_text(f"[memory]\nidle_release_seconds = {idle}\n", encoding="utf-8")
-    return {"LAB_STORE": str(tmp / "store"), "LAB_SETTINGS": str(settings),
-            "STREAMLIT_SERVER_DISCONNECTED_SESSION_TTL": str(ttl)}
+def server_env(tmp: Path, ttl: int, idle: float | None) -> dict:
+    """The server's environment: its own store, a short session TTL and idle spell (``idle`` None: a checkout from
+    before the idle release, whose settings have no [memory] section)."""
+    env = {"LAB_STORE": str(tmp / "store"), "STREAMLIT_SERVER_DISCONNECTED_SESSION_TTL": str(ttl)}
+    if idle is not None:
+        settings = tmp / "lab_settings.toml"
+        settings.write_text(f"[memory]\nidle_release_seconds = {idle}\n", encoding="utf-8")
+        env["LAB_SETTINGS"] = str(settings)
+    return env
 
 
 def settle(trace: Trace, seconds: float, every: float = 2.0) -> float:
@@ -120,9 +124,16 @@ def upload_in_browser(url: str, csv: Path, timeout_ms: float = 240_000) -> None:
             browser.close()
 
 
-def run_links(n: int, ttl: int, idle: float, after: float) -> dict:
-    with tempfile.TemporaryDirectory(prefix="bench-memory-") as tmp, \
-            serve(env=server_env(Path(tmp), ttl, idle)) as server:
+def _serve(tmp: Path, ttl: int, idle: float, tree: Path | None):
+    """The lab's server from this checkout, or from ``tree`` (another checkout, to compare before and after)."""
+    if tree is None:
+        return serve(env=server_env(tmp, ttl, idle))
+    has_idle = "[memory]" in (tree / "lab_settings.toml").read_text(encoding="utf-8")
+    return serve(env=server_env(tmp, ttl, idle if has_idle else None), tree=tree, app=tree / "serve.py")
+
+
+def run_links(n: int, ttl: int, idle: float, after: float, tree: Path | None = None) -> dict:
+    with tempfile.TemporaryDirectory(prefix="bench-memory-") as tmp, _serve(Path(tmp), ttl, idle, tree) as server:
         trace = Trace(server.proc.pid)
         start = settle(trace, 2)
         t0 = time.monotonic()
@@ -134,9 +145,8 @@ def run_links(n: int, ttl: int, idle: float, after: float) -> dict:
                 "seconds": seconds}
 
 
-def run_upload(ttl: int, idle: float, after: float, megabytes: float = 20.0) -> dict:
-    with tempfile.TemporaryDirectory(prefix="bench-memory-") as tmp, \
-            serve(env=server_env(Path(tmp), ttl, idle)) as server:
+def run_upload(ttl: int, idle: float, after: float, megabytes: float = 20.0, tree: Path | None = None) -> dict:
+    with tempfile.TemporaryDirectory(prefix="bench-memory-") as tmp, _serve(Path(tmp), ttl, idle, tree) as server:
         csv = write_wide_csv(Path(tmp) / "wide.csv", megabytes)
         trace = Trace(server.proc.pid)
         # the page's first visit without an upload: what every visitor costs, not the upload
@@ -157,17 +167,18 @@ def main() -> None:
     ap.add_argument("--ttl", type=int, default=5, help="server.disconnectedSessionTTL (s)")
     ap.add_argument("--idle", type=float, default=5, help="[memory] idle_release_seconds")
     ap.add_argument("--after", type=float, default=12, help="seconds more before the idle reading")
+    ap.add_argument("--against", type=Path, help="another checkout of the lab to measure instead (before/after)")
     args = ap.parse_args()
     print(load_text())
     if args.what in ("links", "both"):
-        r = run_links(args.links, args.ttl, args.idle, args.after)
+        r = run_links(args.links, args.ttl, args.idle, args.after, args.against)
         print(f"{r['links']} distinct-seed lecture links in {r['seconds']:.0f} s, {len(r['errors'])} errors "
               f"{r['errors'][:3]}")
         print(f"  RSS start {r['start']:.0f} MB, end {r['end']:.0f}, peak {r['peak']:.0f} "
               f"(+{r['peak'] - r['start']:.0f} MB: {(r['peak'] - r['start']) / LINK_BOUND_MB:.2f}x the "
               f"{LINK_BOUND_MB} MB bound), after idle {r['idle']:.0f} (+{r['idle'] - r['start']:.0f} MB)")
     if args.what in ("upload", "both"):
-        r = run_upload(args.ttl, args.idle, args.after)
+        r = run_upload(args.ttl, args.idle, args.after, tree=args.against)
         left = r["idle"] - r["before"]
         print(f"upload of a {r['file_mb']:.1f} MB, 499-column CSV: RSS before {r['before']:.0f} MB, "
               f"previewed {r['shown']:.0f}, peak {r['peak']:.0f} (+{r['peak'] - r['before']:.0f}), "
