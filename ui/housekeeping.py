@@ -23,6 +23,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import threading
 import time
 from typing import Callable
 
@@ -31,6 +32,7 @@ from core.runtime.memory import release_memory
 
 _log = logging.getLogger(__name__)
 TICK_SECONDS = 5.0
+SCRIPT_THREAD = "ScriptRunner.scriptThread"  # the name Streamlit 1.67 gives each session's script thread
 _IDLE_CLEARS: list[Callable[[], None]] = []
 
 
@@ -75,6 +77,12 @@ def release_idle_memory() -> tuple[int | None, int | None]:
     return release_memory()
 
 
+def _scripts_running() -> bool:
+    """Whether a page script is still running: a closed tab's script finishes its current step before it sees the
+    stop (parsing a wide upload takes tens of seconds), and what it holds is freed only then."""
+    return any(t.name == SCRIPT_THREAD for t in threading.enumerate())
+
+
 class Housekeeper:
     """The loop's state: when a session was last connected and whether this idle spell's release was done."""
 
@@ -88,7 +96,7 @@ class Housekeeper:
     def tick(self) -> None:
         shut_down_expired_sessions(self.runtime)
         now = self.clock()
-        if self.runtime._session_mgr.num_active_sessions() or self._stored():
+        if self.runtime._session_mgr.num_active_sessions() or self._stored() or _scripts_running():
             self.last_busy, self.released = now, False
             return
         if not self.released and self.idle_after and now - self.last_busy >= self.idle_after:
