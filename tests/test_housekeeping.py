@@ -86,3 +86,20 @@ def test_release_memory_reports_this_process_resident_memory():
     before, after = release_memory()
     assert before is not None and after is not None and after <= before + 16 * 2**20
     assert abs(rss_bytes() - after) < 64 * 2**20
+
+
+def test_the_engine_caches_registered_for_idle_are_emptied_and_a_failing_one_does_not_stop_the_others():
+    from core.basics import idle
+    from core.data import file_rows
+
+    emptied = []
+    idle.on_idle(lambda: emptied.append("first"))
+    idle.on_idle(lambda: 1 / 0)
+    idle.on_idle(lambda: emptied.append("last"))
+    file_rows._BYTES["digest"] = object()
+    try:
+        idle.clear_idle_caches()
+        assert emptied == ["first", "last"]
+        assert file_rows._BYTES == {}
+    finally:
+        del idle._CLEARS[-3:]

@@ -12,7 +12,8 @@ Two things Streamlit 1.67 leaves to chance, each measured on the lab (docs/BENCH
 * **Memory after the class has gone.** Python and glibc keep freed memory for reuse rather than returning it to
   the system. Once no session has been connected for ``[memory] idle_release_seconds`` (lab_settings.toml), the
   demos' caches (``st.cache_data``, and the ``st.cache_resource`` caches registered with
-  :func:`release_when_idle`) are emptied — every entry is recomputed from its arguments on the next visit — and
+  :func:`release_when_idle`, and the engine's caches of files registered in core/basics/idle.py) are emptied —
+  every entry is recomputed from its arguments on the next visit — and
   :func:`core.runtime.memory.release_memory` collects and returns the freed pages. Once per idle spell.
 
 Started by ``serve.py`` as the lab app's lifespan (:func:`lifespan`), on the server's event loop, where Streamlit
@@ -27,6 +28,7 @@ import threading
 import time
 from typing import Callable
 
+from core.basics.idle import clear_idle_caches
 from core.basics.settings import settings
 from core.runtime.memory import release_memory
 
@@ -74,6 +76,7 @@ def release_idle_memory() -> tuple[int | None, int | None]:
     st.cache_data.clear()
     for clear in list(_IDLE_CLEARS):
         clear()
+    clear_idle_caches()  # the engine's own caches of files and prepared tables (core/basics/idle.py)
     return release_memory()
 
 
