@@ -48,6 +48,21 @@ def test_sessions_past_their_ttl_are_shut_down_and_the_others_kept():
     assert hk.shut_down_expired_sessions(runtime) == 1 and new.shut == 1
 
 
+def test_a_session_the_store_reaps_on_its_own_is_shut_down_but_a_resumed_one_is_not():
+    clock = Clock()
+    runtime, manager, _ = fake_runtime(clock)
+    assert hk.install_session_reaper(runtime)
+    store = manager._session_storage._cache
+    old, resumed, closing = Session("old"), Session("resumed"), Session("closing")
+    store["old"] = SimpleNamespace(session=old)
+    store["resumed"] = SimpleNamespace(session=resumed)
+    del store["resumed"]  # its tab reconnected: Streamlit takes it out of the store to serve it again
+    clock.now += 11
+    store["closing"] = SimpleNamespace(session=closing)  # another tab closes: Streamlit's save reaps "old"
+    assert (old.shut, resumed.shut, closing.shut) == (1, 0, 0)
+    assert list(store) == ["closing"]
+
+
 def test_the_idle_release_runs_once_per_spell_without_sessions(monkeypatch):
     clock = Clock()
     runtime, manager, store = fake_runtime(clock, ttl=10)

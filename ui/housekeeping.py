@@ -8,7 +8,8 @@ Two things Streamlit 1.67 leaves to chance, each measured on the lab (docs/BENCH
   what shutting down releases — its uploaded files (the raw bytes of every upload, held in memory), its
   ``scope="session"`` caches, its download buttons' tables — stays until the last reference goes, if ever. 105
   lecture links within two minutes kept 105 sessions' state (+0.5 MB each) for as long as the server was idle.
-  :func:`shut_down_expired_sessions` runs every few seconds and shuts down each session past its time.
+  :func:`install_session_reaper` makes the store shut down each session it reaps, and
+  :func:`shut_down_expired_sessions` reaps every few seconds, so a session goes soon after its time.
 * **Memory after the class has gone.** Python and glibc keep freed memory for reuse rather than returning it to
   the system. Once no session has been connected for ``[memory] idle_release_seconds`` (lab_settings.toml), the
   demos' caches (``st.cache_data``, and the ``st.cache_resource`` caches registered with
@@ -27,6 +28,8 @@ import logging
 import threading
 import time
 from typing import Callable
+
+from streamlit.runtime.caching.ttl_cache import TTLCache
 
 from core.basics.idle import clear_idle_caches
 from core.basics.settings import settings
@@ -54,12 +57,44 @@ def _stored_sessions(runtime):
     return cache if hasattr(cache, "expire") else None
 
 
+class _ShutDownOnExpiry(TTLCache):
+    """Streamlit's store of disconnected sessions, except that a session it reaps for its age is shut down. The
+    store reaps whenever it is written to (another tab closing) or counted, as well as on this module's ticks."""
+
+    def expire(self, at_time=None):
+        removed = super().expire(at_time)
+        for _, info in removed:
+            try:
+                info.session.shutdown()
+            except Exception:  # noqa: BLE001 — one session that fails to shut down must not stop the others'
+                _log.warning("could not shut down an expired session", exc_info=True)
+        return removed
+
+
+def install_session_reaper(runtime) -> bool:
+    """Give the runtime's store of disconnected sessions the store above (same size and TTL); False if this
+    version of Streamlit keeps it elsewhere. Call before the first session (the store is then empty)."""
+    storage = getattr(getattr(runtime, "_session_mgr", None), "_session_storage", None)
+    old = getattr(storage, "_cache", None)
+    if not isinstance(old, TTLCache):
+        _log.warning("Streamlit's session store was not found: ended sessions are not shut down by the lab")
+        return False
+    if not isinstance(old, _ShutDownOnExpiry):
+        new = _ShutDownOnExpiry(maxsize=old.maxsize, ttl=old.ttl, timer=old.timer)
+        for key, value in old.items():
+            new[key] = value
+        storage._cache = new
+    return True
+
+
 def shut_down_expired_sessions(runtime) -> int:
     """Shut down every disconnected session kept past ``server.disconnectedSessionTTL``; how many. Must run on
     the server's event loop (Streamlit's rule for shutting a session down)."""
     cache = _stored_sessions(runtime)
     if cache is None:
         return 0
+    if isinstance(cache, _ShutDownOnExpiry):
+        return len(cache.expire())
     expired = cache.expire()
     for _, info in expired:
         try:
@@ -127,6 +162,7 @@ async def lifespan(app):
     """The lab app's lifespan (``st.App(..., lifespan=lifespan)``): housekeeping runs while the server does."""
     from streamlit import runtime
 
+    install_session_reaper(runtime.get_instance())
     keeper = Housekeeper(runtime.get_instance(), settings().memory_idle_release_seconds)
     task = asyncio.create_task(_loop(keeper))
     try:
