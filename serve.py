@@ -3,7 +3,8 @@ shared deep link connects at once (ui/page_head.py). ``bash run.sh app`` starts 
 option (``--server.port``, ``--server.address``, .streamlit/config.toml) applies as to ``streamlit run app.py``.
 
 Before the server takes its first session, everything the pages import is imported and then kept out of
-Python's full garbage collections (ui/heap.py).
+Python's full garbage collections (ui/heap.py). While it serves, ended sessions are shut down and, once nobody is
+connected, the demos' caches are emptied and their memory given back (ui/housekeeping.py).
 
     python -m streamlit run serve.py --server.port 8501 --server.address 127.0.0.1
 """
@@ -11,7 +12,8 @@ import streamlit as st
 from starlette.middleware import Middleware
 
 from ui.heap import freeze_libraries
+from ui.housekeeping import lifespan
 from ui.page_head import PageHead
 
 freeze_libraries()
-app = st.App("app.py", middleware=[Middleware(PageHead)])
+app = st.App("app.py", middleware=[Middleware(PageHead)], lifespan=lifespan)

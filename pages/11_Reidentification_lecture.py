@@ -18,18 +18,19 @@ page_header("Reidentification & reconstruction: the lecture's demos",
             "CS208 (Harvard, 2025) lecture 2 slides, “Reidentification & Reconstruction Attacks”")
 
 
-# The demos' caches are bounded as the people's (ui/reid_people.py): their arguments come from the address bar.
-@st.cache_data(show_spinner="Linking…", max_entries=32, ttl=CACHE_TTL)
+# The demos' caches are bounded as the people's (ui/reid_people.py): their arguments come from the address bar. A
+# default linkage view pickles to about 55 kB, an uploaded file's to more; max_size bounds each cache in bytes too.
+@st.cache_data(show_spinner="Linking…", max_entries=32, ttl=CACHE_TTL, max_size="32MB")
 def link(pkey, levels, rel, vot, seed, _P):
     return lecture.linkage_view(_P, levels, rel, vot, seed)
 
 
-@st.cache_data(show_spinner="Generalising…", max_entries=32, ttl=CACHE_TTL)
+@st.cache_data(show_spinner="Generalising…", max_entries=32, ttl=CACHE_TTL, max_size="32MB")
 def anonymise(pkey, data, qis, k, method, supp, _P):
     return lecture.kanon_view(_P, data, qis, k, method, supp)
 
 
-@st.cache_data(show_spinner="Scoring every record…", max_entries=16)
+@st.cache_data(show_spinner="Scoring every record…", max_entries=16, ttl=CACHE_TTL, max_size="32MB")
 def ns08(**kw):
     return lecture.netflix_view(**kw)
 

@@ -45,7 +45,11 @@ def parse_guard():
         yield
 
 
-@st.cache_data(max_entries=8, ttl=900, show_spinner="Reading your file…")
+# One session's own cache, emptied when its tab closes: a parsed upload is the largest thing a visitor can make the
+# server hold (a 20 MB, 499-column CSV parses to about 300 MB of pandas objects), and a server-wide cache kept it
+# for 15 minutes after its visitor had gone. Its entries (the file with each set of format choices tried) are
+# kept while the visitor works on the file, so a choice made and taken back is not parsed again.
+@st.cache_data(max_entries=4, ttl=900, show_spinner="Reading your file…", scope="session")
 def _inspect(digest: str, name: str, encoding, delimiter, decimal, ignore, keep_summary, yes_no,
              _raw: bytes) -> TableImport:
     # keyed by the content's hash (never its bytes) and the choices; bounded in entries and time

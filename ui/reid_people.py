@@ -2,8 +2,8 @@
 synthetic town, or the user's CSV) and the bounded cache that loads them once for all five demos.
 
 Every cache is bounded: its arguments come from the address bar (one population is ~20 MB, and a script can send
-a thousand seeds); an upload's key is the path of its normalised file, which is named by the content's SHA-256,
-and it is kept for at most ``CACHE_TTL`` seconds.
+a thousand seeds); an upload's people are cached for its session alone (key: the path of its normalised file, which
+is named by the content's SHA-256) and go when the session ends.
 """
 from __future__ import annotations
 
@@ -15,6 +15,7 @@ from core.errors import LabError
 from core.output.inert import inert_text
 from core.reid import lecture
 from ui.common import number_field, show_error
+from ui.housekeeping import release_when_idle
 from ui.import_step import UPLOAD_TYPES, import_upload, new_file_for, role_select, suggestions
 
 POPULATIONS = 6
@@ -26,6 +27,16 @@ BIND = {"bind": "query-params"}  # every control is mirrored in the address bar:
 def load(source, n_people, n_zips, seed, upload=None, sensitive=None):
     """The people of the demos; ``upload``: the path of the uploaded file, normalised (ui.import_step)."""
     return lecture.load(source, n_people, n_zips, seed, upload, sensitive)
+
+
+@st.cache_resource(show_spinner=False, max_entries=1, scope="session")
+def load_upload(source, n_people, n_zips, seed, upload, sensitive=None):
+    """The people of an uploaded file, for its session alone: they go when the visitor's tab closes, where the
+    shared cache above kept an upload's people (hundreds of MB for a wide file) for half an hour."""
+    return lecture.load(source, n_people, n_zips, seed, upload, sensitive)
+
+
+release_when_idle(load)  # built-in record sets: rebuilt in a second on the next visit
 
 
 @dataclass(frozen=True)
@@ -73,7 +84,7 @@ def people_controls(sb) -> People:
                 del st.session_state[k]
     key = (source, n_people, n_zips, seed, upload, sens)
     try:
-        P = load(*key)
+        P = (load if upload is None else load_upload)(*key)
     except LabError as exc:
         show_error(exc)
         st.stop()

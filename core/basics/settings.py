@@ -61,6 +61,8 @@ class Settings:
     database_path: str = "~/.local/share/privacy-lab/lab.sqlite3"
     # [cluster]
     cluster_scheduler: str = ""
+    # [memory]
+    memory_idle_release_seconds: float = 120.0
     source: str = "defaults"
 
     @property
@@ -85,6 +87,7 @@ _SECTIONS = {
                 "pin_tries_per_seat": int},
     "database": {"url": str, "path": str},
     "cluster": {"scheduler": str},
+    "memory": {"idle_release_seconds": float},
 }
 
 
@@ -109,7 +112,8 @@ def parse(data: dict, source: str = "settings") -> Settings:
                 raise ParameterError(f"{source}: {section}.{key}", f"expected {kind.__name__}"
                                      f"{'' if kind is str else ' >= 0'}, got {value!r}")
             name = {"store": f"store_{key}", "uploads": f"upload_{key}", "classes": f"class_{key}",
-                    "database": f"database_{key}", "cluster": f"cluster_{key}"}.get(section, key)
+                    "database": f"database_{key}", "cluster": f"cluster_{key}",
+                    "memory": f"memory_{key}"}.get(section, key)
             values[name] = kind(value)
     if values.get("slots", 1) < 1:
         raise ParameterError(f"{source}: server.slots", "at least 1")

@@ -27,6 +27,7 @@ from typing import Iterable, Sequence
 import numpy as np
 import pandas as pd
 
+from ..basics.idle import on_idle
 from ..errors import DataError
 from .dataset import _decoded, read_bytes
 
@@ -37,6 +38,8 @@ def _text_frame(path: str, _stamp: tuple) -> pd.DataFrame:
 
 
 _BYTES: dict[str, pd.DataFrame] = {}
+on_idle(_text_frame.cache_clear)  # an upload's rows, kept for the exposure panels: not past an idle spell
+on_idle(_BYTES.clear)
 
 
 def _bytes_frame(digest: str, raw: bytes) -> pd.DataFrame:

@@ -12,6 +12,7 @@ from functools import lru_cache
 import numpy as np
 import pandas as pd
 
+from ...basics.idle import on_idle
 from ...cancel import checkpoint
 from ...data.dataset import Dataset, load_csv, read_table
 from ...data.sdg_surrogates import SURROGATES, surrogate
@@ -190,6 +191,17 @@ _SAMPLES = LRU(CACHE_ENTRIES)
 def clear_caches() -> None:
     _GAMES.clear()
     _SAMPLES.clear()
+
+
+def _clear_when_idle() -> None:
+    """The fitted games, samples and the files' prepared tables (an upload's among them) go when the server is
+    idle."""
+    clear_caches()
+    for cached in (_csv, read_csv_rows, _prepared):
+        cached.cache_clear()
+
+
+on_idle(_clear_when_idle)
 
 
 def _rng(entropy: int, game: int, component: int) -> np.random.Generator:
