@@ -7,8 +7,8 @@ from pathlib import Path
 
 import streamlit as st
 
-from ui.access import accessible_styles
-from ui.common import chart
+from ui.widgets.accessibility import accessible_styles
+from ui.widgets.page_widgets import chart
 from ui.first_view import page_run
 
 ROOT = Path(__file__).resolve().parent

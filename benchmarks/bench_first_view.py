@@ -100,7 +100,7 @@ def first_visit(ctx, url: str, timeout_s: float = 300) -> tuple[float | None, in
         page.screenshot(path=str(shot))
         raise SystemExit(f"{url}: no page title after {timeout_s:.0f} s (screenshot: {shot}): {exc}") from exc
     seconds = None
-    for _ in range(2):  # a first page view may rerun once (ui.common._use_app_navigation)
+    for _ in range(2):  # a first page view may rerun once (ui.widgets.page_widgets._use_app_navigation)
         settle(page, timeout_s)
         if page.evaluate(LIVE_CHARTS)[0]:
             page.wait_for_selector(".js-plotly-plot .main-svg", timeout=60_000)

@@ -2,7 +2,7 @@
 import streamlit as st
 
 from core.studies.lessons import load_lessons
-from ui.common import page_header
+from ui.widgets.page_widgets import page_header
 from ui.class_teacher import teacher_view
 from ui.classroom import class_panel
 from ui.lesson_handout import handout_button

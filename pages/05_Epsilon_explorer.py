@@ -6,7 +6,7 @@ from core.output import plain_language as say
 from core.errors import LabError
 from core.plots import epsilon as plots
 from core.theory.epsilon_explorer import explain_epsilon
-from ui.common import content, download_table, figure, metric_row, number_field, page_header, plain, show_error
+from ui.widgets.page_widgets import content, download_table, figure, metric_row, number_field, page_header, plain, show_error
 
 page_header("ε explorer: what a privacy budget buys",
             f"Choose {say.term('epsilon', 'ε')} and see, without running a single game, the best any attacker can "

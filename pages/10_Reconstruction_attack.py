@@ -6,7 +6,7 @@ from core.output import plain_language as say
 from core.plots import reconstruction as plots
 from core.errors import LabError
 from core.scenarios.reconstruction import theory_curves
-from ui.common import (chart, content, download_result, download_table, figure, metric_row, scenario_page,
+from ui.widgets.page_widgets import (chart, content, download_result, download_table, figure, metric_row, scenario_page,
                        param_widgets, plain)
 from ui.runs import run_scenario
 from ui.sweeps import run_sweep

@@ -7,7 +7,7 @@ from core.plots import reid as plots
 from core.reid import differencing, exact_example, k_anonymity, lecture
 from ui.reid_people import BIND, CACHE_TTL, people_controls
 from ui.records import exposure_panel
-from ui.common import content, download_table, figure as _figure, lazy_tabs, metric_row, number_field, page_header, \
+from ui.widgets.page_widgets import content, download_table, figure as _figure, lazy_tabs, metric_row, number_field, page_header, \
     plain, show_error
 
 B = BIND  # every control is mirrored in the address bar: a link reproduces the view

@@ -7,7 +7,7 @@ from core.output import plain_language as say
 from core.errors import LabError
 from core.plots import location as plots
 from core.scenarios.location import theory_curves
-from ui.common import (chart, content, download_result, download_table, figure, metric_row, scenario_page,
+from ui.widgets.page_widgets import (chart, content, download_result, download_table, figure, metric_row, scenario_page,
                        param_widgets, plain, show_error)
 from ui.runs import run_scenario
 from ui.report import run_tools
@@ -21,7 +21,7 @@ upload = st.sidebar.file_uploader("Your own check-ins (CSV, auxiliary attacker)"
                                        "Gridded 12×8, last 800 hours, one site per user and hour.")
 config = param_widgets(scenario, cost_capped="drivers")  # no control reaches a run the server refuses
 if upload is not None:
-    from ui.uploads import save_upload  # private 0600 file, deleted when no session needs it
+    from ui.widgets.uploads import save_upload  # private 0600 file, deleted when no session needs it
 
     path = save_upload(upload.getvalue(), kind="location", name=upload.name)
     try:

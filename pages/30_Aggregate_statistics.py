@@ -10,7 +10,7 @@ from core.output.inert import inert_text
 from core.plots import aggregates as plots
 from core.scenarios.aggregates import utility
 from core.scenarios.aggregates.preview import block_preview
-from ui.common import (chart, charts_side_by_side, content, download_figure, download_result, download_table,
+from ui.widgets.page_widgets import (chart, charts_side_by_side, content, download_figure, download_result, download_table,
                        metric_row, scenario_page, param_widgets, plain, show_error, stop_unless_ready)
 from ui.aggregates_data import data_controls, generic_chosen
 from ui.runs import run_scenario

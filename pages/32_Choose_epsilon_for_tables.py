@@ -11,7 +11,7 @@ from core.studies import table_decision as td
 from core.studies.ladder import ladder_rows
 from core.studies.ladder_reading import sentences
 from core.studies.registry import ticks
-from ui.common import content, download_table, figure, number_field, page_header, plain, show_error
+from ui.widgets.page_widgets import content, download_table, figure, number_field, page_header, plain, show_error
 from ui.report import GALLERY_LINK
 from ui.sweeps import run_sweep, sweep_estimate
 

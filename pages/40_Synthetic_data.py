@@ -16,7 +16,7 @@ from core.scenarios.synthetic.views import (
     result_view,
 )
 from core.studies.registry import ticks as deployment_ticks
-from ui.common import (
+from ui.widgets.page_widgets import (
     chart,
     charts_side_by_side,
     content,

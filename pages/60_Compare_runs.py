@@ -12,10 +12,10 @@ from core.plots import fdp as plots
 from core.output.report import non_default_params
 from core.scenario import all_scenarios
 from core.studies.links import UPLOADED, from_link, is_file_param, linkable
-from ui.common import figure, page_header
+from ui.widgets.page_widgets import figure, page_header
 from ui.pins import (MAX_PINS, PINNABLE_LABS, add_pin, clear_pins, decode_pins, encode_pins, pinned, remove_pin,
                      restore_from_link, upload_hash)
-from ui.uploads import held_file
+from ui.widgets.uploads import held_file
 from ui.records import tier_changes_panel
 from ui.report import report_downloads
 from ui.runs import pool_run

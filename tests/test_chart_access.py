@@ -53,7 +53,7 @@ def test_every_chart_goes_through_the_helper_that_adds_its_text_alternative():
     files = [root / "app.py", *(root / "pages").glob("*.py"), *(root / "ui").glob("*.py")]
     direct = [str(f.relative_to(root)) for f in files
               if f.name != "common.py" and "plotly_chart(" in f.read_text(encoding="utf-8")]
-    assert not direct, f"draw charts with ui.common.chart / figure, not st.plotly_chart: {direct}"
+    assert not direct, f"draw charts with ui.widgets.page_widgets.chart / figure, not st.plotly_chart: {direct}"
 
 
 def test_group_ranking_legend_clears_slanted_group_names():

@@ -36,7 +36,7 @@ def _script(body: str) -> str:
         sys.path.insert(0, {str(ROOT)!r})
         import plotly.graph_objects as go
         import streamlit as st
-        from ui.common import chart
+        from ui.widgets.page_widgets import chart
         from ui.first_view import page_run
         with page_run():
     """) + textwrap.indent(textwrap.dedent(body), "    ")

@@ -29,7 +29,7 @@ def test_the_real_pages_need_streamlit_and_the_engine():
     files = app_files()
     assert files[0] == ROOT / "app.py" and len(files) > 10
     names = page_imports(files)
-    assert {"streamlit", "ui.common", "ui.first_view"} <= set(names)
+    assert {"streamlit", "ui.widgets.page_widgets", "ui.first_view"} <= set(names)
     assert any(n.startswith("core.") for n in names)
 
 

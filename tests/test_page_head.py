@@ -1,6 +1,6 @@
 """The line serve.py adds to each page's head (ui/page_head.py): Streamlit's own setting for where its server
 is, on the app's HTML pages only, so a deep link probes one address instead of two; and the page-wide CSS of
-ui/access.py, which the pages then do not send again."""
+ui/widgets/accessibility.py, which the pages then do not send again."""
 from __future__ import annotations
 
 import asyncio
@@ -16,7 +16,7 @@ from ui.page_head import _PAGE, _ROOT, PageHead, head_line, with_head_line
 @pytest.fixture(autouse=True)
 def _styles_flag_restored(monkeypatch):
     """Building a PageHead marks the process as serving the CSS in the head; no other test may inherit that."""
-    from ui import access
+    from ui.widgets import accessibility as access
 
     monkeypatch.setattr(access, "STYLES_IN_HEAD", access.STYLES_IN_HEAD)
 
@@ -43,7 +43,7 @@ def test_the_line_is_the_last_element_of_the_head_and_nothing_else_changes():
 
 
 def test_the_head_carries_the_accessible_css_before_the_script():
-    from ui.access import ACCESSIBLE_CSS
+    from ui.widgets.accessibility import ACCESSIBLE_CSS
 
     for line in (_PAGE, _ROOT):  # the same fixed sheet the pages send as an element when not served by serve.py
         assert line.startswith(ACCESSIBLE_CSS.encode()) and line.index(b"<script>") == len(ACCESSIBLE_CSS.encode())
@@ -52,10 +52,11 @@ def test_the_head_carries_the_accessible_css_before_the_script():
 def test_a_served_first_view_leaves_the_css_to_the_head_and_every_other_run_sends_it(monkeypatch):
     from streamlit.testing.v1 import AppTest
 
-    from ui import access, first_view
+    from ui import first_view
+    from ui.widgets import accessibility as access
 
     def page():
-        from ui.access import accessible_styles
+        from ui.widgets.accessibility import accessible_styles
 
         accessible_styles()
 

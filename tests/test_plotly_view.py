@@ -57,7 +57,7 @@ def test_a_session_without_javascript_gets_streamlits_element(monkeypatch):
     def app():
         import plotly.graph_objects as go
 
-        from ui.common import chart
+        from ui.widgets.page_widgets import chart
         chart(go.Figure(go.Scatter(x=[0, 1], y=[1, 0])), "one")
         chart(go.Figure(go.Heatmap(z=[[0, 1]])), "two")
 

@@ -40,20 +40,20 @@ def data_controls() -> Data:
                                    "needs a yes/no (two-valued) sensitive column.")
     if source == SOURCES[0]:
         return out
-    from ui.uploads import UPLOAD_TYPES
+    from ui.widgets.uploads import UPLOAD_TYPES
 
     upload = st.sidebar.file_uploader("CSV file" if source == SOURCES[1] else "CSV file (or TSV, Excel)",
                                       type=["csv"] if source == SOURCES[1] else UPLOAD_TYPES, key="aggregates.upload")
     if upload is None:
         out.missing = "Upload a CSV in the sidebar, or switch back to the synthetic census blocks."
         return out
-    from ui.uploads import save_upload  # private 0600 file, deleted when no session needs it
+    from ui.widgets.uploads import save_upload  # private 0600 file, deleted when no session needs it
 
     if source == SOURCES[1]:
         out.extra = {"data": "ppmf",
                      "data_path": str(save_upload(upload.getvalue(), kind="aggregates", name=upload.name))}
         return out
-    from ui.import_step import import_upload, new_file_for, role_select, suggestions
+    from ui.widgets.import_step import import_upload, new_file_for, role_select, suggestions
 
     try:
         path, table = import_upload(upload, "aggregates")  # the import step: format, preview, column types

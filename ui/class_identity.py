@@ -16,7 +16,7 @@ import hashlib
 import streamlit as st
 
 from core.classroom import Visitor
-from ui.feedback import session_id
+from ui.widgets.feedback import session_id
 
 
 def _digest(kind: str, value: bytes | str) -> str:

@@ -15,8 +15,8 @@ from core.plots.lessons import class_distribution
 from core.studies import lesson_grading as G
 from ui.class_identity import visitor
 from ui.classroom import TEACHER, _link, _when
-from ui.common import chart, show_error
-from ui.feedback import tick
+from ui.widgets.page_widgets import chart, show_error
+from ui.widgets.feedback import tick
 
 
 def teacher_view(lesson) -> None:

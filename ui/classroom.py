@@ -14,7 +14,7 @@ import streamlit as st
 from core import classroom as C
 from core.errors import LabError
 from ui.class_identity import browser, lab_address, visitor
-from ui.common import show_error
+from ui.widgets.page_widgets import show_error
 
 SEAT = "classroom.seat"  # (code, name) of the seat this browser holds, once found this session
 TEACHER = "lessons.teacher"  # (code, key) of the class whose view this session opened

@@ -11,7 +11,7 @@ from core.plots.deployments import deployment_summary
 from core.studies import table_decision
 from core.studies.registry import load_registry, ticks
 from core.theory import odds
-from ui.common import content, download_table, figure, number_field, plain, show_error
+from ui.widgets.page_widgets import content, download_table, figure, number_field, plain, show_error
 
 
 @st.cache_data(show_spinner=False, max_entries=4)

@@ -82,7 +82,7 @@ def webgl_budget(fig, name: str):
 
 # ------------------------------------------------------------ the rest of the page after the first chart
 DRAWN = "_first_view.drawn"  # session state: this browser has drawn a chart; no view of it is cut short again
-# The signal's key, so its element's class (``st-key-…``): hidden by ui/access.py, and what the browser tests wait
+# The signal's key, so its element's class (``st-key-…``): hidden by ui/widgets/accessibility.py, and what the browser tests wait
 # to see gone before they look at a page's full view.
 SIGNAL_KEY = "lab-first-chart"
 _SIGNAL_JS = """export default function ({ setTriggerValue }) {
@@ -274,7 +274,7 @@ def view_ends_here() -> bool:
 
 
 def after_chart() -> None:
-    """Called right after a chart is sent (``ui.common.chart``): on a browser session's first view, end this run
+    """Called right after a chart is sent (``ui.widgets.page_widgets.chart``): on a browser session's first view, end this run
     here, with a signal that reruns the page as soon as the browser has drawn the chart."""
     global _signal
     if not view_ends_here():

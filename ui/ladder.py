@@ -13,7 +13,7 @@ from core.plots.deployments import deployment_summary
 from core.plots.fdp import ladder_figure
 from core.studies.registry import ticks
 from core.scenario import get
-from ui.common import download_table, figure, show_error
+from ui.widgets.page_widgets import download_table, figure, show_error
 from ui.sweeps import run_sweep, sweep_estimate
 
 

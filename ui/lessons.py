@@ -18,8 +18,8 @@ from core.studies import lesson_runs as R
 from core.studies import lessons as L
 from core.studies.lesson_plots import step_figure
 from ui import classroom as class_mode
-from ui.common import chart, show_error
-from ui.feedback import tick
+from ui.widgets.page_widgets import chart, show_error
+from ui.widgets.feedback import tick
 
 PROGRESS = "lessons.progress"
 REVEAL_KEY = "lessons-reveal"  # the reveal's container: the keyboard focus moves to it after a commit
@@ -148,7 +148,7 @@ def _reveal(lesson, step, done: dict) -> None:
     box = st.container(border=True, key=REVEAL_KEY)
     box.subheader(f"Reveal · score {g['score']:.0%}", anchor=False)  # (no link icon: one Tab stop fewer)
     if st.session_state.get(FOCUS) == (lesson.id, step.number):  # just committed: the keyboard lands here
-        from ui.focus import focus_once
+        from ui.widgets.focus import focus_once
 
         st.session_state.pop(FOCUS)
         focus_once(REVEAL_KEY, f"{lesson.id}/{step.number}")

@@ -38,7 +38,7 @@ chart, which then render while the chunk is fetched and compiled off the main th
 beyond noise (A/B, five labs, 6 visits). The main thread is busy from the socket's open to the first plot;
 moving Plotly's evaluation within that time does not shorten it.
 
-The same line carries the page-wide CSS of ui/access.py (WCAG contrast for captions), so that it applies from
+The same line carries the page-wide CSS of ui/widgets/accessibility.py (WCAG contrast for captions), so that it applies from
 the first paint and a new tab's first view does not send it as an element: Streamlit's HTML element sanitises
 its content with DOMPurify, about 25 ms of the browser's main thread before the page's first chart
 (``benchmarks/bench_first_view_trace.py``, a CPU profile of Aggregate statistics).
@@ -52,11 +52,11 @@ import gzip
 
 
 def _line(base: str) -> bytes:
-    """The page-wide CSS of ui/access.py, and the script: Streamlit's setting for its server's address (``base``,
+    """The page-wide CSS of ui/widgets/accessibility.py, and the script: Streamlit's setting for its server's address (``base``,
     a JavaScript expression), and the late load of the lab's Plotly bundle, named relative to the page as
     Streamlit's own scripts are."""
     from ui import plotly_view
-    from ui.access import ACCESSIBLE_CSS
+    from ui.widgets.accessibility import ACCESSIBLE_CSS
 
     late = (plotly_view.LOADER_JS + "setTimeout(function(){if(document.querySelector('.js-plotly-plot')||"
             f"window.labPlotly)return;window.labLoadPlotly('basic','./{plotly_view.ROUTE}{plotly_view.BUNDLE}')"
@@ -97,12 +97,12 @@ class PageHead:
     without the line."""
 
     def __init__(self, app, base_url_path: str | None = None):
-        import ui.access
+        import ui.widgets.accessibility
 
         self.app = app
         # Built by serve.py's server before any session's script runs: from now on every page's head carries the
-        # page-wide CSS, and a new tab's first view does not send it as an element (ui.access.accessible_styles).
-        ui.access.STYLES_IN_HEAD = True
+        # page-wide CSS, and a new tab's first view does not send it as an element (ui.widgets.accessibility.accessible_styles).
+        ui.widgets.accessibility.STYLES_IN_HEAD = True
         if base_url_path is None:
             from streamlit import config
 

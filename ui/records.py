@@ -21,7 +21,7 @@ from core.measure.records import (
 from core.output import claims
 from core.output.inert import inert, inert_text, shorten
 from core.plots.records import group_chart, score_histogram, score_summary
-from ui.common import chart, content, download_table
+from ui.widgets.page_widgets import chart, content, download_table
 
 TOP_K = 50
 

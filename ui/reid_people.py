@@ -14,8 +14,8 @@ import streamlit as st
 from core.errors import LabError
 from core.output.inert import inert_text
 from core.reid import lecture
-from ui.common import number_field, show_error
-from ui.import_step import UPLOAD_TYPES, import_upload, new_file_for, role_select, suggestions
+from ui.widgets.page_widgets import number_field, show_error
+from ui.widgets.import_step import UPLOAD_TYPES, import_upload, new_file_for, role_select, suggestions
 
 POPULATIONS = 6
 CACHE_TTL = 1800
@@ -24,7 +24,7 @@ BIND = {"bind": "query-params"}  # every control is mirrored in the address bar:
 
 @st.cache_resource(show_spinner=False, max_entries=POPULATIONS, ttl=CACHE_TTL)
 def load(source, n_people, n_zips, seed, upload=None, sensitive=None):
-    """The people of the demos; ``upload``: the path of the uploaded file, normalised (ui.import_step)."""
+    """The people of the demos; ``upload``: the path of the uploaded file, normalised (ui.widgets.import_step)."""
     return lecture.load(source, n_people, n_zips, seed, upload, sensitive)
 
 

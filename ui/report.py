@@ -11,7 +11,7 @@ from core.runtime.games import Result
 from core.plots import fdp as fdp_plots
 from core.output.report import command_line, html_report, public_config, register_summary_hook
 from core.studies.epsilon_context import report_lines
-from ui.common import chart
+from ui.widgets.page_widgets import chart
 from ui.pins import pin_button, pin_id
 
 register_summary_hook(report_lines)  # every report's summary: the claimed ε in odds, and the nearest deployments

@@ -34,7 +34,7 @@ from core.runtime.dask_pool import DaskPool
 from core.runtime.store import result_address
 from core.runtime.workers import Job, RunPool, run_job
 from core.scenario import Scenario
-from ui.feedback import run_failed, session_id, show_error, tick
+from ui.widgets.feedback import run_failed, session_id, show_error, tick
 from ui.first_view import watching_run
 from ui.stored import keep, store_note, stored
 from ui.visitors import release, wait_turn, watching

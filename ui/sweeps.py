@@ -19,7 +19,7 @@ from core.runtime.sweep import sweep_cost
 from core.runtime.workers import Job, sweep_job
 from core.scenario import Scenario
 from ui import runs
-from ui.feedback import show_error
+from ui.widgets.feedback import show_error
 from ui.stored import keep, store_note, stored
 
 

@@ -17,7 +17,7 @@ from core.releases.synthesizers import SYNTHESIZERS
 from core.scenarios.synthetic.data import DATASETS, DP_GENERATORS, GENERATORS
 from core.scenarios.synthetic.release_file import FILE
 from core.scenarios.synthetic.views import epsilon_choices, records_cap, secret_choices, secret_param
-from ui.import_step import UPLOAD_TYPES, import_upload, role_select, suggestions
+from ui.widgets.import_step import UPLOAD_TYPES, import_upload, role_select, suggestions
 
 HELP_SECRET = ("The attribute the attacker tries to learn. Two-valued columns, or column=value to binarise a "
                "categorical one.")

@@ -23,9 +23,9 @@ from core.output.inert import inert
 from core.params import Param
 from core.runtime.games import Result
 from core.scenario import Scenario
-from ui.feedback import show_error, tick  # noqa: F401  (pages import show_error with the other widgets)
-from ui.limits import cost_cap, valid_range
-from ui.links import guard_link
+from ui.widgets.feedback import show_error, tick  # noqa: F401  (pages import show_error with the other widgets)
+from ui.widgets.widget_limits import cost_cap, valid_range
+from ui.widgets.address_guard import guard_link
 
 
 # ---------------------------------------------------------------- header
@@ -95,7 +95,7 @@ def stop_unless_ready(problem: BaseException | None, missing: str | None) -> Non
 
 
 # --------------------------------------------------------------- text
-CONTENT_DIR = Path(__file__).resolve().parent.parent / "content"
+CONTENT_DIR = Path(__file__).resolve().parents[2] / "content"
 _SECTION = re.compile(r"^<!-- section: ([\w-]+) -->\s*$", re.M)
 
 
@@ -337,7 +337,7 @@ def param_widgets(scenario: Scenario, container=None, only=None, exclude=(), see
         caps = {name: cap for name in _cost_drivers(scenario, current, shown)
                 if (cap := cost_cap(scenario, current, name)) is not None and cap[0] < _top(scenario.param(name))}
     else:
-        caps = {name: cost_cap(scenario, current, name) for name in cost_capped}  # ui.limits
+        caps = {name: cost_cap(scenario, current, name) for name in cost_capped}  # ui.widgets.widget_limits
     for name, cap in (data_caps or {}).items():  # what the user's data allow (e.g. records in their table)
         if cap is not None and (caps.get(name) is None or cap[0] < caps[name][0]):
             caps[name] = cap
@@ -381,7 +381,7 @@ def chart(fig, name: str, **kw) -> None:
     from core.plots.common import distinguish
     from core.plots.margins import reserve_side_margins
     from ui import plotly_view
-    from ui.access import chart_text
+    from ui.widgets.accessibility import chart_text
     from ui.first_view import after_chart, browser_session, view_ends_here, webgl_budget
 
     reserve_side_margins(fig)  # room for the y axes' labels up front: Plotly then draws the chart once, not twice

@@ -2,7 +2,7 @@
 
 A control should never offer what the server then refuses. :func:`cost_cap` asks the scenario's cost estimate,
 at the other current settings, for the largest value of an integer parameter that fits the per-run limits of
-``lab_settings.toml`` (:func:`core.cost.largest_affordable`); ``ui.common.param_widgets(cost_capped=…)`` draws
+``lab_settings.toml`` (:func:`core.cost.largest_affordable`); ``ui.widgets.page_widgets.param_widgets(cost_capped=…)`` draws
 that parameter as a typed field with this top and says why.
 """
 from __future__ import annotations

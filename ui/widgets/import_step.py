@@ -27,7 +27,7 @@ from core.data.dataset import DECIMALS, DELIMITERS, ENCODINGS
 from core.data.table_import import Suggestion, TableImport, YesNo, inspect_upload, suggest_roles
 from core.errors import DataError
 from core.output.inert import inert_text
-from ui.uploads import UPLOAD_TYPES, save_upload  # noqa: F401  (the pages' uploader types)
+from ui.widgets.uploads import UPLOAD_TYPES, save_upload  # noqa: F401  (the pages' uploader types)
 
 DETECTED = "detected"
 _CURRENT = "_import.current"  # the content hash of the file the page imported in this script run
@@ -37,7 +37,7 @@ _CURRENT = "_import.current"  # the content hash of the file the page imported i
 def parse_guard():
     """Parsing an upload stops (``core.errors.Cancelled``) once the browser session that sent it has gone, so a
     closed tab does not keep a server thread busy with its file."""
-    from ui.feedback import session_id
+    from ui.widgets.feedback import session_id
     from ui.runs import session_alive
 
     sid = session_id()
