@@ -60,7 +60,7 @@ def draw(result, final):
         if caution:
             st.warning(caution, icon=":material/info:")
     # The headline charts right under the sentence, their numbers under them: a new tab's first view ends at the
-    # first chart (ui/first_view.py), and every element above it is drawn before it can be.
+    # first chart (ui/charts/first_view.py), and every element above it is drawn before it can be.
     figs = {}
     if s.get("accuracy_vs_query_ratio", {}).get("x"):
         figs["accuracy_vs_query_ratio"] = lambda: plots.accuracy_vs_ratio(s, m, chosen=config["query_ratio"],

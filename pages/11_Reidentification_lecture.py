@@ -46,7 +46,7 @@ st.caption(content("reid_lecture"))
 
 # Each demo's controls sit in the sidebar under the people they run on, as on every other lab: the main column reads
 # as the slide and then its result, with nothing to scroll past, and a new tab's first view draws the result's chart
-# before any control (ui/first_view.py holds the sidebar back until that chart is drawn).
+# before any control (ui/charts/first_view.py holds the sidebar back until that chart is drawn).
 # ------------------------------------------------------------------------------------------------------ linkage
 def linkage_demo():
     st.markdown(content("reid_lecture", "link"))

@@ -70,7 +70,7 @@ def draw(result, final):
                        "works. Use more blocks, a larger block or more targets per block.",
                        icon=":material/warning:")
     # The headline chart right under the sentence, its numbers under it: a new tab's first view ends at the first
-    # chart (ui/first_view.py), and every element above it is drawn before it can be.
+    # chart (ui/charts/first_view.py), and every element above it is drawn before it can be.
     if s.get("roc"):
         fig = plots.roc_all(s)
         chart(fig, "aggregates-roc")

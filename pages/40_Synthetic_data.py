@@ -85,7 +85,7 @@ def draw(result, final):
     st.markdown(v.sentence)  # it says already whether the interval clears a coin flip; the advice to play more
     # games goes beside the interval's own tiles, under the chart
     # --- headline: the privacy–utility scatter (this run + any comparison already computed), right under the
-    # sentence and its numbers under it: a new tab's first view ends at this chart (ui/first_view.py), and every
+    # sentence and its numbers under it: a new tab's first view ends at this chart (ui/charts/first_view.py), and every
     # element above it is drawn before it can be.
     st.subheader("Privacy–utility trade-off")
     metric = st.session_state.get("synthetic.metric_choice", "mre_gt10")

@@ -1,4 +1,4 @@
-"""The line serve.py adds to each page's head (ui/page_head.py): Streamlit's own setting for where its server
+"""The line serve.py adds to each page's head (ui/server/page_head.py): Streamlit's own setting for where its server
 is, on the app's HTML pages only, so a deep link probes one address instead of two; and the page-wide CSS of
 ui/widgets/accessibility.py, which the pages then do not send again."""
 from __future__ import annotations
@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from ui.page_head import _PAGE, _ROOT, PageHead, head_line, with_head_line
+from ui.server.page_head import _PAGE, _ROOT, PageHead, head_line, with_head_line
 
 
 
@@ -52,7 +52,7 @@ def test_the_head_carries_the_accessible_css_before_the_script():
 def test_a_served_first_view_leaves_the_css_to_the_head_and_every_other_run_sends_it(monkeypatch):
     from streamlit.testing.v1 import AppTest
 
-    from ui import first_view
+    from ui.charts import first_view
     from ui.widgets import accessibility as access
 
     def page():
@@ -76,9 +76,9 @@ def test_a_served_first_view_leaves_the_css_to_the_head_and_every_other_run_send
 
 
 def test_the_late_plotly_load_names_the_labs_basic_bundle_on_this_server():
-    from ui import plotly_view
+    from ui.charts import plotly_view
 
-    name = f"{plotly_view.__name__}.{plotly_view.FILES}"  # the component route that serves ui/static
+    name = f"{plotly_view.__name__}.{plotly_view.FILES}"  # the component route that serves ui/charts/static
     assert (plotly_view.STATIC / plotly_view.BUNDLE).is_file()
     for line in (_PAGE, _ROOT):  # relative, as Streamlit's own scripts: nothing is fetched from elsewhere
         assert f"labLoadPlotly('basic','./component/{name}/{plotly_view.BUNDLE}')".encode() in line

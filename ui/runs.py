@@ -35,7 +35,7 @@ from core.runtime.store import result_address
 from core.runtime.workers import Job, RunPool, run_job
 from core.scenario import Scenario
 from ui.widgets.feedback import run_failed, session_id, show_error, tick
-from ui.first_view import watching_run
+from ui.charts.first_view import watching_run
 from ui.stored import keep, store_note, stored
 from ui.visitors import release, wait_turn, watching
 
@@ -197,7 +197,7 @@ def _in_worker(job: Job, on_update: Callable[[Any], tuple], bar, unit: str, key:
     if visitor is False:
         return {"error": Cancelled(f"{job.label}: stopped")}
     try:
-        with watching(job, cancel), watching_run():  # live charts never end a first view (ui.first_view)
+        with watching(job, cancel), watching_run():  # live charts never end a first view (ui.charts.first_view)
             return _watch_job(key, job, on_update, bar, unit, cancel)
     finally:
         release(visitor, job)

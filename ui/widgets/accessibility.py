@@ -6,7 +6,7 @@ import html
 
 import streamlit as st
 
-from ui.first_view import SIGNAL_KEY
+from ui.charts.first_view import SIGNAL_KEY
 
 # Streamlit draws captions at 60% opacity: its grey (#828180 on white, 3.88:1) fails WCAG 2.1 AA contrast (4.5:1
 # for body-size text), and links inside turn a pale blue (2.96:1). Full opacity with a darker grey (#55585f, 6.9:1)
@@ -14,7 +14,7 @@ from ui.first_view import SIGNAL_KEY
 # highlighter's light blue (#00a4d4, 2.81:1) gives way to the code's own dark colour, and long lines wrap instead of
 # scrolling (a scrollable block must be reachable by keyboard, and Streamlit's is not focusable). An inactive
 # widget's label fades to 40% (2.26:1); a mid grey (#62666d, 5.3:1 on the sidebar) still reads as inactive.
-# Last rule: the first view's signal (ui/first_view.py) is an invisible component that takes no room (important:
+# Last rule: the first view's signal (ui/charts/first_view.py) is an invisible component that takes no room (important:
 # served in the page's head, this sheet comes before Streamlit's own styles).
 ACCESSIBLE_CSS = """<style>
 [data-testid="stCaptionContainer"]{opacity:1 !important;color:#55585f !important}
@@ -28,18 +28,18 @@ ACCESSIBLE_CSS = """<style>
 </style>""" % SIGNAL_KEY
 
 
-# Set by ui.page_head.PageHead once serve.py's server has built it (before any session's script can run): every
+# Set by ui.server.page_head.PageHead once serve.py's server has built it (before any session's script can run): every
 # page's head then carries ACCESSIBLE_CSS.
 STYLES_IN_HEAD = False
 
 
 def accessible_styles() -> None:
     """The page-wide CSS that brings Streamlit's faded text up to WCAG 2.1 AA contrast (app.py, every page), as
-    an element of the page. Served by serve.py, a page's head carries it already (ui/page_head.py), present from
-    the first paint, so a new tab's first view (ui/first_view.py) leaves the element out: Streamlit's HTML
+    an element of the page. Served by serve.py, a page's head carries it already (ui/server/page_head.py), present from
+    the first paint, so a new tab's first view (ui/charts/first_view.py) leaves the element out: Streamlit's HTML
     element runs its content through DOMPurify, about 25 ms of the browser's main thread before the page's first
-    chart. Every later run still sends it, for an address whose page got no head line (ui.page_head.head_line)."""
-    from ui.first_view import view_ends_here
+    chart. Every later run still sends it, for an address whose page got no head line (ui.server.page_head.head_line)."""
+    from ui.charts.first_view import view_ends_here
 
     if not (STYLES_IN_HEAD and view_ends_here()):
         st.html(ACCESSIBLE_CSS)

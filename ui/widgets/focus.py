@@ -35,7 +35,7 @@ def focus_once(target: str, token: str) -> None:
     """Focus the container keyed ``target`` when this element is drawn; ``token`` names the event (a new token
     focuses again, the same one on a later rerun does not move the reader's focus)."""
     global _component
-    from ui.first_view import browser_session
+    from ui.charts.first_view import browser_session
 
     if not browser_session():
         return

@@ -73,7 +73,7 @@ def scenario_page(name: str, about: str, sidebar: str, content_name: str | None 
     the lab's content file, and the sidebar's heading. Returns the scenario."""
     from core.scenario import get
 
-    from ui.first_view import deferred
+    from ui.charts.first_view import deferred
 
     scenario = get(name)
     page_header(scenario, summary=summary)
@@ -375,14 +375,14 @@ def chart(fig, name: str, **kw) -> None:
     """A plotly chart with a key unique to the current draw (live redraws repeat charts), its series told apart
     by line style and marker as well as colour, its text alternative under it (on a new tab's first view, which
     ends at this chart, with the full run that follows), and at most six WebGL charts on a page
-    (ui.first_view.webgl_budget). In a browser, a chart whose traces a partial bundle of plotly.js holds is drawn
-    with that bundle (ui/plotly_view.py: a new tab draws it in half the time); any other with ``st.plotly_chart``.
+    (ui.charts.first_view.webgl_budget). In a browser, a chart whose traces a partial bundle of plotly.js holds is drawn
+    with that bundle (ui/charts/plotly_view.py: a new tab draws it in half the time); any other with ``st.plotly_chart``.
     Both draw the figure as it is (``theme=None``), so the two kinds look alike on one page."""
     from core.plots.common import distinguish
     from core.plots.margins import reserve_side_margins
-    from ui import plotly_view
+    from ui.charts import plotly_view
     from ui.widgets.accessibility import chart_text
-    from ui.first_view import after_chart, browser_session, view_ends_here, webgl_budget
+    from ui.charts.first_view import after_chart, browser_session, view_ends_here, webgl_budget
 
     reserve_side_margins(fig)  # room for the y axes' labels up front: Plotly then draws the chart once, not twice
     fig = distinguish(webgl_budget(fig, name))

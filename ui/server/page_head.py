@@ -15,7 +15,7 @@ that serves the lab under a prefix of its own keeps working; a path the server d
 or more segments past ``server.baseUrlPath``, Streamlit's catch-all) gets nothing added and Streamlit probes
 as before. The line is the same for every visitor and holds nothing from the request.
 
-The same line loads plotly.js's basic bundle (the file ui/plotly_view.py draws most of the lab's charts with, at
+The same line loads plotly.js's basic bundle (the file ui/charts/plotly_view.py draws most of the lab's charts with, at
 the address that view loads it from, through the loader that view uses, ``labLoadPlotly``, so the page loads it once)
 if no chart has appeared 2.5 s after the page's head was read: a lab whose default run computes for a while, or
 a page without a chart, then has Plotly ready when its chart comes. A page whose first chart comes sooner loads
@@ -55,7 +55,7 @@ def _line(base: str) -> bytes:
     """The page-wide CSS of ui/widgets/accessibility.py, and the script: Streamlit's setting for its server's address (``base``,
     a JavaScript expression), and the late load of the lab's Plotly bundle, named relative to the page as
     Streamlit's own scripts are."""
-    from ui import plotly_view
+    from ui.charts import plotly_view
     from ui.widgets.accessibility import ACCESSIBLE_CSS
 
     late = (plotly_view.LOADER_JS + "setTimeout(function(){if(document.querySelector('.js-plotly-plot')||"

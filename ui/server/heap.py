@@ -23,7 +23,7 @@ import importlib
 import logging
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 _log = logging.getLogger(__name__)
 
 

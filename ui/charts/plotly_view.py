@@ -21,10 +21,10 @@ traces keep their types, so a page never swaps one for the other under the reade
 The bundles are ``plotly-basic.min.js`` and ``plotly-cartesian.min.js`` of the npm packages
 ``plotly.js-basic-dist-min`` and ``plotly.js-cartesian-dist-min``, unmodified, of the same plotly.js version as
 the full bundle inside the pinned ``plotly`` Python package (a test keeps them equal, and the view stands aside if
-they ever differ). Their MIT licence is ``ui/static/plotly-LICENSE.txt``. To update them with the ``plotly`` pin::
+they ever differ). Their MIT licence is ``ui/charts/static/plotly-LICENSE.txt``. To update them with the ``plotly`` pin::
 
     npm pack plotly.js-basic-dist-min@<version> plotly.js-cartesian-dist-min@<version>
-    # unpack each; copy its .min.js into ui/static/ and its LICENSE to ui/static/plotly-LICENSE.txt
+    # unpack each; copy its .min.js into ui/charts/static/ and its LICENSE to ui/charts/static/plotly-LICENSE.txt
 
 The files are served by Streamlit's own route for a component's files (``/component/<name>/<file>``, declared
 below), so they come from the lab's server whether it is started by ``serve.py`` or ``streamlit run app.py``, and
@@ -46,7 +46,7 @@ BUNDLES = {  # name: (file, the trace modules it holds); smallest first
                                                         "histogram", "histogram2d", "histogram2dcontour",
                                                         "image", "scatterternary", "violin"})),
 }
-BUNDLE = BUNDLES["basic"][0]  # the one a page's head loads early (ui/page_head.py): most charts need only it
+BUNDLE = BUNDLES["basic"][0]  # the one a page's head loads early (ui/server/page_head.py): most charts need only it
 DEFAULT_HEIGHT = 450  # st.plotly_chart's height for a figure that sets none
 FILES = "lab_plotly_files"  # the component whose files route serves ``STATIC``
 ROUTE = f"component/{__name__}.{FILES}/"  # that route, under the server's base path (Streamlit's naming)
@@ -57,7 +57,7 @@ ROUTE = f"component/{__name__}.{FILES}/"  # that route, under the server's base 
 # after that script ran. The cartesian bundle holds everything the basic one does, so once it is on the page the
 # basic one is not fetched. A chart drawn again (a rerun with new numbers) is updated in place by Plotly.react.
 # Loads a bundle once per page and gives its Plotly: shared by the chart view below and by the served page's head
-# (ui/page_head.py), which starts the basic bundle early on a page slow to draw a chart. Each bundle defines the
+# (ui/server/page_head.py), which starts the basic bundle early on a page slow to draw a chart. Each bundle defines the
 # global Plotly as it runs; its instance is taken at its script's load event, which fires right after that script
 # ran. A load that failed is forgotten, so the next try fetches again.
 LOADER_JS = """window.labLoadPlotly = window.labLoadPlotly || function (kind, src) {

@@ -1,7 +1,7 @@
 """A new tab's first plot, sooner: the page's first chart before the rest of it, and before the sidebar.
 
 (Since then most charts no longer wait for Streamlit's Plotly chunk at all: in a browser, a chart whose traces one
-of plotly.js's partial bundles holds is drawn with it, ui/plotly_view.py. What follows still holds for the charts
+of plotly.js's partial bundles holds is drawn with it, ui/charts/plotly_view.py. What follows still holds for the charts
 Streamlit's element draws, and for the page's other elements.)
 
 Streamlit loads its Plotly chunk (4.7 MB, about 0.6 s of the browser's main thread to evaluate on the class
@@ -9,7 +9,7 @@ machines) only when the first chart's message arrives, so a page opened in a new
 its script up to the first chart *and then* for Plotly; anything the browser renders before that chart delays
 the import. (Importing Plotly from an element of its own, sent first, did not help: Streamlit runs such a
 script only once its first batch of elements is rendered, after the chart's own import has begun. The served
-page's head starts it instead where no chart has come by then, ui/page_head.py. Nor did a hidden, empty chart
+page's head starts it instead where no chart has come by then, ui/server/page_head.py. Nor did a hidden, empty chart
 sent before anything else, which does start Plotly's evaluation at a one-chart page's moment: measured in one
 run against the same lab without it, five labs came at 1.14-1.27x the floor with it and 1.07-1.19x without;
 the evaluation then competes with rendering the page's own elements for the browser's one main thread.)
@@ -31,7 +31,7 @@ it reaches the chart. So on that first view the sidebar is held back (:func:`pag
 on the server, so the chart is computed from the very values they will show, but their elements are sent only
 by the full rerun (or at once, if the run will not end at a chart). Measured on the class machine
 (``benchmarks/bench_first_view.py``), with the text alternative deferred and the served head of
-ui/page_head.py, a new tab's first plot came at 1.12–1.26× the one-chart floor instead of 1.23–1.52×.
+ui/server/page_head.py, a new tab's first plot came at 1.12–1.26× the one-chart floor instead of 1.23–1.52×.
 
 The same holds for the text of a collapsed expander above the first chart (a lab's 4-8 kB "What is happening
 here?"): nobody sees it on the first view, so its contents wait for the full run (:func:`deferred`) while its
