@@ -8,9 +8,9 @@ from core.errors import LabError
 from core.scenarios.reconstruction import theory_curves
 from ui.widgets.page_widgets import (chart, content, download_result, download_table, figure, metric_row, scenario_page,
                        param_widgets, plain)
-from ui.runs import run_scenario
-from ui.sweeps import run_sweep
-from ui.report import run_tools
+from ui.runs.page_runs import run_scenario
+from ui.runs.sweeps import run_sweep
+from ui.results.run_tools import run_tools
 
 scenario = scenario_page("reconstruction", about="What is happening here?",
                          sidebar="Reconstruction game")

@@ -6,7 +6,7 @@ from core.output.inert import inert_text
 from core.plots import reid as plots
 from core.reid import differencing, exact_example, k_anonymity, lecture
 from ui.reid_people import BIND, CACHE_TTL, people_controls
-from ui.records import exposure_panel
+from ui.results.exposure_panel import exposure_panel
 from ui.widgets.page_widgets import content, download_table, figure as _figure, lazy_tabs, metric_row, number_field, page_header, \
     plain, show_error
 

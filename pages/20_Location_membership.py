@@ -9,8 +9,8 @@ from core.plots import location as plots
 from core.scenarios.location import theory_curves
 from ui.widgets.page_widgets import (chart, content, download_result, download_table, figure, metric_row, scenario_page,
                        param_widgets, plain, show_error)
-from ui.runs import run_scenario
-from ui.report import run_tools
+from ui.runs.page_runs import run_scenario
+from ui.results.run_tools import run_tools
 
 scenario = scenario_page("location", about="What is happening here? (attackers, observations, the DP bound)",
                          sidebar="Location membership game")

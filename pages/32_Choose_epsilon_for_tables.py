@@ -12,8 +12,8 @@ from core.studies.ladder import ladder_rows
 from core.studies.ladder_reading import sentences
 from core.studies.registry import ticks
 from ui.widgets.page_widgets import content, download_table, figure, number_field, page_header, plain, show_error
-from ui.report import GALLERY_LINK
-from ui.sweeps import run_sweep, sweep_estimate
+from ui.results.run_tools import GALLERY_LINK
+from ui.runs.sweeps import run_sweep, sweep_estimate
 
 page_header("Choose ε for a table release",
             "State what your release can accept — how wrong a published count may be, and how much better than "

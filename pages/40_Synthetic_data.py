@@ -31,9 +31,9 @@ from ui.widgets.page_widgets import (
     show_error,
     stop_unless_ready,
 )
-from ui.report import run_tools
-from ui.runs import run_scenario
-from ui.sweeps import run_sweep
+from ui.results.run_tools import run_tools
+from ui.runs.page_runs import run_scenario
+from ui.runs.sweeps import run_sweep
 from ui.synthetic_release import release_controls
 
 scenario = scenario_page("synthetic", about="What is happening here? (read me first)",

@@ -21,8 +21,8 @@ from ui.widgets.page_widgets import (
     show_error,
 )
 from ui.widgets.import_step import UPLOAD_TYPES, import_upload, new_file_for, role_select, suggestions
-from ui.report import run_tools
-from ui.runs import run_scenario
+from ui.results.run_tools import run_tools
+from ui.runs.page_runs import run_scenario
 
 
 @st.cache_data(show_spinner=False, max_entries=8)

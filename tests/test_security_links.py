@@ -114,7 +114,7 @@ def test_a_compare_link_over_the_server_limits_is_refused_and_the_error_stays(mo
 
 def test_a_compare_link_reruns_through_the_worker_pool():
     from apptest_helpers import open_page
-    import ui.runs as runs
+    import ui.runs.page_runs as runs
 
     seed = 271828  # a configuration no other test stores
     token = _token([["reconstruction", {"n": 20, "trials": 2}, seed]])
@@ -290,7 +290,7 @@ def _session(job_name: str, gate, key: str):
 
     import pool_jobs
     from core.runtime.workers import Job
-    from ui.runs import _in_worker
+    from ui.runs.page_runs import _in_worker
 
     out = {"cancel": threading.Event(), "bar": _Bar()}
     job = Job(pool_jobs.blocker, {"gate": str(gate), "name": job_name})
@@ -318,8 +318,8 @@ def _until(check, seconds=60):
 def test_one_visitor_holds_at_most_one_long_run(tmp_path, monkeypatch, policy):
     import dataclasses
 
-    import ui.runs as runs
-    import ui.visitors as visitors
+    import ui.runs.page_runs as runs
+    import ui.runs.visitors as visitors
     from core.errors import Cancelled
     from core.basics.settings import settings
 

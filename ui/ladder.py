@@ -14,7 +14,7 @@ from core.plots.fdp import ladder_figure
 from core.studies.registry import ticks
 from core.scenario import get
 from ui.widgets.page_widgets import download_table, figure, show_error
-from ui.sweeps import run_sweep, sweep_estimate
+from ui.runs.sweeps import run_sweep, sweep_estimate
 
 
 def epsilon_ladder() -> None:

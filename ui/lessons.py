@@ -1,6 +1,6 @@
 """The Lessons page's pieces: one step (predict → run → reveal → explore) and the lesson's end. The engine behind
 them is :mod:`core.studies.lessons`; class mode (join, create, the teacher view) is :mod:`ui.classroom`, told of
-each visit, commit and reveal through its three hooks. Scenario runs go through :func:`ui.runs.run_scenario` (the
+each visit, commit and reveal through its three hooks. Scenario runs go through :func:`ui.runs.page_runs.run_scenario` (the
 server's pool, its limits, the shared store), so a class of thirty on one step costs one run.
 """
 from __future__ import annotations
@@ -237,7 +237,7 @@ def _record(lesson, step, result) -> None:
 
 
 def _run(lesson, step, explored: dict, done: dict) -> None:
-    from ui.runs import run_scenario
+    from ui.runs.page_runs import run_scenario
 
     try:
         config = R.step_config(lesson, step, explored)

@@ -1,4 +1,4 @@
-"""What both the widgets (ui/widgets/page_widgets.py) and the run machinery (ui/runs.py) need: one clear line for an error,
+"""What both the widgets (ui/widgets/page_widgets.py) and the run machinery (ui/runs/page_runs.py) need: one clear line for an error,
 the draw counter that keeps chart keys unique across live redraws, and the browser session's id. Kept apart so
 neither of those modules imports the other."""
 from __future__ import annotations

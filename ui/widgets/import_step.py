@@ -38,7 +38,7 @@ def parse_guard():
     """Parsing an upload stops (``core.errors.Cancelled``) once the browser session that sent it has gone, so a
     closed tab does not keep a server thread busy with its file."""
     from ui.widgets.feedback import session_id
-    from ui.runs import session_alive
+    from ui.runs.page_runs import session_alive
 
     sid = session_id()
     with stop_check(lambda: not session_alive(sid)):

@@ -1,5 +1,5 @@
 """Shared page machinery: the page preamble, generated parameter widgets, charts with their text alternative
-and downloads (a page's run itself is ui/runs.py).
+and downloads (a page's run itself is ui/runs/page_runs.py).
 
 Pages stay thin: ``config = param_widgets(scenario)`` → ``run_scenario(...)``
 (one engine call, with progress, a Stop button and live redraws) → plots built

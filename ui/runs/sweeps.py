@@ -1,8 +1,8 @@
 """A page's parameter sweeps behind a button: the grid's summed cost checked against the server's limits, one
 worker job with its queue place and progress, the finished rows kept in the shared store like a run's.
 
-It shares the run machinery of :mod:`ui.runs` (the worker pool, the queue line, the abandoned-tab watch), which
-it reaches through that module so that a test replacing ``ui.runs._limits`` or ``ui.runs._in_worker`` replaces
+It shares the run machinery of :mod:`ui.runs.page_runs` (the worker pool, the queue line, the abandoned-tab watch), which
+it reaches through that module so that a test replacing ``ui.runs.page_runs._limits`` or ``ui.runs.page_runs._in_worker`` replaces
 them for sweeps too.
 """
 from __future__ import annotations
@@ -18,9 +18,9 @@ from core.runtime.store import address_key, engine_version
 from core.runtime.sweep import sweep_cost
 from core.runtime.workers import Job, sweep_job
 from core.scenario import Scenario
-from ui import runs
+from ui.runs import page_runs as runs
 from ui.widgets.feedback import show_error
-from ui.stored import keep, store_note, stored
+from ui.runs.stored import keep, store_note, stored
 
 
 def sweep_address(name: str, base_json: str, grid_json: str, seed: int) -> tuple[str, dict]:

@@ -81,7 +81,7 @@ def exposure_panel(result, key: str = "") -> None:
 def _compared(record: pd.Series, result) -> list[dict]:
     """The record in every DP release at hand: this run if it is one, and the pinned runs of the same lab."""
     from core.measure.compare import difference_labels
-    from ui.pins import pinned, restore_from_link
+    from ui.results.pins import pinned, restore_from_link
 
     restore_from_link()  # pins a link carries are taken back before the card reads them (once per link)
     pins = list(pinned())

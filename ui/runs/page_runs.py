@@ -36,8 +36,8 @@ from core.runtime.workers import Job, RunPool, run_job
 from core.scenario import Scenario
 from ui.widgets.feedback import run_failed, session_id, show_error, tick
 from ui.charts.first_view import watching_run
-from ui.stored import keep, store_note, stored
-from ui.visitors import release, wait_turn, watching
+from ui.runs.stored import keep, store_note, stored
+from ui.runs.visitors import release, wait_turn, watching
 
 POLL_SECONDS = 0.25
 REDRAW_SECONDS = 2.0  # live plots of a running game at most this often

@@ -12,7 +12,7 @@ from core.plots import fdp as fdp_plots
 from core.output.report import command_line, html_report, public_config, register_summary_hook
 from core.studies.epsilon_context import report_lines
 from ui.widgets.page_widgets import chart
-from ui.pins import pin_button, pin_id
+from ui.results.pins import pin_button, pin_id
 
 register_summary_hook(report_lines)  # every report's summary: the claimed ε in odds, and the nearest deployments
 
@@ -81,7 +81,7 @@ def run_tools(result: Result | None) -> None:
     """Everything drawn under a finished run, in one call: audit banner, f-DP panel, Pin this run, HTML report."""
     if result is None:
         return
-    from ui.records import exposure_panel
+    from ui.results.exposure_panel import exposure_panel
 
     exposure_panel(result)
     st.divider()

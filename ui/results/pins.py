@@ -25,7 +25,7 @@ from core.runtime.games import Result, _jsonable
 
 MAX_PINS = 6
 _HASHED = " sha256:"  # a link's upload marker followed by this and the file's content hash
-# The labs whose runs can be pinned (their pages end with ui.report.run_tools), linked from an empty Compare page.
+# The labs whose runs can be pinned (their pages end with ui.results.run_tools.run_tools), linked from an empty Compare page.
 PINNABLE_LABS = (("pages/10_Reconstruction_attack.py", "Reconstruction attack"),
                  ("pages/20_Location_membership.py", "Location membership"),
                  ("pages/30_Aggregate_statistics.py", "Aggregate statistics"),
