@@ -5,7 +5,7 @@ class's workers. A further long run waits, said on its page, until the visitor's
 
 A visitor is the browser's XSRF cookie (Streamlit sets one per browser; only a digest is kept), else the session.
 A private window or a script gets a fresh cookie with every visit, so a browser alone is no bound: the client's
-address is counted too (see ui.class_identity: behind the lab's proxy, the address the proxy wrote into
+address is counted too (see ui.lesson_page.class_identity: behind the lab's proxy, the address the proxy wrote into
 ``X-Forwarded-For``), with its own, larger limit (``heavy_runs_per_address``: a class behind one campus address
 shares it).
 """
@@ -20,7 +20,7 @@ import streamlit as st
 
 from core.basics.settings import settings
 from core.runtime.workers import Job
-from ui import class_identity
+from ui.lesson_page import class_identity
 
 POLL_SECONDS = 0.25
 
@@ -35,12 +35,12 @@ def _yield_to_streamlit() -> None:
 
 def _visitor() -> str | None:
     """Who is asking, across the tabs of one browser: a digest of the token inside the browser's XSRF cookie
-    (ui.class_identity, shared with class mode's seats), else this session. None outside a server (unit tests)."""
+    (ui.lesson_page.class_identity, shared with class mode's seats), else this session. None outside a server (unit tests)."""
     return class_identity.browser()
 
 
 def client_address() -> str | None:
-    """A digest of the visitor's network address (ui.class_identity: the proxy's ``X-Forwarded-For`` entry when
+    """A digest of the visitor's network address (ui.lesson_page.class_identity: the proxy's ``X-Forwarded-For`` entry when
     the connection comes from this machine, else the connection's own address). None when unknown."""
     return class_identity.address()
 

@@ -13,8 +13,8 @@ from core import classroom as C
 from core.errors import LabError
 from core.plots.lessons import class_distribution
 from core.studies import lesson_grading as G
-from ui.class_identity import visitor
-from ui.classroom import TEACHER, _link, _when
+from ui.lesson_page.class_identity import visitor
+from ui.lesson_page.class_mode import TEACHER, _link, _when
 from ui.widgets.page_widgets import chart, show_error
 from ui.widgets.feedback import tick
 

@@ -1,6 +1,6 @@
 """Class mode on the Lessons page: a student's join (first thing on the page) and seat, the teacher's class creation
 and live view with the roster, and the three hooks the lesson flow calls (:func:`visited`, :func:`committed`,
-:func:`revealed`). The engine is :mod:`core.classroom`; who is asking is :mod:`ui.class_identity`.
+:func:`revealed`). The engine is :mod:`core.classroom`; who is asking is :mod:`ui.lesson_page.class_identity`.
 
 Everything a stranger can write — a display name, an e-mail, a class code in a link — is shown as plain text
 (``st.text``, tables, ``st.code``), never as Markdown.
@@ -13,12 +13,12 @@ import streamlit as st
 
 from core import classroom as C
 from core.errors import LabError
-from ui.class_identity import browser, lab_address, visitor
+from ui.lesson_page.class_identity import browser, lab_address, visitor
 from ui.widgets.page_widgets import show_error
 
 SEAT = "classroom.seat"  # (code, name) of the seat this browser holds, once found this session
 TEACHER = "lessons.teacher"  # (code, key) of the class whose view this session opened
-_PROGRESS = "lessons.progress"  # ui.lessons' per-lesson answers (restored from the class's records)
+_PROGRESS = "lessons.progress"  # ui.lesson_page.lesson_steps' per-lesson answers (restored from the class's records)
 
 
 def _link(lesson_id: str, code: str) -> str:
