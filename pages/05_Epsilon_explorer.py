@@ -78,8 +78,8 @@ with right:
                 f"σ ≈ {rec['gaussian_sigma']:.1f} per answer, i.e. **{rec['sigma_over_sqrt_n']:.2f}·√n**: "
                 f"{rec['verdict']}. Try it in the Reconstruction lab with defence = gaussian.")
 
-from ui.epsilon_context import accuracy_first, plain_words  # noqa: E402  (self-contained sections)
-from ui.ladder import epsilon_ladder  # noqa: E402  (a self-contained section at the foot of the page)
+from ui.lab_parts.epsilon_panels import accuracy_first, plain_words  # noqa: E402  (self-contained sections)
+from ui.lab_parts.epsilon_ladder import epsilon_ladder  # noqa: E402  (a self-contained section at the foot of the page)
 
 plain_words(float(epsilon), float(delta))
 accuracy_first(float(delta))

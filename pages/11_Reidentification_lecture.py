@@ -5,7 +5,7 @@ from core.errors import LabError
 from core.output.inert import inert_text
 from core.plots import reid as plots
 from core.reid import differencing, exact_example, k_anonymity, lecture
-from ui.reid_people import BIND, CACHE_TTL, people_controls
+from ui.lab_parts.reid_people import BIND, CACHE_TTL, people_controls
 from ui.results.exposure_panel import exposure_panel
 from ui.widgets.page_widgets import content, download_table, figure as _figure, lazy_tabs, metric_row, number_field, page_header, \
     plain, show_error
@@ -18,7 +18,7 @@ page_header("Reidentification & reconstruction: the lecture's demos",
             "CS208 (Harvard, 2025) lecture 2 slides, “Reidentification & Reconstruction Attacks”")
 
 
-# The demos' caches are bounded as the people's (ui/reid_people.py): their arguments come from the address bar.
+# The demos' caches are bounded as the people's (ui/lab_parts/reid_people.py): their arguments come from the address bar.
 @st.cache_data(show_spinner="Linking…", max_entries=32, ttl=CACHE_TTL)
 def link(pkey, levels, rel, vot, seed, _P):
     return lecture.linkage_view(_P, levels, rel, vot, seed)

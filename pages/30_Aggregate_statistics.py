@@ -12,7 +12,7 @@ from core.scenarios.aggregates import utility
 from core.scenarios.aggregates.preview import block_preview
 from ui.widgets.page_widgets import (chart, charts_side_by_side, content, download_figure, download_result, download_table,
                        metric_row, scenario_page, param_widgets, plain, show_error, stop_unless_ready)
-from ui.aggregates_data import data_controls, generic_chosen
+from ui.lab_parts.aggregates_data import data_controls, generic_chosen
 from ui.runs.page_runs import run_scenario
 from ui.results.run_tools import run_tools
 

@@ -34,7 +34,7 @@ from ui.widgets.page_widgets import (
 from ui.results.run_tools import run_tools
 from ui.runs.page_runs import run_scenario
 from ui.runs.sweeps import run_sweep
-from ui.synthetic_release import release_controls
+from ui.lab_parts.synthetic_release import release_controls
 
 scenario = scenario_page("synthetic", about="What is happening here? (read me first)",
                          sidebar="Release")
