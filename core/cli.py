@@ -46,8 +46,8 @@ from .scenario import all_scenarios, get
 from .studies.links import check_file_params
 from .runtime.store import run_stored
 from .runtime.sweep import plan, sweep, sweep_cost, usable_cores
-from .studies import lesson_runs as R
-from .studies import lessons as L
+from .studies.lessons import lesson_runs as R
+from .studies.lessons import lesson_files as L
 from .measure.records import RecordTable, to_frame
 from .studies.presets import resolve_saved_run
 
@@ -137,7 +137,7 @@ def _parser() -> argparse.ArgumentParser:
 def _lessons(args) -> int:
     if args.handout:
         # lazy: start-up time (pandas, plotly only when used)
-        from .studies.handout import handout_html, teacher_key_html
+        from .studies.lessons.handout import handout_html, teacher_key_html
 
         lesson = L.get_lesson(args.handout)
         path = args.out or f"{lesson.id}-{'teacher-key' if args.teacher else 'handout'}.html"

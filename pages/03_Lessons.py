@@ -1,7 +1,7 @@
 """Lessons for a privacy course: predict a number, run the attack, see how far off you were — seven guided lessons, graded, with a live class view."""
 import streamlit as st
 
-from core.studies.lessons import load_lessons
+from core.studies.lessons.lesson_files import load_lessons
 from ui.widgets.page_widgets import page_header
 from ui.lesson_page.class_teacher import teacher_view
 from ui.lesson_page.class_mode import class_panel

@@ -237,7 +237,7 @@ def test_a_scenario_added_by_the_documented_steps_plays():
 def test_a_lesson_written_by_the_documented_steps_loads(tmp_path):
     """Steps 1–3 of "How to add a lesson", on a five-step lesson written from scratch; a field the steps name
     wrongly is reported by file, step and field."""
-    from core.studies.lessons import LessonError, load_lesson
+    from core.studies.lessons.lesson_files import LessonError, load_lesson
 
     step = """
 [[step]]

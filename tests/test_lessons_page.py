@@ -7,8 +7,8 @@ import json
 from apptest_helpers import open_page
 
 from core import classroom
-from core.studies import lesson_runs as R
-from core.studies import lessons as L
+from core.studies.lessons import lesson_runs as R
+from core.studies.lessons import lesson_files as L
 
 PAGE = "pages/03_Lessons.py"
 

@@ -2,7 +2,7 @@
 Canvas gradebook import and a Moodle grade import — every CSV formula-safe (:mod:`core.output.safe_csv`).
 
 Grades are computed when the teacher looks, from the stored predictions and measurements with
-:func:`core.studies.lesson_grading.grade`, so no stored row can claim a score. A lesson's score is in points out of
+:func:`core.studies.lessons.lesson_grading.grade`, so no stored row can claim a score. A lesson's score is in points out of
 100 (the mean step score over the graded steps, as the student's own lesson end shows it).
 """
 from __future__ import annotations
@@ -37,7 +37,7 @@ def summary(code: str, key: str, lesson, *, visitor: B.Visitor = B.NOBODY, db=No
     it), how many predictions lie within the tolerance and the share; ``students``: per student the display name,
     student ID / e-mail, steps reached, answered, graded and the lesson score; ``rows``: one row per student and
     step (the detail CSV)."""
-    from ..studies.lesson_grading import grade, lesson_score
+    from ..studies.lessons.lesson_grading import grade, lesson_score
 
     now, db = _now(now), class_db(db)
     meta = check_teacher(code, key, visitor=visitor, db=db, now=now)

@@ -12,7 +12,7 @@ import streamlit as st
 from core import classroom as C
 from core.errors import LabError
 from core.plots.lessons import class_distribution
-from core.studies import lesson_grading as G
+from core.studies.lessons import lesson_grading as G
 from ui.lesson_page.class_identity import visitor
 from ui.lesson_page.class_mode import TEACHER, _link, _when
 from ui.widgets.page_widgets import chart, show_error
@@ -80,7 +80,7 @@ def teacher_view(lesson) -> None:
 def _all_lessons(s: dict, code: str, key: str) -> list[dict]:
     """The summaries of every lesson the class opened (this one first): the gradebook's columns. Built only when a
     gradebook download is clicked."""
-    from core.studies.lessons import load_lessons
+    from core.studies.lessons.lesson_files import load_lessons
 
     lessons, _ = load_lessons()
     out = [s]

@@ -1,10 +1,10 @@
 """The Lessons page's printable handouts: the students' handout (questions and empty prediction boxes, no answer)
-and the teacher's answer key, a separate file (:mod:`core.studies.handout` builds both)."""
+and the teacher's answer key, a separate file (:mod:`core.studies.lessons.handout` builds both)."""
 from __future__ import annotations
 
 import streamlit as st
 
-from core.studies import lesson_runs as R
+from core.studies.lessons import lesson_runs as R
 
 
 def handout_button(lesson) -> None:
@@ -12,7 +12,7 @@ def handout_button(lesson) -> None:
     except for a student of a class, the teacher's key as a separate file: closed-form steps are computed here; the
     labs' steps use the runs already in the shared store (a step nobody has run yet gets a note; the CLI makes
     every run)."""
-    from core.studies.handout import handout_html, stored_runs, teacher_key_html
+    from core.studies.lessons.handout import handout_html, stored_runs, teacher_key_html
 
     st.sidebar.download_button("Printable handout (HTML)", data=handout_html(lesson),
                                file_name=f"{lesson.id}-handout.html", mime="text/html", icon=":material/print:",

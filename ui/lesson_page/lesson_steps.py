@@ -1,5 +1,5 @@
 """The Lessons page's pieces: one step (predict → run → reveal → explore) and the lesson's end. The engine behind
-them is :mod:`core.studies.lessons`; class mode (join, create, the teacher view) is :mod:`ui.lesson_page.class_mode`, told of
+them is :mod:`core.studies.lessons.lesson_files`; class mode (join, create, the teacher view) is :mod:`ui.lesson_page.class_mode`, told of
 each visit, commit and reveal through its three hooks. Scenario runs go through :func:`ui.runs.page_runs.run_scenario` (the
 server's pool, its limits, the shared store), so a class of thirty on one step costs one run.
 """
@@ -13,10 +13,10 @@ import streamlit as st
 from core.errors import LabError
 from core.output.plain_language import term
 from core.plots.lessons import reveal_figure
-from core.studies import lesson_grading as G
-from core.studies import lesson_runs as R
-from core.studies import lessons as L
-from core.studies.lesson_plots import step_figure
+from core.studies.lessons import lesson_grading as G
+from core.studies.lessons import lesson_runs as R
+from core.studies.lessons import lesson_files as L
+from core.studies.lessons.lesson_plots import step_figure
 from ui.lesson_page import class_mode
 from ui.widgets.page_widgets import chart, show_error
 from ui.widgets.feedback import tick

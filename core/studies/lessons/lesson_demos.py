@@ -20,9 +20,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..params import Param
-from ..scenario import Scenario
-from ..cost import Cost
+from ...params import Param
+from ...scenario import Scenario
+from ...cost import Cost
 
 
 # What the page shows for a parameter's values (a lesson never prints an engine name such as "birth_date").
@@ -71,9 +71,9 @@ class Epsilon(_Demo):
 
     def compute(self, config, rng):
         # lazy: start-up time (scipy only when used)
-        from ..theory.dp_accuracy import dp_expected_accuracy_curve
+        from ...theory.dp_accuracy import dp_expected_accuracy_curve
         # lazy: start-up time (scipy only when used)
-        from ..theory.epsilon_explorer import explain_epsilon, posterior_bound
+        from ...theory.epsilon_explorer import explain_epsilon, posterior_bound
 
         eps, delta, k, prior = config["epsilon"], config["delta"], config["observations"], config["prior"]
         data = explain_epsilon(eps, delta, max(k, 1))
@@ -105,7 +105,7 @@ class Linkage(_Demo):
 
     def compute(self, config, rng):
         # lazy: start-up time (pandas only when used)
-        from ..reid import linkage, people
+        from ...reid import linkage, people
 
         town = people.load_people("synthetic", n_people=config["people"], n_zips=config["zips"],
                                   seed=int(rng.integers(2**31)))
@@ -142,7 +142,7 @@ class KAnonymity(_Demo):
 
     def compute(self, config, rng):
         # lazy: start-up time (pandas only when used)
-        from ..reid import k_anonymity, people
+        from ...reid import k_anonymity, people
 
         if config["table"] == "condition":
             preset = k_anonymity.PRESETS["condition"]
@@ -181,7 +181,7 @@ class Downcoding(_Demo):
 
     def compute(self, config, rng):
         # lazy: start-up time (pandas only when used)
-        from ..reid import downcoding
+        from ...reid import downcoding
 
         x, hierarchy = downcoding.PRESETS[config["table"]][1]()
         d = downcoding.downcode(x, hierarchy, config["k"], config["knowledge"])

@@ -15,9 +15,9 @@ import time
 from .lesson_grading import fill, reveal_numbers, truth_text
 from .lesson_plots import step_figure
 from .lesson_runs import measured
-from .lessons import Lesson
+from .lesson_files import Lesson
 from .lesson_runs import step_config
-from .lessons import runner
+from .lesson_files import runner
 
 _CSS = """
 body { font-family: system-ui, -apple-system, "Segoe UI", sans-serif; max-width: 52rem; margin: 2rem auto;
@@ -115,7 +115,7 @@ def teacher_key_html(lesson: Lesson, runs: dict) -> str:
 def stored_runs(lesson: Lesson, store=None) -> dict:
     """The reference runs already in the result store (no new run): what a page can put in a handout at once."""
     # lazy: start-up time (107 modules only when used)
-    from ..runtime.store import default_store, lookup
+    from ...runtime.store import default_store, lookup
 
     store = store if store is not None else default_store()
     out = {}

@@ -9,9 +9,9 @@ import math
 import threading
 from typing import Any
 
-from ..errors import LabError, ParameterError
+from ...errors import LabError, ParameterError
 from .lesson_grading import fill, reveal_numbers
-from .lessons import Lesson, Step, runner
+from .lesson_files import Lesson, Step, runner
 
 
 # -------------------------------------------------------------------------------------------------- running
@@ -60,9 +60,9 @@ def play_step(lesson: Lesson, step: Step, values: dict | None = None, *, small: 
     """``(Result, from_store)`` of the step's configuration: through the shared result store, and *single-flight*
     — threads asking for the same configuration at once wait for one run instead of each starting their own."""
     # lazy: tests replace this name on its module
-    from ..runtime.games import run
+    from ...runtime.games import run
     # lazy: start-up time (161 modules only when used)
-    from ..runtime.store import default_store, lookup, result_address
+    from ...runtime.store import default_store, lookup, result_address
 
     sc = runner(step.runner)
     config = step_config(lesson, step, values, small=small)
@@ -136,7 +136,7 @@ def reference_measurements(lesson: Lesson, numbers, store=None) -> dict[int, tup
     A resumed lesson (its address carries the committed answers; the session that ran the steps is gone) grades
     every answer against these, so its score is the one the session showed. A step whose run is no longer stored
     is left out: the page says so, and opening the step runs it again."""
-    from ..runtime.store import default_store, lookup
+    from ...runtime.store import default_store, lookup
 
     store = store if store is not None else default_store()
     out = {}

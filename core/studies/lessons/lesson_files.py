@@ -1,7 +1,7 @@
 """Lessons: predict → run → reveal, read from one TOML file per lesson under ``content/lessons/``.
 
 A lesson is data a teacher writes without Python. Each of its 5–10 steps names a run of the lab (a registered
-scenario, or one of the closed-form and re-identification demos of :mod:`core.studies.lesson_demos`), the
+scenario, or one of the closed-form and re-identification demos of :mod:`core.studies.lessons.lesson_demos`), the
 parameters the lesson fixes, the one or two controls a student may open after the reveal, the metric the student
 predicts, the answer type (a number with a tolerance, a point on a slider, or a multiple choice whose options are
 ranges of the metric) and the reveal text. The step's seed is the lesson's, so the measurement a prediction is
@@ -9,10 +9,10 @@ graded against is a pure function of the lesson file and the engine: the same fo
 
 * :func:`load_lesson` / :func:`load_lessons` validate a file and report every problem as one line naming the
   file, the step and the field (``lessons/x.toml: step 2: predict.tolerance: expected a number > 0``).
-* :mod:`core.studies.lesson_runs` plays a step's configuration through the shared result store, once per
+* :mod:`core.studies.lessons.lesson_runs` plays a step's configuration through the shared result store, once per
   configuration even when many threads ask at the same time (a class of 30 costs one run per step), and checks
   every step of every lesson (``python -m core lessons --check``).
-* :mod:`core.studies.lesson_grading` grades a prediction against the measurement, sums a lesson up in one
+* :mod:`core.studies.lessons.lesson_grading` grades a prediction against the measurement, sums a lesson up in one
   calibration sentence, and fills the reveal text with numbers the run produced.
 """
 from __future__ import annotations
@@ -24,13 +24,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ..errors import LabError, ParameterError
-from ..scenario import Scenario, all_scenarios
+from ...errors import LabError, ParameterError
+from ...scenario import Scenario, all_scenarios
 from .lesson_grading import _PLACEHOLDER, _SPEC
 from .lesson_demos import DEMOS
-from ..output.plain_language import glossary
+from ...output.plain_language import glossary
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 LESSON_DIR = ROOT / "content" / "lessons"
 KINDS = ("number", "slider", "choice")
 RISK = ("higher", "lower")

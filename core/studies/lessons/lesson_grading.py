@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from ..errors import ParameterError
+from ...errors import ParameterError
 
 # {name} or {name:spec}: a metric of the step's run, or measured / prediction / difference / tolerance.
 _PLACEHOLDER = re.compile(r"\{([A-Za-z_][\w.@-]*)(?::([^{}]*))?\}")

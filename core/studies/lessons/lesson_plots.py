@@ -11,7 +11,7 @@ from typing import Any
 
 import pandas as pd
 import plotly.graph_objects as go
-from ..scenario import get
+from ...scenario import get
 
 
 def _parts(result: Any) -> tuple[dict, dict, dict]:
@@ -22,9 +22,9 @@ def _parts(result: Any) -> tuple[dict, dict, dict]:
 
 def _recon_level(result):
     # lazy: start-up time (plotly only when used)
-    from ..plots import reconstruction as plots
+    from ...plots import reconstruction as plots
     # lazy: start-up time (scipy, sklearn only when used)
-    from ..scenarios.reconstruction import theory_curves
+    from ...scenarios.reconstruction import theory_curves
 
     config, m, s = _parts(result)
     params = {k: v for k, v in config.items() if k != "seed"}
@@ -37,9 +37,9 @@ def _recon_level(result):
 
 def _recon_ratio(result):
     # lazy: start-up time (plotly only when used)
-    from ..plots import reconstruction as plots
+    from ...plots import reconstruction as plots
     # lazy: start-up time (scipy, sklearn only when used)
-    from ..scenarios.reconstruction import theory_curves
+    from ...scenarios.reconstruction import theory_curves
 
     config, m, s = _parts(result)
     theory = theory_curves({k: v for k, v in config.items() if k != "seed"})
@@ -48,16 +48,16 @@ def _recon_ratio(result):
 
 def _recon_trials(result):
     # lazy: start-up time (plotly only when used)
-    from ..plots import reconstruction as plots
+    from ...plots import reconstruction as plots
 
     return plots.trials_histogram(_parts(result)[2])
 
 
 def _location_k(result):
     # lazy: start-up time (plotly only when used)
-    from ..plots import location as plots
+    from ...plots import location as plots
     # lazy: start-up time (scipy, sklearn only when used)
-    from ..scenarios.location import theory_curves
+    from ...scenarios.location import theory_curves
 
     config, _, s = _parts(result)
     return plots.accuracy_vs_observations(theory_curves(config), s)
@@ -83,28 +83,28 @@ def _location_k_bound(result):
 
 def _location_roc(result):
     # lazy: start-up time (plotly only when used)
-    from ..plots import location as plots
+    from ...plots import location as plots
 
     return plots.roc_curves(_parts(result)[2])
 
 
 def _aggregates_roc(result):
     # lazy: start-up time (plotly only when used)
-    from ..plots import aggregates as plots
+    from ...plots import aggregates as plots
 
     return plots.roc_all(_parts(result)[2])
 
 
 def _aggregates_sweep(result):
     # lazy: start-up time (plotly only when used)
-    from ..plots import aggregates as plots
+    from ...plots import aggregates as plots
 
     return plots.sweep_figure(_parts(result)[2]) or plots.roc_all(_parts(result)[2])
 
 
 def _synthetic_size(result):
     # lazy: start-up time (scipy, sklearn, plotly only when used)
-    from ..plots import synthetic as plots
+    from ...plots import synthetic as plots
 
     s = _parts(result)[2]
     return plots.accuracy_vs_size(plots.size_lines(s), bound=plots.dp_bound(_parts(result)[1]))
@@ -112,35 +112,35 @@ def _synthetic_size(result):
 
 def _synthetic_roc(result):
     # lazy: start-up time (scipy, sklearn, plotly only when used)
-    from ..plots import synthetic as plots
+    from ...plots import synthetic as plots
 
     return plots.roc(_parts(result)[2])
 
 
 def _ml_groups(result):
     # lazy: start-up time (scipy, sklearn, plotly only when used)
-    from ..plots import ml_models as plots
+    from ...plots import ml_models as plots
 
     return plots.group_bars(_parts(result)[2])
 
 
 def _ml_kappa(result):
     # lazy: start-up time (scipy, sklearn, plotly only when used)
-    from ..plots import ml_models as plots
+    from ...plots import ml_models as plots
 
     return plots.kappa_curve(_parts(result)[2])
 
 
 def _ml_bcorr(result):
     # lazy: start-up time (scipy, sklearn, plotly only when used)
-    from ..plots import ml_models as plots
+    from ...plots import ml_models as plots
 
     return plots.bcorr_bars(_parts(result)[2])
 
 
 def _eps_bound(result):
     # lazy: start-up time (plotly only when used)
-    from ..plots.epsilon import accuracy_bound_figure
+    from ...plots.epsilon import accuracy_bound_figure
 
     fig = accuracy_bound_figure(_parts(result)[2]["explain"])
     return fig
@@ -148,7 +148,7 @@ def _eps_bound(result):
 
 def _eps_posterior(result):
     # lazy: start-up time (plotly only when used)
-    from ..plots.epsilon import posterior_figure
+    from ...plots.epsilon import posterior_figure
 
     _, m, s = _parts(result)
     fig = posterior_figure(s["explain"])
@@ -159,7 +159,7 @@ def _eps_posterior(result):
 
 def _linkage(result):
     # lazy: start-up time (plotly only when used)
-    from ..plots.reid import linkage_funnel
+    from ...plots.reid import linkage_funnel
 
     return linkage_funnel(_parts(result)[2]["linkage"])
 
@@ -176,7 +176,7 @@ def _linkage_unique(result):
 
 def _kanon_classes(result):
     # lazy: start-up time (plotly only when used)
-    from ..plots.reid import class_sizes_vs_k
+    from ...plots.reid import class_sizes_vs_k
 
     s = _parts(result)[2]
     return class_sizes_vs_k(pd.DataFrame(s["classes"]), s["k"], s["qis"])
@@ -184,7 +184,7 @@ def _kanon_classes(result):
 
 def _kanon_diversity(result):
     # lazy: start-up time (plotly only when used)
-    from ..plots.reid import distinct_sensitive
+    from ...plots.reid import distinct_sensitive
 
     s = _parts(result)[2]
     fig = distinct_sensitive(pd.DataFrame(s["classes"]), s["qis"])
@@ -195,7 +195,7 @@ def _kanon_diversity(result):
 
 def _downcoding(result):
     # lazy: start-up time (plotly only when used)
-    from ..plots.reid_more import downcoding_cells
+    from ...plots.reid_more import downcoding_cells
 
     s = _parts(result)[2]
     frame = lambda d: pd.DataFrame(d["data"], index=d["index"], columns=d["columns"])
