@@ -43,7 +43,7 @@ from .cost import check_memory_guard
 from .errors import Cancelled, Interrupted, LabError, ParameterError
 from .runtime.games import Progress, run
 from .scenario import all_scenarios, get
-from .studies.links import check_file_params
+from .studies.link_rules import check_file_params
 from .runtime.store import run_stored
 from .runtime.sweep import plan, sweep, sweep_cost, usable_cores
 from .studies.lessons import lesson_runs as R
@@ -367,7 +367,7 @@ def main(argv: list[str] | None = None) -> int:
             return _lessons(args)
         if args.command == "epsilon":
             # lazy: start-up time (scipy only when used)
-            from .studies.epsilon_context import epsilon_in_context
+            from .studies.choosing_epsilon.epsilon_context import epsilon_in_context
             print(json.dumps(epsilon_in_context(args.epsilon, args.delta, args.prior, args.deployments)))
             return 0
         with stop.installed():

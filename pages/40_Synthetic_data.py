@@ -15,7 +15,7 @@ from core.scenarios.synthetic.views import (
     page_params,
     result_view,
 )
-from core.studies.registry import ticks as deployment_ticks
+from core.studies.choosing_epsilon.deployment_registry import ticks as deployment_ticks
 from ui.widgets.page_widgets import (
     chart,
     charts_side_by_side,

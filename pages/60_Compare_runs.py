@@ -11,7 +11,7 @@ from core.output.inert import inert, inert_text
 from core.plots import fdp as plots
 from core.output.report import non_default_params
 from core.scenario import all_scenarios
-from core.studies.links import UPLOADED, from_link, is_file_param, linkable
+from core.studies.link_rules import UPLOADED, from_link, is_file_param, linkable
 from ui.widgets.page_widgets import figure, page_header
 from ui.results.pins import (MAX_PINS, PINNABLE_LABS, add_pin, clear_pins, decode_pins, encode_pins, pinned, remove_pin,
                      restore_from_link, upload_hash)

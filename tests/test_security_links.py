@@ -356,7 +356,7 @@ def test_one_visitor_holds_at_most_one_long_run(tmp_path, monkeypatch, policy):
 # ------------------------------------------------------------------ what a link may carry, known answers
 def test_a_link_never_carries_a_server_path_and_drops_engine_only_parameters():
     from core.errors import ParameterError
-    from core.studies.links import UPLOADED, for_link, from_link
+    from core.studies.link_rules import UPLOADED, for_link, from_link
 
     carried = for_link("synthetic", {"dataset": "csv", "data_path": "/srv/uploads/synthetic-ab12.csv",
                                      "secret": "smoker"})

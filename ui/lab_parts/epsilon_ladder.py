@@ -6,12 +6,12 @@ import streamlit as st
 
 from core.errors import LabError
 from core.output import plain_language as say
-from core.studies import ladder_reading
-from core.studies.ladder import (DEFAULT_EPSILONS, ladder_base, ladder_rows, ladder_scenarios, ladder_table,
+from core.studies.choosing_epsilon import ladder_reading
+from core.studies.choosing_epsilon.ladder import (DEFAULT_EPSILONS, ladder_base, ladder_rows, ladder_scenarios, ladder_table,
                                  parse_epsilons, per_person_sentence)
 from core.plots.deployments import deployment_summary
 from core.plots.fdp import ladder_figure
-from core.studies.registry import ticks
+from core.studies.choosing_epsilon.deployment_registry import ticks
 from core.scenario import get
 from ui.widgets.page_widgets import download_table, figure, show_error
 from ui.runs.sweeps import run_sweep, sweep_estimate

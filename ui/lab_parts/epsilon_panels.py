@@ -8,8 +8,8 @@ from core.errors import LabError
 from core.output import plain_language as say
 from core.plots import epsilon as plots
 from core.plots.deployments import deployment_summary
-from core.studies import table_decision
-from core.studies.registry import load_registry, ticks
+from core.studies.choosing_epsilon import table_epsilon as table_decision
+from core.studies.choosing_epsilon.deployment_registry import load_registry, ticks
 from core.theory import odds
 from ui.widgets.page_widgets import content, download_table, figure, number_field, plain, show_error
 

@@ -74,7 +74,7 @@ def add_pin(result: Result | dict, uploads: dict[str, str] | None = None) -> boo
 def _upload_hashes(data: dict) -> dict[str, str]:
     """``{file parameter: SHA-256 of its file}`` for the file parameters of a run whose file is still here."""
     from core.scenario import all_scenarios
-    from core.studies.links import is_file_param
+    from core.studies.link_rules import is_file_param
 
     sc = all_scenarios().get(data.get("scenario"))
     out = {}
@@ -91,7 +91,7 @@ def _upload_hashes(data: dict) -> dict[str, str]:
 def _link_entry(pin: dict) -> list:
     """``[scenario, parameters as a link carries them, seed]``; an upload's marker names its content hash."""
     from core.output.report import run_config
-    from core.studies.links import UPLOADED, for_link
+    from core.studies.link_rules import UPLOADED, for_link
 
     c = run_config(pin)
     params = for_link(c["scenario"], c["params"])
@@ -104,7 +104,7 @@ def _link_entry(pin: dict) -> list:
 def upload_pin_key(scenario: str, params: dict, seed: int) -> str | None:
     """The shared store's key of a pinned run on uploaded files, from the run's link entry (None when a file
     parameter's marker carries no well-formed content hash)."""
-    from core.studies.links import UPLOADED
+    from core.studies.link_rules import UPLOADED
 
     hashed = [v for v in params.values() if isinstance(v, str) and v.startswith(UPLOADED)]
     if not hashed or not all(re.fullmatch(re.escape(UPLOADED + _HASHED) + "[0-9a-f]{64}", v) for v in hashed):
@@ -165,7 +165,7 @@ def restore_from_link() -> int:
     values a widget would refuse are left to the Compare page, which lists them with a Rerun button."""
     from core.errors import LabError
     from core.runtime.store import lookup
-    from core.studies.links import from_link
+    from core.studies.link_rules import from_link
 
     token = st.query_params.get("pins")
     if not token or st.session_state.get("_pins.restored") == token:
@@ -228,7 +228,7 @@ def pin_button(result: Result | None) -> None:
 def encode_pins(pins: list[dict]) -> str:
     """A compact URL-safe token of the pinned runs' configurations (scenario, parameters, seed).
 
-    Only what a link may carry (:mod:`core.studies.links`): an upload's server path becomes a marker with the
+    Only what a link may carry (:mod:`core.studies.link_rules`): an upload's server path becomes a marker with the
     file's content hash (the pinned result is found by it, or the receiver uploads the same file again), and
     engine-only parameters at their defaults are left out."""
     payload = [_link_entry(p) for p in pins]
@@ -242,7 +242,7 @@ def _no_constant(name: str):
 
 def decode_pins(token: str) -> list[dict[str, Any]]:
     """Inverse of :func:`encode_pins`: ``[{"scenario", "params", "seed"}]`` as the link wrote them (ValueError on a
-    damaged token). The values are a stranger's: :func:`core.studies.links.from_link` checks each run."""
+    damaged token). The values are a stranger's: :func:`core.studies.link_rules.from_link` checks each run."""
     try:
         raw = base64.urlsafe_b64decode(token + "=" * (-len(token) % 4))
         data = json.loads(raw, parse_constant=_no_constant)

@@ -10,7 +10,7 @@ from core.output import plain_language as say
 from core.runtime.games import Result
 from core.plots import fdp as fdp_plots
 from core.output.report import command_line, html_report, public_config, register_summary_hook
-from core.studies.epsilon_context import report_lines
+from core.studies.choosing_epsilon.epsilon_context import report_lines
 from ui.widgets.page_widgets import chart
 from ui.results.pins import pin_button, pin_id
 

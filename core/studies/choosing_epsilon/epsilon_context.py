@@ -7,11 +7,11 @@ from __future__ import annotations
 
 import math
 
-from ..errors import ParameterError
-from ..output import plain_language as say
-from ..theory import odds
-from .registry import comparable, nearest
-from ..measure.audit import claim_of
+from ...errors import ParameterError
+from ...output import plain_language as say
+from ...theory import odds
+from .deployment_registry import comparable, nearest
+from ...measure.audit import claim_of
 
 
 def epsilon_in_context(epsilon: float, delta: float = 0.0, prior: float = 0.5, k: int = 5) -> dict:
@@ -47,7 +47,7 @@ def report_lines(result) -> list[str]:
         # like units only: deployments whose ε protects a whole person; for table releases the Census tables
         name = result.get("scenario") if isinstance(result, dict) else getattr(result, "scenario", "")
         if name == "aggregates":
-            from .table_decision import census_deployments
+            from .table_epsilon import census_deployments
             rows = census_deployments(3, eps)
         else:
             rows = [r for r in nearest(eps, 40) if comparable(r)[0]][:3]

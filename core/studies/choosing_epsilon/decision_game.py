@@ -30,9 +30,9 @@ import numpy as np
 from scipy.optimize import brentq
 from scipy.stats import norm
 
-from ..errors import ParameterError
-from ..releases.gaussian import Gaussian
-from ..theory.odds import guess_bound
+from ...errors import ParameterError
+from ...releases.gaussian import Gaussian
+from ...theory.odds import guess_bound
 
 MECHANISMS = ("laplace", "gaussian")
 MAX_REGIONS = 20

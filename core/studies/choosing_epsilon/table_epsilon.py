@@ -22,11 +22,11 @@ from __future__ import annotations
 
 import math
 
-from ..errors import ParameterError
-from ..output import plain_language as say
-from ..theory import count_error
-from ..theory.dp_accuracy import dp_auc_bound
-from .registry import comparable, load_registry
+from ...errors import ParameterError
+from ...output import plain_language as say
+from ...theory import count_error
+from ...theory.dp_accuracy import dp_auc_bound
+from .deployment_registry import comparable, load_registry
 
 MECHANISM = "laplace-rounded"
 GRID = (0.05, 200.0)  # ε per person drawn on the chart
@@ -187,9 +187,9 @@ def design(block_size: int = 200, query_ratio: float = 0.75, blocks: int = 1, se
     released cell that holds anyone (a typical count, for relative errors)."""
     import numpy as np
 
-    from ..scenario import get, prepare_rng
-    from ..scenarios.aggregates.data import _release
-    from ..scenarios.aggregates.per_person import cells_per_person
+    from ...scenario import get, prepare_rng
+    from ...scenarios.aggregates.data import _release
+    from ...scenarios.aggregates.per_person import cells_per_person
 
     sc = get("aggregates")
     config = sc.resolve({"block_size": int(block_size), "query_ratio": float(query_ratio), "blocks": int(blocks),

@@ -1,7 +1,7 @@
 """The board's report on an ε for a table release: page 1 names the decision and sets three options side by side;
 the caveats in plain words; the technical details on the pages after.
 
-Built from :func:`core.studies.table_decision.decide` (and the measured ladder when one ran). Page 1 uses no term it
+Built from :func:`core.studies.choosing_epsilon.table_epsilon.decide` (and the measured ladder when one ran). Page 1 uses no term it
 does not explain: the attack's success is said as "tells a person's yes from no … of the time (50% is guessing)",
 never as a bare AUC; the technical section names the AUC and defines it. Self-contained HTML (plotly.js inlined,
 no network), printable to PDF: the technical section starts on its own page.
@@ -11,9 +11,9 @@ from __future__ import annotations
 import datetime as _dt
 import html
 
-from ..output import plain_language as say
+from ...output import plain_language as say
 from .ladder_reading import sentences
-from .table_decision import summary_sentence
+from .table_epsilon import summary_sentence
 
 CSS = """body{font-family:system-ui,-apple-system,Segoe UI,Roboto,sans-serif;max-width:1100px;margin:1.5em auto;
 color:#1a1a1a;line-height:1.4}h1{font-size:1.5em;margin:.2em 0}.decision{font-size:1.05em}

@@ -27,9 +27,9 @@ from pathlib import Path
 
 from scipy.optimize import minimize_scalar
 
-from ..errors import DataError, ParameterError
+from ...errors import DataError, ParameterError
 
-PATH = Path(__file__).resolve().parents[2] / "content" / "epsilon_registry.csv"
+PATH = Path(__file__).resolve().parents[3] / "content" / "epsilon_registry.csv"
 COLUMNS = ("organisation", "product", "year", "epsilon", "delta", "rho", "conversion_delta", "unit", "unit_kind",
            "model", "period", "source", "note")
 UNIT_KINDS = ("person", "user-period", "event", "other")

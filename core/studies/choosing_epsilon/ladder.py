@@ -11,11 +11,11 @@ from __future__ import annotations
 import math
 import re
 
-from ..measure.compare import headline
-from ..errors import ParameterError
-from ..scenario import Scenario, all_scenarios, get
-from ..theory.dp_accuracy import dp_auc_bound
-from ..theory.fdp import accuracy_bound
+from ...measure.compare import headline
+from ...errors import ParameterError
+from ...scenario import Scenario, all_scenarios, get
+from ...theory.dp_accuracy import dp_auc_bound
+from ...theory.fdp import accuracy_bound
 
 DEFAULT_EPSILONS = (0.1, 0.5, 1.0, 2.0, 5.0, 10.0)
 MAX_RUNGS = 12
