@@ -164,7 +164,7 @@ def test_a_hundred_seeds_from_links_do_not_grow_the_lecture_cache():
 
 def test_every_streamlit_cache_in_the_app_is_bounded():
     # arguments of a cached function may come from the address bar: each cache needs max_entries
-    files = [ROOT / "app.py", *sorted((ROOT / "pages").glob("*.py")), *sorted((ROOT / "ui").glob("*.py"))]
+    files = [ROOT / "app.py", *sorted((ROOT / "pages").glob("*.py")), *sorted((ROOT / "ui").rglob("*.py"))]
     unbounded = []
     for path in files:
         for match in re.finditer(r"@st\.cache_(data|resource)(\([^)]*\))?", path.read_text(encoding="utf-8")):
