@@ -7,9 +7,9 @@ from pathlib import Path
 
 import streamlit as st
 
-from ui.access import accessible_styles
-from ui.common import chart
-from ui.first_view import page_run
+from ui.widgets.accessibility import accessible_styles
+from ui.widgets.page_widgets import chart
+from ui.charts.first_view import page_run
 
 ROOT = Path(__file__).resolve().parent
 st.set_page_config(page_title="Privacy-attack lab", page_icon="🛡️", layout="wide")
@@ -108,6 +108,6 @@ pages = [st.Page(home, title="Home", icon=":material/home:", default=True)]
 # run, so a shared deep link works even on a freshly started server.
 pages += [st.Page(str(path), title=_title(path)) for path in PAGE_FILES]
 # Plotly's JavaScript starts loading before any page's first chart arrives; a new tab's first view draws its first
-# chart before the sidebar's controls (ui/first_view.py)
+# chart before the sidebar's controls (ui/charts/first_view.py)
 with page_run():
     st.navigation(pages).run()

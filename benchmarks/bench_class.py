@@ -48,8 +48,8 @@ def main() -> None:
     from core import classroom
     from core.db import open_database
     from core.runtime.store import ResultStore, result_key
-    from core.studies import lesson_runs as R
-    from core.studies import lessons as L
+    from core.studies.lessons import lesson_runs as R
+    from core.studies.lessons import lesson_files as L
 
     store = ResultStore(folder / "results")
     db = open_database(args.database or str(folder / "records" / "lab.sqlite3"))

@@ -65,7 +65,7 @@ def _pages() -> list[str]:
 def settle(page, timeout_s: float = 300, quiet_s: float = 1.5) -> None:
     """Wait until the page's script run has ended (Streamlit's run state on the app's root element; a lab's
     games run inside the script, so this includes them) and stayed ended for ``quiet_s`` — a new tab's first
-    view runs twice, up to its first chart and then in full (ui/first_view.py): the next visit then meets a
+    view runs twice, up to its first chart and then in full (ui/charts/first_view.py): the next visit then meets a
     warm server, with every cache the page fills filled, not a busy one. A page closed at its first plot would
     stop its script and leave the caches of its later parts (other tabs, tables) cold."""
     page.wait_for_function(
@@ -100,7 +100,7 @@ def first_visit(ctx, url: str, timeout_s: float = 300) -> tuple[float | None, in
         page.screenshot(path=str(shot))
         raise SystemExit(f"{url}: no page title after {timeout_s:.0f} s (screenshot: {shot}): {exc}") from exc
     seconds = None
-    for _ in range(2):  # a first page view may rerun once (ui.common._use_app_navigation)
+    for _ in range(2):  # a first page view may rerun once (ui.widgets.page_widgets._use_app_navigation)
         settle(page, timeout_s)
         if page.evaluate(LIVE_CHARTS)[0]:
             page.wait_for_selector(".js-plotly-plot .main-svg", timeout=60_000)
@@ -137,7 +137,7 @@ def first_plot_seconds(browser, url: str, shot: Path | None = None, timeout_s: f
 
 def _holds_figure(message: bytes) -> bool:
     """Whether a websocket message carries a chart's figure: Streamlit's element holds it as JSON, the lab's own
-    chart view (ui/plotly_view.py) as a JSON string inside its data."""
+    chart view (ui/charts/plotly_view.py) as a JSON string inside its data."""
     return b'"layout"' in message or b'\\"layout\\"' in message
 
 

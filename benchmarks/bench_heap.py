@@ -1,4 +1,4 @@
-"""What one full garbage collection of the server's heap costs, before and after ui/heap.py freezes it.
+"""What one full garbage collection of the server's heap costs, before and after ui/server/heap.py freezes it.
 
 Imports what the app and its pages import (as ``serve.py`` does before the server takes a session), then times
 Python's full collection (``gc.collect()``, which holds the interpreter lock: every session waits for it) a few
@@ -33,7 +33,7 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--repeat", type=int, default=5)
     args = ap.parse_args()
-    from ui import heap
+    from ui.server import heap
 
     start = time.perf_counter()
     for name in heap.page_imports(heap.app_files()):

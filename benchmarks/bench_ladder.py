@@ -17,7 +17,7 @@ release's own noise (round(count + Laplace(1/ε)), the same rounding, core/attac
 the AUC needs no threshold, and the solver settled no target on these noisy releases (so no wrong "certain" answer
 scored 0 or 1). Two things changed: the ladder now plays 4 blocks (the AUC's interval bootstraps releases as well
 as targets, core/measure/cluster_auc.py) and every rung releases the same cells, and its sentences claim only what
-the intervals support (core/studies/ladder_reading.py).
+the intervals support (core/studies/choosing_epsilon/ladder_reading.py).
 
 The ladder's defaults (s = 200, m/s = 0.75, 4 blocks × 40 targets, 1,000 shadows), seed 0, --epsilons 0.1 1 10,
 measured 2026-11-29 (570 s at load average 23 on the shared 2-core machine):
@@ -41,8 +41,8 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from core.runtime.sweep import sweep  # noqa: E402
-from core.studies.ladder import LADDER_BASE, ladder_rows  # noqa: E402
-from core.studies.ladder_reading import reading, sentences  # noqa: E402
+from core.studies.choosing_epsilon.ladder import LADDER_BASE, ladder_rows  # noqa: E402
+from core.studies.choosing_epsilon.ladder_reading import reading, sentences  # noqa: E402
 
 
 def main() -> None:

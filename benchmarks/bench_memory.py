@@ -11,7 +11,7 @@ Goals (issue "Beyond one machine", item 3), both read from the server process's 
   100 MB above the resident memory before the upload.
 
 Disconnected sessions are kept for ``server.disconnectedSessionTTL`` seconds (120 by default) and the server
-empties its caches after ``[memory] idle_release_seconds`` without a session (ui/housekeeping.py); both are
+empties its caches after ``[memory] idle_release_seconds`` without a session (ui/server/housekeeping.py); both are
 shortened here (``--ttl``, ``--idle``) so a run takes minutes, not hours of waiting.
 
     .venv/bin/python benchmarks/bench_memory.py                 # both, 105 links

@@ -67,8 +67,8 @@ def _labs() -> list[Path]:
 
 @contextlib.contextmanager
 def _first_view():
-    """A browser's first view: the run ends at the first chart (ui/first_view.py), as for a new tab."""
-    import ui.first_view as first_view
+    """A browser's first view: the run ends at the first chart (ui/charts/first_view.py), as for a new tab."""
+    import ui.charts.first_view as first_view
     before = first_view._runs_javascript
     first_view._runs_javascript = lambda: True
     try:

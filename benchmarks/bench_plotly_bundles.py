@@ -2,7 +2,7 @@
 evaluated, and to its first chart drawn, in headless Chromium, for a returning browser (files in its HTTP cache).
 
 Bundles: the full one that the ``plotly`` package ships (the plotly.js inside Streamlit's chart element) and the
-partial ones the lab's chart view draws with (``ui/static``, ui/plotly_view.py). Each page holds one script tag and
+partial ones the lab's chart view draws with (``ui/charts/static``, ui/charts/plotly_view.py). Each page holds one script tag and
 one ``Plotly.newPlot`` of a three-point line, served from a local directory by Python's own HTTP server; the pages
 are visited in turn, ``--repeat`` times each, and the first round (the cold cache) is left out of the medians.
 
@@ -38,7 +38,7 @@ Plotly.newPlot('chart', [{{x: [0, 1, 2], y: [0, 1, 0]}}]).then(() => {{ window.t
 def bundles() -> dict[str, Path]:
     import plotly
 
-    from ui import plotly_view
+    from ui.charts import plotly_view
 
     found = {"full (the plotly package's)": Path(plotly.__file__).resolve().parent / "package_data" / "plotly.min.js"}
     found.update({name: plotly_view.STATIC / file for name, (file, _) in plotly_view.BUNDLES.items()})

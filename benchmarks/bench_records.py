@@ -40,7 +40,7 @@ SCRIPT = """
 import json, sys
 import streamlit as st
 sys.path.insert(0, {root!r})
-from ui.records import exposure_panel
+from ui.results.exposure_panel import exposure_panel
 exposure_panel(json.load(open({path!r})))
 """
 

@@ -44,11 +44,11 @@ from .errors import Cancelled, Interrupted, LabError, ParameterError
 from .runtime.games import Progress, run
 from .scenario import all_scenarios, get
 from .studies.file_defaults import fit_defaults, shorter_hint
-from .studies.links import check_file_params
+from .studies.link_rules import check_file_params
 from .runtime.store import run_stored
 from .runtime.sweep import plan, sweep, sweep_cost, usable_cores
-from .studies import lesson_runs as R
-from .studies import lessons as L
+from .studies.lessons import lesson_runs as R
+from .studies.lessons import lesson_files as L
 from .measure.records import RecordTable, to_frame
 from .studies.presets import resolve_saved_run
 
@@ -138,7 +138,7 @@ def _parser() -> argparse.ArgumentParser:
 def _lessons(args) -> int:
     if args.handout:
         # lazy: start-up time (pandas, plotly only when used)
-        from .studies.handout import handout_html, teacher_key_html
+        from .studies.lessons.handout import handout_html, teacher_key_html
 
         lesson = L.get_lesson(args.handout)
         path = args.out or f"{lesson.id}-{'teacher-key' if args.teacher else 'handout'}.html"
@@ -369,7 +369,7 @@ def main(argv: list[str] | None = None) -> int:
             return _lessons(args)
         if args.command == "epsilon":
             # lazy: start-up time (scipy only when used)
-            from .studies.epsilon_context import epsilon_in_context
+            from .studies.choosing_epsilon.epsilon_context import epsilon_in_context
             print(json.dumps(epsilon_in_context(args.epsilon, args.delta, args.prior, args.deployments)))
             return 0
         with stop.installed():

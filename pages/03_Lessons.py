@@ -1,12 +1,12 @@
 """Lessons for a privacy course: predict a number, run the attack, see how far off you were — seven guided lessons, graded, with a live class view."""
 import streamlit as st
 
-from core.studies.lessons import load_lessons
-from ui.common import page_header
-from ui.class_teacher import teacher_view
-from ui.classroom import class_panel
-from ui.lesson_handout import handout_button
-from ui.lessons import go_to, grade_committed, lesson_end, progress, restore_from_link, show_step
+from core.studies.lessons.lesson_files import load_lessons
+from ui.widgets.page_widgets import page_header
+from ui.lesson_page.class_teacher import teacher_view
+from ui.lesson_page.class_mode import class_panel
+from ui.lesson_page.lesson_handout import handout_button
+from ui.lesson_page.lesson_steps import go_to, grade_committed, lesson_end, progress, restore_from_link, show_step
 
 page_header("Lessons", "Each step asks you to **predict** what an attack will achieve, **runs** it at the lesson's "
             "fixed seed, then **reveals** the measurement beside your prediction. Commit your guess before you "

@@ -6,7 +6,7 @@ from core.output import plain_language as say
 from core.errors import LabError
 from core.plots import epsilon as plots
 from core.theory.epsilon_explorer import explain_epsilon
-from ui.common import content, download_table, figure, metric_row, number_field, page_header, plain, show_error
+from ui.widgets.page_widgets import content, download_table, figure, metric_row, number_field, page_header, plain, show_error
 
 page_header("ε explorer: what a privacy budget buys",
             f"Choose {say.term('epsilon', 'ε')} and see, without running a single game, the best any attacker can "
@@ -78,8 +78,8 @@ with right:
                 f"σ ≈ {rec['gaussian_sigma']:.1f} per answer, i.e. **{rec['sigma_over_sqrt_n']:.2f}·√n**: "
                 f"{rec['verdict']}. Try it in the Reconstruction lab with defence = gaussian.")
 
-from ui.epsilon_context import accuracy_first, plain_words  # noqa: E402  (self-contained sections)
-from ui.ladder import epsilon_ladder  # noqa: E402  (a self-contained section at the foot of the page)
+from ui.lab_parts.epsilon_panels import accuracy_first, plain_words  # noqa: E402  (self-contained sections)
+from ui.lab_parts.epsilon_ladder import epsilon_ladder  # noqa: E402  (a self-contained section at the foot of the page)
 
 plain_words(float(epsilon), float(delta))
 accuracy_first(float(delta))

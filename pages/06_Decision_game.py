@@ -6,8 +6,8 @@ import streamlit as st
 from core.errors import LabError
 from core.output import plain_language as say
 from core.plots.epsilon import decision_figure
-from core.studies import decision_game as game
-from ui.common import content, download_table, figure, number_field, page_header, plain, show_error
+from core.studies.choosing_epsilon import decision_game as game
+from ui.widgets.page_widgets import content, download_table, figure, number_field, page_header, plain, show_error
 
 page_header("Decision game: does the noise change your decisions?",
             "State a rule you would act on, decide on each region's count — shown twice, once true and once from "

@@ -6,11 +6,11 @@ from core.output import plain_language as say
 from core.plots import reconstruction as plots
 from core.errors import LabError
 from core.scenarios.reconstruction import theory_curves
-from ui.common import (chart, content, download_result, download_table, figure, metric_row, scenario_page,
+from ui.widgets.page_widgets import (chart, content, download_result, download_table, figure, metric_row, scenario_page,
                        param_widgets, plain)
-from ui.runs import run_scenario
-from ui.sweeps import run_sweep
-from ui.report import run_tools
+from ui.runs.page_runs import run_scenario
+from ui.runs.sweeps import run_sweep
+from ui.results.run_tools import run_tools
 
 scenario = scenario_page("reconstruction", about="What is happening here?",
                          sidebar="Reconstruction game")
@@ -60,7 +60,7 @@ def draw(result, final):
         if caution:
             st.warning(caution, icon=":material/info:")
     # The headline charts right under the sentence, their numbers under them: a new tab's first view ends at the
-    # first chart (ui/first_view.py), and every element above it is drawn before it can be.
+    # first chart (ui/charts/first_view.py), and every element above it is drawn before it can be.
     figs = {}
     if s.get("accuracy_vs_query_ratio", {}).get("x"):
         figs["accuracy_vs_query_ratio"] = lambda: plots.accuracy_vs_ratio(s, m, chosen=config["query_ratio"],

@@ -5,9 +5,9 @@ from core.errors import LabError
 from core.output.inert import inert_text
 from core.plots import reid as plots
 from core.reid import differencing, exact_example, k_anonymity, lecture
-from ui.reid_people import BIND, CACHE_TTL, people_controls
-from ui.records import exposure_panel
-from ui.common import content, download_table, figure as _figure, lazy_tabs, metric_row, number_field, page_header, \
+from ui.lab_parts.reid_people import BIND, CACHE_TTL, people_controls
+from ui.results.exposure_panel import exposure_panel
+from ui.widgets.page_widgets import content, download_table, figure as _figure, lazy_tabs, metric_row, number_field, page_header, \
     plain, show_error
 
 B = BIND  # every control is mirrored in the address bar: a link reproduces the view
@@ -18,7 +18,8 @@ page_header("Reidentification & reconstruction: the lecture's demos",
             "CS208 (Harvard, 2025) lecture 2 slides, “Reidentification & Reconstruction Attacks”")
 
 
-# The demos' caches are bounded as the people's (ui/reid_people.py): their arguments come from the address bar. A
+# The demos' caches are bounded as the people's (ui/lab_parts/reid_people.py): their arguments come from the
+# address bar. A
 # default linkage view pickles to about 55 kB, an uploaded file's to more; max_size bounds each cache in bytes too.
 @st.cache_data(show_spinner="Linking…", max_entries=32, ttl=CACHE_TTL, max_size="32MB")
 def link(pkey, levels, rel, vot, seed, _P):
@@ -47,7 +48,7 @@ st.caption(content("reid_lecture"))
 
 # Each demo's controls sit in the sidebar under the people they run on, as on every other lab: the main column reads
 # as the slide and then its result, with nothing to scroll past, and a new tab's first view draws the result's chart
-# before any control (ui/first_view.py holds the sidebar back until that chart is drawn).
+# before any control (ui/charts/first_view.py holds the sidebar back until that chart is drawn).
 # ------------------------------------------------------------------------------------------------------ linkage
 def linkage_demo():
     st.markdown(content("reid_lecture", "link"))

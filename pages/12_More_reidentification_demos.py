@@ -6,7 +6,7 @@ from core.output import plain_language as say
 from core.errors import LabError
 from core.plots import reid_more as plots
 from core.reid import composition, downcoding, privacy_is_relational
-from ui.common import content, download_table, figure, kept_editor, lazy_tabs, metric_row, number_field, page_header, \
+from ui.widgets.page_widgets import content, download_table, figure, kept_editor, lazy_tabs, metric_row, number_field, page_header, \
     plain, show_error
 
 B = {"bind": "query-params"}  # every control is mirrored in the address bar: a link reproduces the view

@@ -8,10 +8,10 @@ from core.errors import LabError
 from core.plots import location as plots
 from core.scenarios.location import theory_curves
 from core.output.inert import inert_text
-from ui.common import (chart, content, download_result, download_table, figure, metric_row, scenario_page,
+from ui.widgets.page_widgets import (chart, content, download_result, download_table, figure, metric_row, scenario_page,
                        param_widgets, plain, show_error)
-from ui.runs import run_scenario
-from ui.report import run_tools
+from ui.runs.page_runs import run_scenario
+from ui.results.run_tools import run_tools
 
 scenario = scenario_page("location", about="What is happening here? (attackers, observations, the DP bound)",
                          sidebar="Location membership game")
@@ -24,7 +24,7 @@ upload = st.sidebar.file_uploader("Your own check-ins (CSV, auxiliary attacker)"
                                        "attacked user's cells (row 1 = the first row under the header).")
 config = param_widgets(scenario, cost_capped="drivers")  # no control reaches a run the server refuses
 if upload is not None:
-    from ui.uploads import save_upload  # private 0600 file, deleted when no session needs it
+    from ui.widgets.uploads import save_upload  # private 0600 file, deleted when no session needs it
 
     path = save_upload(upload.getvalue(), kind="location", name=upload.name)
     try:

@@ -10,11 +10,11 @@ from core.output.inert import inert_text
 from core.plots import aggregates as plots
 from core.scenarios.aggregates import utility
 from core.scenarios.aggregates.preview import block_preview
-from ui.common import (chart, charts_side_by_side, content, download_figure, download_result, download_table,
+from ui.widgets.page_widgets import (chart, charts_side_by_side, content, download_figure, download_result, download_table,
                        metric_row, scenario_page, param_widgets, plain, show_error, stop_unless_ready)
-from ui.aggregates_data import data_controls, generic_chosen
-from ui.runs import run_scenario
-from ui.report import run_tools
+from ui.lab_parts.aggregates_data import data_controls, generic_chosen
+from ui.runs.page_runs import run_scenario
+from ui.results.run_tools import run_tools
 
 # The header follows the data: the census secret is Hispanic origin, an upload's is the column the user picks.
 _generic = generic_chosen()
@@ -70,7 +70,7 @@ def draw(result, final):
                        "works. Use more blocks, a larger block or more targets per block.",
                        icon=":material/warning:")
     # The headline chart right under the sentence, its numbers under it: a new tab's first view ends at the first
-    # chart (ui/first_view.py), and every element above it is drawn before it can be.
+    # chart (ui/charts/first_view.py), and every element above it is drawn before it can be.
     if s.get("roc"):
         fig = plots.roc_all(s)
         chart(fig, "aggregates-roc")

@@ -4,16 +4,16 @@ import pandas as pd
 import streamlit as st
 
 from core.errors import LabError
-from core.studies import board_report
+from core.studies.choosing_epsilon import board_report
 from core.plots.table_decision import decision_figure, text_alternative
 from core.scenario import get
-from core.studies import table_decision as td
-from core.studies.ladder import ladder_rows
-from core.studies.ladder_reading import sentences
-from core.studies.registry import ticks
-from ui.common import content, download_table, figure, number_field, page_header, plain, show_error
-from ui.report import GALLERY_LINK
-from ui.sweeps import run_sweep, sweep_estimate
+from core.studies.choosing_epsilon import table_epsilon as td
+from core.studies.choosing_epsilon.ladder import ladder_rows
+from core.studies.choosing_epsilon.ladder_reading import sentences
+from core.studies.choosing_epsilon.deployment_registry import ticks
+from ui.widgets.page_widgets import content, download_table, figure, number_field, page_header, plain, show_error
+from ui.results.run_tools import GALLERY_LINK
+from ui.runs.sweeps import run_sweep, sweep_estimate
 
 page_header("Choose ε for a table release",
             "State what your release can accept — how wrong a published count may be, and how much better than "

@@ -15,8 +15,8 @@ from core.scenarios.synthetic.views import (
     page_params,
     result_view,
 )
-from core.studies.registry import ticks as deployment_ticks
-from ui.common import (
+from core.studies.choosing_epsilon.deployment_registry import ticks as deployment_ticks
+from ui.widgets.page_widgets import (
     chart,
     charts_side_by_side,
     content,
@@ -31,10 +31,10 @@ from ui.common import (
     show_error,
     stop_unless_ready,
 )
-from ui.report import run_tools
-from ui.runs import run_scenario
-from ui.sweeps import run_sweep
-from ui.synthetic_release import release_controls
+from ui.results.run_tools import run_tools
+from ui.runs.page_runs import run_scenario
+from ui.runs.sweeps import run_sweep
+from ui.lab_parts.synthetic_release import release_controls
 
 scenario = scenario_page("synthetic", about="What is happening here? (read me first)",
                          sidebar="Release")
@@ -85,7 +85,7 @@ def draw(result, final):
     st.markdown(v.sentence)  # it says already whether the interval clears a coin flip; the advice to play more
     # games goes beside the interval's own tiles, under the chart
     # --- headline: the privacy–utility scatter (this run + any comparison already computed), right under the
-    # sentence and its numbers under it: a new tab's first view ends at this chart (ui/first_view.py), and every
+    # sentence and its numbers under it: a new tab's first view ends at this chart (ui/charts/first_view.py), and every
     # element above it is drawn before it can be.
     st.subheader("Privacy–utility trade-off")
     metric = st.session_state.get("synthetic.metric_choice", "mre_gt10")

@@ -10,7 +10,7 @@ from core.output import plain_language as say
 from core.output.inert import inert_text
 from core.plots import ml_models as plots
 from core.scenarios.ml_models import columns, population_preview
-from ui.common import (
+from ui.widgets.page_widgets import (
     chart,
     download_result,
     download_table,
@@ -20,9 +20,9 @@ from ui.common import (
     scenario_page,
     show_error,
 )
-from ui.import_step import UPLOAD_TYPES, import_upload, new_file_for, role_select, suggestions
-from ui.report import run_tools
-from ui.runs import run_scenario
+from ui.widgets.import_step import UPLOAD_TYPES, import_upload, new_file_for, role_select, suggestions
+from ui.results.run_tools import run_tools
+from ui.runs.page_runs import run_scenario
 
 
 @st.cache_data(show_spinner=False, max_entries=8)

@@ -11,14 +11,14 @@ from core.output.inert import inert, inert_text
 from core.plots import fdp as plots
 from core.output.report import non_default_params
 from core.scenario import all_scenarios
-from core.studies.links import UPLOADED, from_link, is_file_param, linkable
-from ui.common import figure, page_header
-from ui.pins import (MAX_PINS, PINNABLE_LABS, add_pin, clear_pins, decode_pins, encode_pins, pinned, remove_pin,
+from core.studies.link_rules import UPLOADED, from_link, is_file_param, linkable
+from ui.widgets.page_widgets import figure, page_header
+from ui.results.pins import (MAX_PINS, PINNABLE_LABS, add_pin, clear_pins, decode_pins, encode_pins, pinned, remove_pin,
                      restore_from_link, upload_hash)
-from ui.uploads import held_file
-from ui.records import tier_changes_panel
-from ui.report import report_downloads
-from ui.runs import pool_run
+from ui.widgets.uploads import held_file
+from ui.results.exposure_panel import tier_changes_panel
+from ui.results.run_tools import report_downloads
+from ui.runs.page_runs import pool_run
 
 page_header("Compare runs",
             f"Pin up to {MAX_PINS} runs on any lab page (*Pin this run* under the plots) and weigh them here: what "

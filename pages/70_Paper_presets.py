@@ -9,10 +9,10 @@ from core.output.inert import inert
 from core.studies.presets import (compare_with_paper, is_known_bug, known_bug_verdict, link_params, load_presets,
                                   quick_look)
 from core.scenario import get
-from ui.common import content, page_header, show_error
-from ui.pins import pin_button
-from ui.runs import pool_run, server_refusal
-from ui.report import audit_banner
+from ui.widgets.page_widgets import content, page_header, show_error
+from ui.results.pins import pin_button
+from ui.runs.page_runs import pool_run, server_refusal
+from ui.results.run_tools import audit_banner
 
 ROOT = Path(__file__).resolve().parent.parent
 

@@ -2,7 +2,7 @@
 import streamlit as st
 
 from core.output import plain_language as say
-from ui.common import page_header
+from ui.widgets.page_widgets import page_header
 
 page_header("Glossary", "Short, plain definitions of the terms used in the labs. Each lab links a term's first "
                         "use here; the address of a term is `/Glossary#<term>`, e.g. `/Glossary#auc`.")

@@ -184,6 +184,24 @@ def _why_one_module(path: Path) -> str:
     return f"{first} [no reason given: say 'One module: …' in the docstring, or split it at a seam]"
 
 
+def test_ui_and_studies_say_by_name_and_docstring_what_they_hold():
+    """A module of ui/ or core/studies/ shares its name with no other module of the repository (three records.py
+    doing three things sent a reader to the wrong one), and every package there says in its docstring what belongs
+    in it."""
+    by_name: dict[str, list[str]] = {}
+    for path in [*(ROOT / "core").rglob("*.py"), *(ROOT / "ui").rglob("*.py")]:
+        if path.name != "__init__.py":
+            by_name.setdefault(path.name, []).append(str(path.relative_to(ROOT)))
+    shared = {name: paths for name, paths in by_name.items() if len(paths) > 1
+              and any(p.startswith(("ui/", "core/studies/")) for p in paths)}
+    assert not shared, f"modules of ui/ or core/studies/ that share a name: {shared}"
+    packages = [init for top in ("ui", "core/studies") for init in (ROOT / top).rglob("__init__.py")]
+    assert len(packages) >= 3
+    bare = [str(init.relative_to(ROOT)) for init in packages
+            if len(ast.get_docstring(ast.parse(init.read_text(encoding="utf-8"))) or "") < 80]
+    assert not bare, f"packages whose docstring does not say what belongs in them: {bare}"
+
+
 def test_no_module_over_800_lines_and_a_warning_past_500():
     """A module past WARN_LINES is listed as a warning with the reason its docstring gives for staying whole (a
     seam to split at is better than a squeeze to fit a count); only past MAX_LINES does the build fail."""
@@ -265,7 +283,7 @@ def test_a_scenario_added_by_the_documented_steps_plays():
 def test_a_lesson_written_by_the_documented_steps_loads(tmp_path):
     """Steps 1–3 of "How to add a lesson", on a five-step lesson written from scratch; a field the steps name
     wrongly is reported by file, step and field."""
-    from core.studies.lessons import LessonError, load_lesson
+    from core.studies.lessons.lesson_files import LessonError, load_lesson
 
     step = """
 [[step]]

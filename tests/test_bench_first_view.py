@@ -16,7 +16,7 @@ def test_frame_tree_is_the_lab_with_the_floor_as_one_more_page():
     with frame_tree() as tree:
         page = tree / "pages" / "99_Lab_frame.py"
         assert page.read_text(encoding="utf-8").endswith(FLOOR_APP)  # the floor's own code, nothing of a lab's
-        for part in ("serve.py", "app.py", ".streamlit/config.toml", "ui/first_view.py", "ui/page_head.py"):
+        for part in ("serve.py", "app.py", ".streamlit/config.toml", "ui/charts/first_view.py", "ui/server/page_head.py"):
             assert (tree / part).read_bytes() == (ROOT / part).read_bytes(), part
         assert not (tree / ".git").exists() and not list(tree.glob(".venv*"))
         assert not list(tree.rglob("__pycache__"))

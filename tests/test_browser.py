@@ -24,13 +24,13 @@ def _slug(path: Path) -> str:
 
 def settle(page, need_plot: bool) -> bool:
     """Wait for the sidebar (and a plot where the page draws one), then for the page's full view: a new tab's
-    first view ends at its first chart and the page runs again in full (ui/first_view.py), so the first view's
+    first view ends at its first chart and the page runs again in full (ui/charts/first_view.py), so the first view's
     signal must be gone; then for the page to be still — no run shown as going and nothing added or removed for
     1.5 s (a short run shows no status at all). False if the page is still changing after 4 minutes."""
     page.wait_for_selector('[data-testid="stSidebar"]', timeout=60_000)
     if need_plot:
         page.wait_for_selector(".js-plotly-plot", timeout=120_000)
-        from ui.first_view import SIGNAL_KEY
+        from ui.charts.first_view import SIGNAL_KEY
 
         page.wait_for_selector(f'[class*="st-key-{SIGNAL_KEY}"]', state="detached", timeout=120_000)
     deadline, still_since, last = time.time() + 240, time.time(), None

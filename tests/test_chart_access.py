@@ -50,10 +50,10 @@ def test_every_chart_goes_through_the_helper_that_adds_its_text_alternative():
     from pathlib import Path
 
     root = Path(__file__).resolve().parent.parent
-    files = [root / "app.py", *(root / "pages").glob("*.py"), *(root / "ui").glob("*.py")]
+    files = [root / "app.py", *(root / "pages").glob("*.py"), *(root / "ui").rglob("*.py")]
     direct = [str(f.relative_to(root)) for f in files
-              if f.name != "common.py" and "plotly_chart(" in f.read_text(encoding="utf-8")]
-    assert not direct, f"draw charts with ui.common.chart / figure, not st.plotly_chart: {direct}"
+              if f.name != "page_widgets.py" and "plotly_chart(" in f.read_text(encoding="utf-8")]
+    assert not direct, f"draw charts with ui.widgets.page_widgets.chart / figure, not st.plotly_chart: {direct}"
 
 
 def test_group_ranking_legend_clears_slanted_group_names():

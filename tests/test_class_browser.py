@@ -8,7 +8,7 @@ from browser_helpers import SHOTS
 from test_accessibility import axe_violations
 
 from core import classroom
-from core.studies import lessons as L
+from core.studies.lessons import lesson_files as L
 
 pytestmark = pytest.mark.browser
 LESSON = "1-what-epsilon-promises"

@@ -9,7 +9,7 @@ import pandas as pd
 import pytest
 
 from core import classroom as C
-from core.studies import lessons as L
+from core.studies.lessons import lesson_files as L
 
 LESSON = "1-what-epsilon-promises"
 TRUTH = 0.7310585786300049  # step 1's measured value: e/(1+e) at ε = 1

@@ -6,7 +6,7 @@ import time
 import pytest
 
 from core.runtime.games import run
-from ui.pins import decode_pins, encode_pins
+from ui.results.pins import decode_pins, encode_pins
 
 pytestmark = pytest.mark.browser
 SMALL = {"observations": 3, "games": 1000, "shadow_sweep_max": 0, "train_shadows": 200, "epsilon": 0.8}

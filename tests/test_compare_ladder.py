@@ -6,7 +6,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from core.errors import ParameterError
-from core.studies.ladder import crossing, ladder_base, ladder_rows, ladder_scenarios, parse_epsilons
+from core.studies.choosing_epsilon.ladder import crossing, ladder_base, ladder_rows, ladder_scenarios, parse_epsilons
 from core.runtime.sweep import sweep
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -77,7 +77,7 @@ def test_every_ladder_has_a_band_and_utility_and_does_not_rise_as_epsilon_falls(
 
 
 def test_per_person_total_is_named_in_words():
-    from core.studies.ladder import ladder_table, per_person_sentence
+    from core.studies.choosing_epsilon.ladder import ladder_table, per_person_sentence
 
     lad = {"scenario": "aggregates", "attack_label": "attack AUC", "utility_label": "mean count error per cell",
            "rows": [{"epsilon": 0.5, "attack": 0.6, "per_person_epsilon": 4.5, "cells_per_person": 9,

@@ -90,7 +90,7 @@ def test_a_pinned_run_keeps_its_pins_in_the_lab_address():
 
 def test_empty_compare_links_every_lab_that_can_pin():
     # the empty page listed three of the five labs that offer "Pin this run"
-    from ui.pins import PINNABLE_LABS
+    from ui.results.pins import PINNABLE_LABS
     with_pins = {f"pages/{p.name}" for p in (ROOT / "pages").glob("[0-9]*_*.py")
                  if "run_tools(" in p.read_text(encoding="utf-8") and not p.stem.startswith(("6", "7"))}
     assert {path for path, _ in PINNABLE_LABS} == with_pins

@@ -163,18 +163,18 @@ def test_a_worker_killed_mid_run_is_replaced_and_the_run_still_answers(cluster):
 
 
 def test_a_lab_page_runs_on_the_cluster_when_the_setting_names_it(cluster, monkeypatch):
-    import ui.runs
+    import ui.runs.page_runs
     from apptest_helpers import open_page
 
     monkeypatch.setenv("LAB_SCHEDULER", cluster.scheduler)
-    monkeypatch.setattr(ui.runs, "_POOL", None)  # this server's pool is made anew from the settings
+    monkeypatch.setattr(ui.runs.page_runs, "_POOL", None)  # this server's pool is made anew from the settings
     try:
         at = open_page("pages/10_Reconstruction_attack.py")
         assert not at.exception, at.exception
         labels = {m.label: m.value for m in at.metric}
         assert float(labels["Bits recovered"]) == 1.0  # the page's default numbers, computed by the cluster
-        used = ui.runs._POOL
+        used = ui.runs.page_runs._POOL
         assert isinstance(used, DaskPool) and used.submitted >= 1
     finally:
-        if isinstance(ui.runs._POOL, DaskPool):
-            ui.runs._POOL.close()
+        if isinstance(ui.runs.page_runs._POOL, DaskPool):
+            ui.runs.page_runs._POOL.close()

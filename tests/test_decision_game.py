@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from core.errors import ParameterError
-from core.studies import decision_game as D
+from core.studies.choosing_epsilon import decision_game as D
 
 
 @pytest.mark.parametrize("mechanism", ["laplace", "gaussian"])

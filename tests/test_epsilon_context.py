@@ -10,8 +10,8 @@ from core import cli
 from core.errors import DataError, ParameterError
 from core.measure import metrics as M
 from core.output import plain_language as say
-from core.studies import registry as R
-from core.studies.epsilon_context import epsilon_in_context
+from core.studies.choosing_epsilon import deployment_registry as R
+from core.studies.choosing_epsilon.epsilon_context import epsilon_in_context
 from core.theory import fdp, odds
 
 
@@ -249,7 +249,7 @@ def test_split_bound_on_too_few_games_is_the_trivial_bound():
 def test_report_summary_carries_the_odds_and_nearest_deployments():
     from core.output.report import register_summary_hook, summary_lines
     from core.runtime.games import run
-    from core.studies.epsilon_context import report_lines
+    from core.studies.choosing_epsilon.epsilon_context import report_lines
 
     result = run("location", {"observations": 1, "games": 400, "shadow_sweep_max": 0, "train_shadows": 200,
                               "epsilon": 1.0, "attacker": "informed"}, seed=0)

@@ -84,7 +84,7 @@ def _read_back(ids, columns: dict) -> None:
 def upload(tmp_path_factory):
     table = inspect_upload(RAW, "salaries-export.csv")
     path = tmp_path_factory.mktemp("rows") / "salaries-export.csv"
-    path.write_bytes(table.normalised_csv())  # what ui.import_step saves for the engine
+    path.write_bytes(table.normalised_csv())  # what ui.widgets.import_step saves for the engine
     return table, str(path), suggest_roles(table.frame)
 
 

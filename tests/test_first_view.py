@@ -12,7 +12,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from core.plots.common import MAX_WEBGL_CHARTS, uses_webgl, without_webgl
-from ui.first_view import SIGNAL_KEY
+from ui.charts.first_view import SIGNAL_KEY
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -36,8 +36,8 @@ def _script(body: str) -> str:
         sys.path.insert(0, {str(ROOT)!r})
         import plotly.graph_objects as go
         import streamlit as st
-        from ui.common import chart
-        from ui.first_view import page_run
+        from ui.widgets.page_widgets import chart
+        from ui.charts.first_view import page_run
         with page_run():
     """) + textwrap.indent(textwrap.dedent(body), "    ")
 
@@ -65,7 +65,7 @@ def test_a_page_keeps_to_six_webgl_charts_and_draws_the_rest_as_svg():
 
 
 def test_a_browsers_first_view_ends_at_its_first_chart_and_returns_in_full_once_drawn(monkeypatch):
-    import ui.first_view as fv
+    import ui.charts.first_view as fv
 
     monkeypatch.setattr(fv, "_runs_javascript", lambda: True)  # as a browser's session
     at = AppTest.from_string(_script("""
@@ -86,7 +86,7 @@ def test_a_browsers_first_view_ends_at_its_first_chart_and_returns_in_full_once_
 
 
 def test_a_browsers_first_view_sends_its_chart_before_the_sidebar_computed_from_the_sidebars_values(monkeypatch):
-    import ui.first_view as fv
+    import ui.charts.first_view as fv
 
     monkeypatch.setattr(fv, "_runs_javascript", lambda: True)
     at = AppTest.from_string(_script("""
@@ -105,7 +105,7 @@ def test_a_browsers_first_view_sends_its_chart_before_the_sidebar_computed_from_
 
 
 _DEFERRED = """
-    from ui.first_view import deferred
+    from ui.charts.first_view import deferred
     st.title("A lab")
     with deferred(st.expander("What is happening here?")):
         st.markdown("a long explanation")
@@ -118,7 +118,7 @@ _DEFERRED = """
 
 
 def test_a_collapsed_expanders_text_waits_for_the_full_view_and_its_label_does_not(monkeypatch):
-    import ui.first_view as fv
+    import ui.charts.first_view as fv
 
     monkeypatch.setattr(fv, "_runs_javascript", lambda: True)
     at = AppTest.from_string(_script(_DEFERRED), default_timeout=30).run()
@@ -133,7 +133,7 @@ def test_a_collapsed_expanders_text_waits_for_the_full_view_and_its_label_does_n
 
 def test_a_first_view_that_stops_before_its_chart_still_sends_the_deferred_text(monkeypatch):
     """A lab awaiting an upload stops before any chart: its explanation is what the visitor reads meanwhile."""
-    import ui.first_view as fv
+    import ui.charts.first_view as fv
 
     monkeypatch.setattr(fv, "_runs_javascript", lambda: True)
     at = AppTest.from_string(_script(_DEFERRED), default_timeout=30)
@@ -152,7 +152,7 @@ def test_a_linked_value_held_back_by_the_first_view_reaches_the_browser_with_its
     """A link sets a control's value through session state; Streamlit tells the browser that value only in the
     run that set it, which the first view did not send: the full run must send it again (set_value), or the
     browser shows the control's default while the page computes with the linked value."""
-    import ui.first_view as fv
+    import ui.charts.first_view as fv
 
     monkeypatch.setattr(fv, "_runs_javascript", lambda: True)
     at = AppTest.from_string(_script("""
@@ -177,10 +177,10 @@ def test_a_linked_value_held_back_by_the_first_view_reaches_the_browser_with_its
 
 
 @pytest.mark.parametrize("ending", ["st.stop()", "raise ValueError('a failing page')", "st.markdown('no chart')",
-                                    ("from ui.first_view import watching_run\nwith watching_run():\n"
+                                    ("from ui.charts.first_view import watching_run\nwith watching_run():\n"
                                      "    chart(go.Figure(go.Scatter(x=[0], y=[0])), 'live')\n    st.stop()")])
 def test_a_first_view_that_ends_without_its_chart_still_sends_the_sidebar(monkeypatch, ending):
-    import ui.first_view as fv
+    import ui.charts.first_view as fv
 
     monkeypatch.setattr(fv, "_runs_javascript", lambda: True)
     at = AppTest.from_string(_script('st.sidebar.file_uploader("CSV file", key="up")\n' + ending),
@@ -196,7 +196,7 @@ def test_a_sidebar_the_browser_already_holds_is_never_held_back_again(monkeypatc
     uploader, and the file with it. The labs end such a view with ``st.stop()`` (awaiting the upload), after
     which no Streamlit command works, session state included: the mark that the sidebar went out must still
     be kept."""
-    import ui.first_view as fv
+    import ui.charts.first_view as fv
 
     monkeypatch.setattr(fv, "_runs_javascript", lambda: True)
     at = AppTest.from_string(_script(f"""
@@ -214,7 +214,7 @@ def test_a_sidebar_the_browser_already_holds_is_never_held_back_again(monkeypatc
 def test_a_sidebar_with_an_uploader_is_held_back_like_any_other(monkeypatch):
     """A lab whose sidebar offers an upload (ML models does, whatever the data) but opens on built-in data
     draws its first chart before its sidebar, as every lab does: the uploader is sent with the full run."""
-    import ui.first_view as fv
+    import ui.charts.first_view as fv
 
     monkeypatch.setattr(fv, "_runs_javascript", lambda: True)
     at = AppTest.from_string(_script("""
@@ -229,11 +229,11 @@ def test_a_sidebar_with_an_uploader_is_held_back_like_any_other(monkeypatch):
 
 
 def test_charts_drawn_while_a_run_is_watched_or_in_a_fragment_never_end_the_view(monkeypatch):
-    import ui.first_view as fv
+    import ui.charts.first_view as fv
 
     monkeypatch.setattr(fv, "_runs_javascript", lambda: True)
     at = AppTest.from_string(_script("""
-        from ui.first_view import watching_run
+        from ui.charts.first_view import watching_run
         with watching_run():  # a live run's progress: stopping here would cancel the run
             chart(go.Figure(go.Scatter(x=[0, 1], y=[0, 1])), "live")
         st.markdown("after the run")
@@ -293,7 +293,7 @@ def test_a_new_tab_draws_its_first_chart_then_the_whole_page(server, browser):
 @pytest.mark.browser
 def test_a_page_without_a_chart_has_plotly_loaded_for_its_first_one(server, browser):
     with _new_tab(browser, f"{server}/Glossary") as page:
-        # the served head loads the bundle most charts are drawn with (ui/page_head.py), and it runs
+        # the served head loads the bundle most charts are drawn with (ui/server/page_head.py), and it runs
         page.wait_for_function("() => window.Plotly && window.Plotly.version === '4.1.1'", timeout=30_000)
         assert _resources(page, "/plotly-basic.min.js")
         assert page.locator(".js-plotly-plot").count() == 0  # no chart asked for it

@@ -1,4 +1,4 @@
-"""ui/heap.py: the server imports what its pages import, then freezes the heap, so Python's full collections
+"""ui/server/heap.py: the server imports what its pages import, then freezes the heap, so Python's full collections
 walk only what sessions make afterwards."""
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ import textwrap
 
 import pytest
 
-from ui.heap import ROOT, app_files, freeze_libraries, page_imports
+from ui.server.heap import ROOT, app_files, freeze_libraries, page_imports
 
 
 def test_page_imports_are_the_top_level_absolute_imports_in_order_each_once(tmp_path):
@@ -29,7 +29,7 @@ def test_the_real_pages_need_streamlit_and_the_engine():
     files = app_files()
     assert files[0] == ROOT / "app.py" and len(files) > 10
     names = page_imports(files)
-    assert {"streamlit", "ui.common", "ui.first_view"} <= set(names)
+    assert {"streamlit", "ui.widgets.page_widgets", "ui.charts.first_view"} <= set(names)
     assert any(n.startswith("core.") for n in names)
 
 
@@ -47,7 +47,7 @@ def test_freezing_imports_the_pages_modules_and_leaves_the_collector_little_to_w
     page.write_text("import lab_heap_probe\nimport lab_heap_no_such_module\n")
     monkeypatch.syspath_prepend(str(tmp_path))
     before = len(gc.get_objects())
-    with caplog.at_level(logging.WARNING, logger="ui.heap"):
+    with caplog.at_level(logging.WARNING, logger="ui.server.heap"):
         frozen = freeze_libraries([page])
     assert "lab_heap_probe" in sys.modules  # imported before any session needs it
     assert "lab_heap_no_such_module" in caplog.text  # a broken import is logged, not raised: its page says so

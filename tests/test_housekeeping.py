@@ -1,4 +1,4 @@
-"""The server's housekeeping (ui/housekeeping.py): disconnected sessions past their TTL are shut down, not just
+"""The server's housekeeping (ui/server/housekeeping.py): disconnected sessions past their TTL are shut down, not just
 forgotten, and the idle release runs once per spell without a session, never while one is connected."""
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ from types import SimpleNamespace
 
 from streamlit.runtime.caching.ttl_cache import TTLCache
 
-import ui.housekeeping as hk
+import ui.server.housekeeping as hk
 from core.runtime.memory import release_memory, rss_bytes
 
 

@@ -70,7 +70,7 @@ def imported(request, tmp_path_factory):
     raw, expect = make(folder) if name.endswith(".xlsx") else make()
     table = inspect_upload(raw, name, yes_no=expect.get("yes_no"))
     path = folder / "normalised.csv"
-    path.write_bytes(table.normalised_csv())  # what ui.import_step saves for the engine
+    path.write_bytes(table.normalised_csv())  # what ui.widgets.import_step saves for the engine
     return name, table, str(path), suggest_roles(table.frame), expect
 
 

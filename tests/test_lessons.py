@@ -12,9 +12,9 @@ from pathlib import Path
 import pytest
 
 from core.runtime.store import ResultStore
-from core.studies import lesson_grading as G
-from core.studies import lesson_runs as R
-from core.studies import lessons as L
+from core.studies.lessons import lesson_grading as G
+from core.studies.lessons import lesson_runs as R
+from core.studies.lessons import lesson_files as L
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -211,7 +211,7 @@ def test_cli_check_names_a_broken_lesson(tmp_path, monkeypatch, capsys):
 def test_handout_is_offline_and_escapes_the_lesson_text(tmp_path):
     from dataclasses import replace
 
-    from core.studies.handout import handout_html, teacher_key_html
+    from core.studies.lessons.handout import handout_html, teacher_key_html
 
     lesson = L.get_lesson("1-what-epsilon-promises")
     store = ResultStore(tmp_path / "h")

@@ -9,9 +9,9 @@ import pytest
 from apptest_helpers import open_page
 from lesson_text import answer_forms, page_text, raw_labels, shows
 
-from core.studies import lesson_grading as G
-from core.studies import lesson_runs as R
-from core.studies import lessons as L
+from core.studies.lessons import lesson_grading as G
+from core.studies.lessons import lesson_runs as R
+from core.studies.lessons import lesson_files as L
 
 PAGE = "pages/03_Lessons.py"
 LESSONS, _ = L.load_lessons()
@@ -78,7 +78,7 @@ def test_every_label_on_a_lesson_page_is_a_human_one(lesson_id):
 def test_the_students_handout_prints_empty_boxes_and_no_answer(lesson_id):
     """The students' handout holds every prompt and an empty box per step, and none of the measurements, the
     reveals, the plots or the teacher's key; the key is a separate file that holds them all."""
-    from core.studies.handout import handout_html, teacher_key_html
+    from core.studies.lessons.handout import handout_html, teacher_key_html
 
     lesson = LESSONS[lesson_id]
     runs = R.reference_runs(lesson)

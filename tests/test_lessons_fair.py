@@ -8,9 +8,9 @@ import re
 
 import pytest
 
-from core.studies import lesson_grading as G
-from core.studies import lesson_runs as R
-from core.studies import lessons as L
+from core.studies.lessons import lesson_grading as G
+from core.studies.lessons import lesson_runs as R
+from core.studies.lessons import lesson_files as L
 
 LESSONS, _ = L.load_lessons()
 CHOICES = [(lesson.id, step.number) for lesson in LESSONS.values() for step in lesson.steps

@@ -7,8 +7,8 @@ import json
 from apptest_helpers import open_page
 
 from core import classroom
-from core.studies import lesson_runs as R
-from core.studies import lessons as L
+from core.studies.lessons import lesson_runs as R
+from core.studies.lessons import lesson_files as L
 
 PAGE = "pages/03_Lessons.py"
 
@@ -156,7 +156,7 @@ def test_a_bookmarked_lesson_resumes_with_its_committed_predictions():
     again = open_page(PAGE, lesson="1-what-epsilon-promises", step="1", answers="1:0.8,2:7,x:y,3:9")
     assert not again.exception
     assert {m.label: m.value for m in again.metric}["Your prediction"] == "80%"
-    from ui.lessons import PROGRESS
+    from ui.lesson_page.lesson_steps import PROGRESS
 
     assert set(again.session_state[PROGRESS]["1-what-epsilon-promises"]) == {1}  # 2:7 and 3:9 are out of range
 

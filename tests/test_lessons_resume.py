@@ -5,9 +5,9 @@ from __future__ import annotations
 import pytest
 from apptest_helpers import open_page
 
-from core.studies import lesson_grading as G
-from core.studies import lesson_runs as R
-from core.studies import lessons as L
+from core.studies.lessons import lesson_grading as G
+from core.studies.lessons import lesson_runs as R
+from core.studies.lessons import lesson_files as L
 
 PAGE = "pages/03_Lessons.py"
 

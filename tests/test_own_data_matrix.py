@@ -52,7 +52,7 @@ def imported(request, tmp_path_factory):
     name = request.param
     table = inspect_upload(FILES[name], f"{name}.csv")
     path = tmp_path_factory.mktemp(name) / f"{name}.csv"
-    path.write_bytes(table.normalised_csv())  # what ui.import_step saves for the engine
+    path.write_bytes(table.normalised_csv())  # what ui.widgets.import_step saves for the engine
     return name, table, str(path), suggest_roles(table.frame)
 
 

@@ -1,6 +1,6 @@
-"""The line serve.py adds to each page's head (ui/page_head.py): Streamlit's own setting for where its server
+"""The line serve.py adds to each page's head (ui/server/page_head.py): Streamlit's own setting for where its server
 is, on the app's HTML pages only, so a deep link probes one address instead of two; and the page-wide CSS of
-ui/access.py, which the pages then do not send again."""
+ui/widgets/accessibility.py, which the pages then do not send again."""
 from __future__ import annotations
 
 import asyncio
@@ -9,14 +9,14 @@ from pathlib import Path
 
 import pytest
 
-from ui.page_head import _PAGE, _ROOT, PageHead, head_line, with_head_line
+from ui.server.page_head import _PAGE, _ROOT, PageHead, head_line, with_head_line
 
 
 
 @pytest.fixture(autouse=True)
 def _styles_flag_restored(monkeypatch):
     """Building a PageHead marks the process as serving the CSS in the head; no other test may inherit that."""
-    from ui import access
+    from ui.widgets import accessibility as access
 
     monkeypatch.setattr(access, "STYLES_IN_HEAD", access.STYLES_IN_HEAD)
 
@@ -43,7 +43,7 @@ def test_the_line_is_the_last_element_of_the_head_and_nothing_else_changes():
 
 
 def test_the_head_carries_the_accessible_css_before_the_script():
-    from ui.access import ACCESSIBLE_CSS
+    from ui.widgets.accessibility import ACCESSIBLE_CSS
 
     for line in (_PAGE, _ROOT):  # the same fixed sheet the pages send as an element when not served by serve.py
         assert line.startswith(ACCESSIBLE_CSS.encode()) and line.index(b"<script>") == len(ACCESSIBLE_CSS.encode())
@@ -52,10 +52,11 @@ def test_the_head_carries_the_accessible_css_before_the_script():
 def test_a_served_first_view_leaves_the_css_to_the_head_and_every_other_run_sends_it(monkeypatch):
     from streamlit.testing.v1 import AppTest
 
-    from ui import access, first_view
+    from ui.charts import first_view
+    from ui.widgets import accessibility as access
 
     def page():
-        from ui.access import accessible_styles
+        from ui.widgets.accessibility import accessible_styles
 
         accessible_styles()
 
@@ -75,9 +76,9 @@ def test_a_served_first_view_leaves_the_css_to_the_head_and_every_other_run_send
 
 
 def test_the_late_plotly_load_names_the_labs_basic_bundle_on_this_server():
-    from ui import plotly_view
+    from ui.charts import plotly_view
 
-    name = f"{plotly_view.__name__}.{plotly_view.FILES}"  # the component route that serves ui/static
+    name = f"{plotly_view.__name__}.{plotly_view.FILES}"  # the component route that serves ui/charts/static
     assert (plotly_view.STATIC / plotly_view.BUNDLE).is_file()
     for line in (_PAGE, _ROOT):  # relative, as Streamlit's own scripts: nothing is fetched from elsewhere
         assert f"labLoadPlotly('basic','./component/{name}/{plotly_view.BUNDLE}')".encode() in line

@@ -1,4 +1,4 @@
-"""The lab's own chart view (ui/plotly_view.py): which figures it draws, the bundle it draws them with, and in a
+"""The lab's own chart view (ui/charts/plotly_view.py): which figures it draws, the bundle it draws them with, and in a
 real browser, that a lab's charts of scatter and bar traces come through it and say so when the bundle fails."""
 from __future__ import annotations
 
@@ -9,8 +9,8 @@ import urllib.request
 import plotly.graph_objects as go
 import pytest
 
-from ui import plotly_view
-from ui.first_view import SIGNAL_KEY
+from ui.charts import plotly_view
+from ui.charts.first_view import SIGNAL_KEY
 
 # plotly.js's partial bundles as the npm packages plotly.js-basic-dist-min and plotly.js-cartesian-dist-min 4.1.1
 # publish them: the lab serves those files unmodified, so any change to one is a mistake or an update that must come
@@ -57,7 +57,7 @@ def test_a_session_without_javascript_gets_streamlits_element(monkeypatch):
     def app():
         import plotly.graph_objects as go
 
-        from ui.common import chart
+        from ui.widgets.page_widgets import chart
         chart(go.Figure(go.Scatter(x=[0, 1], y=[1, 0])), "one")
         chart(go.Figure(go.Heatmap(z=[[0, 1]])), "two")
 
@@ -90,7 +90,7 @@ def test_a_labs_scatter_and_bar_charts_come_through_the_basic_bundle(server, bro
             else None)
     page.goto(f"{server}/Location_membership", wait_until="domcontentloaded")
     page.wait_for_selector(".lab-plotly .main-svg", timeout=120_000)
-    # the page's full run follows its first view (ui/first_view.py): measure the chart once that run has ended
+    # the page's full run follows its first view (ui/charts/first_view.py): measure the chart once that run has ended
     page.locator(f".st-key-{SIGNAL_KEY}").wait_for(state="detached", timeout=120_000)
     page.wait_for_function("() => document.querySelector('[data-testid=stApp]')"
                            ".getAttribute('data-test-script-state') === 'notRunning'", timeout=120_000)
@@ -107,7 +107,7 @@ def test_a_labs_scatter_and_bar_charts_come_through_the_basic_bundle(server, bro
 
 @pytest.mark.browser
 def test_the_bundle_is_served_as_javascript_and_a_failed_load_says_so(server, browser):
-    src = f"{server}/component/ui.plotly_view.lab_plotly_files/{plotly_view.BUNDLE}"
+    src = f"{server}/component/ui.charts.plotly_view.lab_plotly_files/{plotly_view.BUNDLE}"
     with urllib.request.urlopen(src, timeout=30) as response:
         assert response.headers["Content-Type"].startswith("application/javascript")
         assert response.read(40).startswith(b"/**\n* plotly.js (basic")

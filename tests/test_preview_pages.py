@@ -12,7 +12,7 @@ import pytest
 import streamlit as st
 from apptest_helpers import chart_titles, open_page
 
-import ui.runs
+import ui.runs.page_runs
 from core.runtime.workers import Job
 
 WAIT = 120
@@ -63,7 +63,7 @@ def _assert_preview(at, page):
 @pytest.fixture
 def full_pool(tmp_path):
     """Every slot of the server's pool busy with a blocker until the test ends."""
-    p = ui.runs.pool()
+    p = ui.runs.page_runs.pool()
     gate = tmp_path / "gate"
     jobs = []
     for i in range(p.slots + p.express_slots):
@@ -82,7 +82,7 @@ def full_pool(tmp_path):
 
 @pytest.fixture
 def stop_at_second_queue_poll(monkeypatch):
-    real = ui.runs._queue_text
+    real = ui.runs.page_runs._queue_text
     seen = []
 
     def queue_text(position, elapsed):
@@ -91,7 +91,7 @@ def stop_at_second_queue_poll(monkeypatch):
         seen.append(real(position, elapsed))
         return seen[-1]
 
-    monkeypatch.setattr(ui.runs, "_queue_text", queue_text)
+    monkeypatch.setattr(ui.runs.page_runs, "_queue_text", queue_text)
     return seen
 
 
@@ -124,7 +124,7 @@ def test_a_refused_run_keeps_the_preview(page, tmp_path, monkeypatch):
 
 @pytest.mark.parametrize("page", list(PAGES))
 def test_a_failed_run_keeps_the_preview(page, monkeypatch):
-    monkeypatch.setattr(ui.runs, "run_job", pool_jobs.broken_run)  # the worker runs this instead of the engine
+    monkeypatch.setattr(ui.runs.page_runs, "run_job", pool_jobs.broken_run)  # the worker runs this instead of the engine
     at = open_page(page, **PAGES[page][0])
     assert not at.exception, at.exception
     assert any("failed on purpose" in e.value for e in at.error), [e.value for e in at.error]

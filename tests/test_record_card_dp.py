@@ -5,7 +5,7 @@ from __future__ import annotations
 from apptest_helpers import open_page
 
 from core.runtime.games import run
-from ui.pins import pin_id
+from ui.results.pins import pin_id
 
 PAGE = "pages/10_Reconstruction_attack.py"
 SMALL = {"n": 14, "query_ratio": 0.6, "trials": 2, "sweeps": False}

@@ -43,7 +43,7 @@ def test_compare_page_shows_which_records_changed_tier():
     from apptest_helpers import ROOT
     from core.measure.records import tier_changes
     from core.runtime.games import run
-    from ui.pins import pin_id
+    from ui.results.pins import pin_id
 
     base = {"n": 14, "query_ratio": 0.6, "trials": 2, "sweeps": False}
     runs = [run("reconstruction", base, seed=5).to_dict(records=False),

@@ -149,7 +149,7 @@ def test_presets_fit_the_servers_budget_and_the_interval_preset_is_narrow_enough
 def test_an_upload_is_named_as_the_user_named_it_and_never_leaves_the_server_as_a_path():
     from core.data import census
     from core.output.report import public_config
-    from ui import uploads
+    from ui.widgets import uploads
 
     state = {}
     raw = b"age,zip,smoker\n30,02138,yes\n40,02139,no\n"

@@ -1,4 +1,4 @@
-"""The app's run machinery (ui/runs.py, core/runtime/workers.py): one bounded pool of worker processes per server,
+"""The app's run machinery (ui/runs/page_runs.py, core/runtime/workers.py): one bounded pool of worker processes per server,
 queue positions, Stop while queued and while running, typed errors, crashed workers, abandoned sessions, and a
 Stop pressed before any game finished that stays a stop ."""
 import os
@@ -16,7 +16,7 @@ from core.runtime.games import Progress, Result, run
 from core.scenario import get
 from core.runtime.store import result_key
 from core.runtime.workers import Job, RunPool, run_job, sweep_job
-from ui.runs import _Liveness, watchers
+from ui.runs.page_runs import _Liveness, watchers
 
 ROOT = Path(__file__).resolve().parent.parent
 WAIT = 120  # seconds a test waits for a worker (they start at low priority on a busy machine)
@@ -199,7 +199,7 @@ def test_abandoned_session_after_grace():
 
 
 def test_a_closed_tab_stops_its_run_in_the_worker():
-    from ui.runs import _watch_abandoned, pool
+    from ui.runs.page_runs import _watch_abandoned, pool
 
     job = pool().submit(Job(pool_jobs.loop, {"seconds": 300}))
     _wait_for_report(job)
@@ -242,7 +242,7 @@ def _watch(key, name, gate, cancel=None):
     """A session's wait for ``blocker(name)`` under ``key``, in a thread; returns (thread, outcome dict)."""
     import threading
 
-    from ui.runs import _in_worker
+    from ui.runs.page_runs import _in_worker
 
     out = {"cancel": cancel or threading.Event(), "bar": _Bar(), "seen": []}
     job = Job(pool_jobs.blocker, {"gate": str(gate), "name": name})
@@ -347,7 +347,7 @@ def _preview_app(n: int, trials: int, seed: int) -> AppTest:
         import streamlit as st
 
         from core.scenario import get
-        from ui.runs import run_scenario
+        from ui.runs.page_runs import run_scenario
 
         def preview():
             st.markdown("PREVIEW: the closed-form frame")
@@ -384,7 +384,7 @@ def test_the_final_draw_replaces_the_preview():
 def test_a_failed_run_shows_its_partial_numbers_only_as_partial(monkeypatch):
     """A worker killed mid-run: the page says so in one line; the games that had finished are shown as partial
     numbers with their count, never as the page's headline over the configured number of games."""
-    import ui.runs as runs
+    import ui.runs.page_runs as runs
     from core.runtime.games import Progress, Result, run
 
     played = run("reconstruction", {"n": 20, "trials": 10, "sweeps": False}, seed=7)
@@ -404,7 +404,7 @@ def test_a_failed_run_shows_its_partial_numbers_only_as_partial(monkeypatch):
         import streamlit as st
 
         from core.scenario import get
-        from ui.runs import run_scenario
+        from ui.runs.page_runs import run_scenario
 
         def draw(result, final):
             st.markdown(f"HEADLINE accuracy over {result.config['trials']} trials")

@@ -37,7 +37,7 @@ def test_formula_cells_get_a_leading_apostrophe_and_numbers_stay_numbers():
 
 
 def test_download_table_uses_the_safe_writer(monkeypatch):
-    import ui.common as common
+    import ui.widgets.page_widgets as common
 
     seen = {}
     monkeypatch.setattr(common.st, "download_button", lambda label, data, **kw: seen.update(data=data, **kw))
@@ -48,7 +48,7 @@ def test_download_table_uses_the_safe_writer(monkeypatch):
 
 # ------------------------------------------------------------------ uploads
 def test_uploads_are_private_shared_by_content_and_deleted_when_no_session_needs_them():
-    from ui import uploads
+    from ui.widgets import uploads
 
     a, b = {}, {}
     pa = uploads.save_upload(b"user,timestamp,site\n1,0,x\n", kind="t", state=a)

@@ -114,7 +114,7 @@ def test_a_compare_link_over_the_server_limits_is_refused_and_the_error_stays(mo
 
 def test_a_compare_link_reruns_through_the_worker_pool():
     from apptest_helpers import open_page
-    import ui.runs as runs
+    import ui.runs.page_runs as runs
 
     seed = 271828  # a configuration no other test stores
     token = _token([["reconstruction", {"n": 20, "trials": 2}, seed]])
@@ -164,7 +164,7 @@ def test_a_hundred_seeds_from_links_do_not_grow_the_lecture_cache():
 
 def test_every_streamlit_cache_in_the_app_is_bounded():
     # arguments of a cached function may come from the address bar: each cache needs max_entries
-    files = [ROOT / "app.py", *sorted((ROOT / "pages").glob("*.py")), *sorted((ROOT / "ui").glob("*.py"))]
+    files = [ROOT / "app.py", *sorted((ROOT / "pages").glob("*.py")), *sorted((ROOT / "ui").rglob("*.py"))]
     unbounded = []
     for path in files:
         for match in re.finditer(r"@st\.cache_(data|resource)(\([^)]*\))?", path.read_text(encoding="utf-8")):
@@ -290,7 +290,7 @@ def _session(job_name: str, gate, key: str):
 
     import pool_jobs
     from core.runtime.workers import Job
-    from ui.runs import _in_worker
+    from ui.runs.page_runs import _in_worker
 
     out = {"cancel": threading.Event(), "bar": _Bar()}
     job = Job(pool_jobs.blocker, {"gate": str(gate), "name": job_name})
@@ -318,8 +318,8 @@ def _until(check, seconds=60):
 def test_one_visitor_holds_at_most_one_long_run(tmp_path, monkeypatch, policy):
     import dataclasses
 
-    import ui.runs as runs
-    import ui.visitors as visitors
+    import ui.runs.page_runs as runs
+    import ui.runs.visitors as visitors
     from core.errors import Cancelled
     from core.basics.settings import settings
 
@@ -356,7 +356,7 @@ def test_one_visitor_holds_at_most_one_long_run(tmp_path, monkeypatch, policy):
 # ------------------------------------------------------------------ what a link may carry, known answers
 def test_a_link_never_carries_a_server_path_and_drops_engine_only_parameters():
     from core.errors import ParameterError
-    from core.studies.links import UPLOADED, for_link, from_link
+    from core.studies.link_rules import UPLOADED, for_link, from_link
 
     carried = for_link("synthetic", {"dataset": "csv", "data_path": "/srv/uploads/synthetic-ab12.csv",
                                      "secret": "smoker"})

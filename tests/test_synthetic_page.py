@@ -43,14 +43,14 @@ def test_the_x_axis_choice_outlives_a_run_that_draws_no_chart(monkeypatch):
     """The radio is drawn only under a finished run's chart. A run the server refuses draws no chart, yet the
     page's script goes on to its end (the comparison below), and Streamlit forgets a widget such a run did not
     draw: the choice must still be there when the next run draws the chart again."""
-    import ui.runs
+    import ui.runs.page_runs
 
     at = open_page(PAGE, games=2, synth_size=100, n=200)
     assert not at.exception, at.exception
     at.radio(key="synthetic.metric_choice").set_value("tvd3").run()
     assert not at.exception, at.exception
     seed = at.session_state["synthetic.seed"]
-    monkeypatch.setattr(ui.runs, "_limits", lambda: {"max_seconds": 1e-9, "max_bytes": 1})
+    monkeypatch.setattr(ui.runs.page_runs, "_limits", lambda: {"max_seconds": 1e-9, "max_bytes": 1})
     at.session_state["synthetic.seed"] = seed + 1  # a run not yet stored, refused by the server's limits
     at.run()
     assert not at.exception, at.exception

@@ -6,9 +6,9 @@ import re
 import pytest
 
 from core.errors import ParameterError
-from core.studies import board_report
+from core.studies.choosing_epsilon import board_report
 from core.plots.table_decision import decision_figure
-from core.studies import table_decision as td
+from core.studies.choosing_epsilon import table_epsilon as td
 from core.theory.dp_accuracy import dp_auc_bound
 
 

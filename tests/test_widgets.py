@@ -9,7 +9,7 @@ from streamlit.testing.v1 import AppTest
 from core.output import plain_language as say
 from core.params import Param
 from core.scenario import all_scenarios
-from ui.limits import valid_range
+from ui.widgets.widget_limits import valid_range
 
 ROOT = Path(__file__).resolve().parent.parent
 

@@ -1,13 +1,14 @@
 """The Streamlit code the pages share (the engine in core/ never imports Streamlit; nothing here computes a result).
 
-What belongs here, by role (docs/ARCHITECTURE.md, "What goes where in ui/ and core/studies/"):
+What belongs here, by role, one subpackage each (docs/ARCHITECTURE.md, "What goes where in ui/ and core/studies/"):
 
-* shared widgets — common.py (page preamble, parameter widgets, ``chart``, downloads), access.py, feedback.py,
-  limits.py, links.py;
-* the run machinery — runs.py (a page's run: queue, progress, Stop, stored results), sweeps.py (a page's sweeps),
-  visitors.py, stored.py;
-* serving and a new tab's first view — page_head.py, first_view.py, plotly_view.py, heap.py;
-* feature panels used by several pages — records.py, pins.py, report.py, ladder.py, epsilon_context.py,
-  import_step.py, uploads.py, lessons.py;
-* one lab's sidebar where it outgrew its page — synthetic_release.py, aggregates_data.py, reid_people.py.
+* widgets/ — what every page draws its controls and output with: the page preamble, parameter widgets, ``chart``
+  and downloads (page_widgets.py), errors, widget limits, the address-bar guard, focus, accessibility, the CSV
+  import step and its upload files;
+* charts/ — how a chart reaches the browser: plotly.js's partial bundles (static/) and a new tab's first view;
+* server/ — what the server adds around every page: the head line and the frozen heap (serve.py uses them);
+* runs/ — a page's runs while they happen: the worker pool, queue, Stop, sweeps, visitors' limits, stored results;
+* results/ — what a page shows under a finished run: run tools, "Who is exposed", pins;
+* lesson_page/ — the Lessons page: a step's flow, the handouts, class mode and who is asking;
+* lab_parts/ — one lab page's part that outgrew its page (a sidebar, the ε explorer's sections).
 """

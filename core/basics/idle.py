@@ -1,6 +1,6 @@
 """Caches the server may empty when it goes idle (nobody connected): the engine's per-process caches of files and
 prepared tables, which hold an upload's rows after its visitor has gone. Each module registers its own clearing
-function here when imported; the server's housekeeping (ui/housekeeping.py) calls :func:`clear_idle_caches`. Every
+function here when imported; the server's housekeeping (ui/server/housekeeping.py) calls :func:`clear_idle_caches`. Every
 entry is rebuilt from its arguments on the next call, so emptying them changes no number, only the next call's
 time. (Here, in the lowest layer, so any module of the engine may register without importing upwards.)"""
 from __future__ import annotations

@@ -20,6 +20,16 @@ ROOT = Path(__file__).resolve().parents[2]
 DEFAULT_FILE = ROOT / "lab_settings.toml"
 
 
+# Each TOML section and the prefix its keys carry as fields of Settings (``[store] path`` is ``store_path``).
+_PREFIX = {"server": "", "engine": "", "store": "store_", "uploads": "upload_", "classes": "class_",
+           "database": "database_", "cluster": "cluster_", "memory": "memory_"}
+# The first field of each section: a field belongs to the section of the nearest start at or above it, so a new
+# key is one line in Settings, under its section's comment.
+_STARTS = {"slots": "server", "poll_seconds": "engine", "store_path": "store", "upload_max_columns": "uploads",
+           "class_expiry_hours": "classes", "database_url": "database", "cluster_scheduler": "cluster",
+           "memory_idle_release_seconds": "memory"}
+
+
 @dataclass(frozen=True)
 class Settings:
     # [server]
@@ -71,24 +81,23 @@ class Settings:
         return Path(self.store_path).expanduser() if self.store_path else None
 
 
-_SECTIONS = {
-    "server": {"slots": int, "max_run_seconds": float, "max_run_bytes": int, "abandoned_grace_seconds": float,
-               "worker_nice": int, "long_run_nice": int, "stop_timeout_seconds": float, "express_slots": int,
-               "express_max_seconds": float, "heavy_runs_per_visitor": int, "heavy_run_policy": str,
-               "heavy_runs_per_address": int},
-    "engine": {"poll_seconds": float, "memory_guard_fraction": float},
-    "store": {"path": str, "size_limit_bytes": int},
-    "uploads": {"max_columns": int, "max_cells": int},
-    "classes": {"expiry_hours": float, "retention_days": float, "max_students": int, "max_bytes_per_class": int,
-                "max_bytes_total": int,
-                "creations_per_visitor_per_day": int, "creations_per_server_per_day": int,
-                "joins_per_visitor_per_hour": int, "joins_per_address_per_hour": int,
-                "code_tries_per_visitor_per_minute": int,
-                "pin_tries_per_seat": int},
-    "database": {"url": str, "path": str},
-    "cluster": {"scheduler": str},
-    "memory": {"idle_release_seconds": float},
-}
+_KINDS = {"int": int, "float": float, "str": str}  # a field's annotation is text (``from __future__``)
+
+
+def _sections() -> dict[str, dict[str, type]]:
+    """{section: {key as the file writes it: its type}}, in the order of Settings' fields (errors list them so)."""
+    out: dict[str, dict[str, type]] = {}
+    section = None
+    for f in fields(Settings):
+        if f.name == "source":  # where the values came from, not a key of the file
+            continue
+        section = _STARTS.get(f.name, section)
+        assert section is not None and f.name.startswith(_PREFIX[section]), f.name
+        out.setdefault(section, {})[f.name.removeprefix(_PREFIX[section])] = _KINDS[f.type]
+    return out
+
+
+_SECTIONS = _sections()
 
 
 def parse(data: dict, source: str = "settings") -> Settings:
@@ -111,10 +120,7 @@ def parse(data: dict, source: str = "settings") -> Settings:
             if not ok:
                 raise ParameterError(f"{source}: {section}.{key}", f"expected {kind.__name__}"
                                      f"{'' if kind is str else ' >= 0'}, got {value!r}")
-            name = {"store": f"store_{key}", "uploads": f"upload_{key}", "classes": f"class_{key}",
-                    "database": f"database_{key}", "cluster": f"cluster_{key}",
-                    "memory": f"memory_{key}"}.get(section, key)
-            values[name] = kind(value)
+            values[_PREFIX[section] + key] = kind(value)
     if values.get("slots", 1) < 1:
         raise ParameterError(f"{source}: server.slots", "at least 1")
     if not 0 < values.get("memory_guard_fraction", 0.8) <= 1:

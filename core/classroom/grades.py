@@ -2,7 +2,7 @@
 Canvas gradebook import and a Moodle grade import — every CSV formula-safe (:mod:`core.output.safe_csv`).
 
 Grades are computed when the teacher looks, from the stored predictions and measurements with
-:func:`core.studies.lesson_grading.grade`, so no stored row can claim a score. A lesson's score is in points out of
+:func:`core.studies.lessons.lesson_grading.grade`, so no stored row can claim a score. A lesson's score is in points out of
 100 (the mean step score over the graded steps, as the student's own lesson end shows it).
 """
 from __future__ import annotations
@@ -12,7 +12,7 @@ import time
 import pandas as pd
 
 from ..output.safe_csv import to_csv
-from ..studies.lesson_grading import grade, lesson_score
+from ..studies.lessons.lesson_grading import grade, lesson_score
 from . import limits as B
 from .roster import _now, check_teacher
 from .schema import class_db

@@ -160,19 +160,27 @@ _LEADING_ZERO = re.compile(r"^[+-]?0[0-9]")
 _CHUNK = 1 << 20
 
 
-def check_input_file(path: str, name: str) -> None:
-    """Raise :class:`DataError` (one line, naming ``path`` as given) unless ``path`` is a regular file this process
-    can read: the command line's check of every file parameter before it estimates or starts anything."""
+def _regular_file(path: str, name: str, shown: str, *, missing: str, directory: str) -> os.stat_result:
+    """``os.stat(path)`` when ``path`` is a regular file; else a one-line DataError that names it as ``shown``
+    (``missing`` and ``directory``: the words for a file that is not there and for a folder)."""
     try:
         info = os.stat(path)
     except FileNotFoundError:
-        raise DataError(f"{name}: no such file: {path!r}") from None
+        raise DataError(f"{name}: {missing}") from None
     except OSError as exc:
-        raise DataError(f"{name}: cannot open {path!r} ({exc.strerror or exc})") from None
+        raise DataError(f"{name}: cannot open {shown!r} ({exc.strerror or exc})") from None
     if stat.S_ISDIR(info.st_mode):
-        raise DataError(f"{name}: {path!r} is a directory; give the path of a CSV file")
+        raise DataError(f"{name}: {shown!r} {directory}")
     if not stat.S_ISREG(info.st_mode):
-        raise DataError(f"{name}: {path!r} is not a regular file (a device, pipe or socket)")
+        raise DataError(f"{name}: {shown!r} is not a regular file (a device, pipe or socket)")
+    return info
+
+
+def check_input_file(path: str, name: str) -> None:
+    """Raise :class:`DataError` (one line, naming ``path`` as given) unless ``path`` is a regular file this process
+    can read: the command line's check of every file parameter before it estimates or starts anything."""
+    _regular_file(path, name, path, missing=f"no such file: {path!r}",
+                  directory="is a directory; give the path of a CSV file")
     try:
         with open(path, "rb"):
             pass
@@ -195,17 +203,9 @@ def read_bytes(source, *, name: str = "upload", max_bytes: int = MAX_BYTES) -> b
         # Messages name the file, never its folder: an uploaded table lives in a private server folder under the
         # user's own file name, and a message shown on a page must not tell a visitor where the server keeps it.
         shown = os.path.basename(path.rstrip(os.sep)) or path
-        try:
-            info = os.stat(path)
-        except FileNotFoundError:
-            raise DataError(f"{name}: file not found: {shown!r} (an uploaded file may have been cleared from the "
-                            "server: upload it again)") from None
-        except OSError as exc:
-            raise DataError(f"{name}: cannot open {shown!r} ({exc.strerror or exc})") from None
-        if stat.S_ISDIR(info.st_mode):
-            raise DataError(f"{name}: {shown!r} is a directory, not a CSV file")
-        if not stat.S_ISREG(info.st_mode):
-            raise DataError(f"{name}: {shown!r} is not a regular file (a device, pipe or socket)")
+        info = _regular_file(path, name, shown, directory="is a directory, not a CSV file",
+                             missing=f"file not found: {shown!r} (an uploaded file may have been cleared from the "
+                                     "server: upload it again)")
         if info.st_size > max_bytes:
             raise DataError(f"{name}: larger than {_mb(max_bytes)} ({info.st_size / 2**20:,.1f} MB)")
         try:

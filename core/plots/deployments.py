@@ -1,7 +1,7 @@
 """Ticks for real DP deployments on any chart whose x axis is ε (the ε explorer, the ε ladder, the synthetic-data
 accuracy-vs-ε chart).
 
-The ticks come in as data (``core.studies.registry.ticks()``: one dict per deployment with ``epsilon``,
+The ticks come in as data (``core.studies.choosing_epsilon.deployment_registry.ticks()``: one dict per deployment with ``epsilon``,
 ``comparable``, ``reason`` and ``hover``), so figure builders stay free of file reading. Each tick is a short
 vertical mark along the bottom of the plot on an overlay axis fixed to [0, 1] (so it never moves the chart's own
 y range); hovering shows organisation, product, unit, period and source. Deployments whose unit of privacy is not

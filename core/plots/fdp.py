@@ -145,7 +145,7 @@ def privacy_utility_scatter(results: list[Any], labels: list[str] | None = None,
 
 def ladder_figure(ladder: dict, deployments: list | None = None) -> go.Figure:
     """Measured attack accuracy (with 95% band), the DP accuracy bound and the utility error against ε; real
-    deployments (``core.studies.registry.ticks()``) as ticks along the ε axis, within the ladder's range."""
+    deployments (``core.studies.choosing_epsilon.deployment_registry.ticks()``) as ticks along the ε axis, within the ladder's range."""
     rows = ladder["rows"]
     # ε per person on the axis where the lab knows it, so the registry's per-person deployments compare like units
     per_person = bool(rows) and all(r.get("epsilon_per_person") for r in rows)

@@ -1,5 +1,5 @@
 """Figures of the lessons: the reveal's prediction-against-measurement line and the class view's distribution
-of predictions (a step's own plot is one of the labs' figures: :mod:`core.studies.lesson_plots`)."""
+of predictions (a step's own plot is one of the labs' figures: :mod:`core.studies.lessons.lesson_plots`)."""
 from __future__ import annotations
 
 import numpy as np

@@ -177,7 +177,7 @@ def accuracy_vs_queries(series: dict) -> go.Figure:
 
 def accuracy_vs_epsilon(rows: list[dict], sizes: list[int], deployments: list | None = None) -> go.Figure:
     """Accuracy at the largest size against ε for every DP generator of a sweep (log x, CI band); real deployments
-    (``core.studies.registry.ticks()``) as ticks along the ε axis, within the sweep's range."""
+    (``core.studies.choosing_epsilon.deployment_registry.ticks()``) as ticks along the ε axis, within the sweep's range."""
     fig = go.Figure()
     m = sizes[-1]
     dp = [r for r in rows if r.get("epsilon")]

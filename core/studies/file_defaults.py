@@ -25,7 +25,7 @@ from typing import Any
 
 from ..errors import LabError
 from ..scenario import Scenario
-from .links import is_file_param
+from .link_rules import is_file_param
 
 #: Estimated seconds (one core) above which a run on a file at the command line's defaults is fitted to the file.
 LONG_RUN_SECONDS = 60.0

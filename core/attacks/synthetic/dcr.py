@@ -35,6 +35,18 @@ def _group_ids(Q: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return uniq, inv.ravel()
 
 
+def _collapsed(Q: np.ndarray, y: np.ndarray, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
+    """The paper's collapsed synthetic table: each distinct QI row once, with its majority secret (a tie drawn
+    at random from ``rng``)."""
+    uniq, gid = _group_ids(Q)
+    counts = np.bincount(2 * gid + y, minlength=2 * len(uniq)).reshape(len(uniq), 2)
+    mode = (counts[:, 1] > counts[:, 0]).astype(np.int64)
+    tie = counts[:, 1] == counts[:, 0]
+    if tie.any():
+        mode[tie] = rng.integers(0, 2, size=int(tie.sum()))
+    return uniq, mode
+
+
 def dcr_attack(S: np.ndarray, x_u: np.ndarray, rng: np.random.Generator, variant: str = "paper") -> tuple[int, float]:
     """(guess, score) for the target with QI codes ``x_u`` from synthetic rows ``S`` (secret last)."""
     S = np.asarray(S, dtype=np.int64)
@@ -49,12 +61,7 @@ def dcr_attack(S: np.ndarray, x_u: np.ndarray, rng: np.random.Generator, variant
         d0 = float(np.sqrt(np.min(d2 + (y - 0) ** 2)))
         d1 = float(np.sqrt(np.min(d2 + (y - 1) ** 2)))
         return (0 if d0 < d1 else 1), d0 / (d0 + d1)
-    uniq, gid = _group_ids(Q)
-    counts = np.bincount(2 * gid + y, minlength=2 * len(uniq)).reshape(len(uniq), 2)
-    mode = (counts[:, 1] > counts[:, 0]).astype(np.int64)
-    tie = counts[:, 1] == counts[:, 0]
-    if tie.any():
-        mode[tie] = rng.integers(0, 2, size=int(tie.sum()))
+    uniq, mode = _collapsed(Q, y, rng)
     d2 = ((uniq - x_u) ** 2).sum(axis=1).astype(float)
     d0 = float(np.sqrt(np.min(d2 + mode.astype(float) ** 2)))
     d1 = float(np.sqrt(np.min(d2 + (1.0 - mode) ** 2)))
@@ -70,12 +77,7 @@ def dcr_attack_many(S: np.ndarray, X: np.ndarray, rng: np.random.Generator) -> t
     S = np.asarray(S, dtype=np.int64)
     X = np.asarray(X, dtype=np.int64)
     Q, y = S[:, :-1], S[:, -1]
-    uniq, gid = _group_ids(Q)
-    counts = np.bincount(2 * gid + y, minlength=2 * len(uniq)).reshape(len(uniq), 2)
-    mode = (counts[:, 1] > counts[:, 0]).astype(np.int64)
-    tie = counts[:, 1] == counts[:, 0]
-    if tie.any():
-        mode[tie] = rng.integers(0, 2, size=int(tie.sum()))
+    uniq, mode = _collapsed(Q, y, rng)
     index = NearestNeighbors(n_neighbors=1).fit(np.column_stack([uniq, mode]).astype(float))
     d = [index.kneighbors(np.column_stack([X, np.full(len(X), b)]).astype(float))[0][:, 0] for b in (0, 1)]
     d0, d1 = d

@@ -36,15 +36,14 @@ paid once per game).
 from __future__ import annotations
 
 import logging
-import math
 
 import numpy as np
 
-from ...errors import DataError, ParameterError, SolverError
+from ...errors import DataError, SolverError
 from ._bayesian_network import Node, ancestral_sample
 from ._categorical import normalise_rows
 from ._zcdp import cdp_rho
-from .base import Synthesizer, _probability
+from .base import DeltaOneOverNSquared, Synthesizer
 
 
 ROUNDING_RETRIES = 3
@@ -55,7 +54,7 @@ def column_names(d: int) -> list[str]:
     return [f"c{j}" for j in range(d)]
 
 
-class MarginalModel(Synthesizer):
+class MarginalModel(DeltaOneOverNSquared, Synthesizer):
     """(ε, δ)-DP generator released by OpenDP's ``contingency_table``; subclasses choose ``algorithm()``."""
 
     dp = True
@@ -70,30 +69,11 @@ class MarginalModel(Synthesizer):
 
     def __init__(self, epsilon: float = 1.0, delta: float | None = None):
         super().__init__(epsilon=epsilon, delta=0.0)
-        if delta is not None:
-            delta = _probability("delta", delta)
-            if delta <= 0:
-                raise ParameterError("delta", f"{self.name.upper()} is ρ-zCDP, reported as (ε, δ)-DP: it needs "
-                                              "δ > 0 (default 1/n²)")
-        self._delta_param = delta
-        self.delta = delta  # None until fit when left at the default 1/n²
+        self._take_delta(delta, f"{self.name.upper()} is ρ-zCDP, reported as (ε, δ)-DP: it needs δ > 0")
 
     def algorithm(self):
         """The ``dp.mbi`` algorithm object (``dp.mbi.MST()``, ``dp.mbi.AIM()``)."""
         raise NotImplementedError
-
-    def _params(self):
-        return {"delta": self._delta_param}
-
-    @property
-    def privacy(self) -> tuple[float, float]:
-        """``(ε, δ)``; with the default δ it is ``1/n²`` once fitted (``nan`` before, as n is not known)."""
-        return (self.epsilon, self.delta if self.delta is not None else math.nan)
-
-    def describe(self) -> str:
-        if self.delta is None:
-            return f"{self.title}: ({self.epsilon:g}, 1/n²)-DP"
-        return super().describe()
 
     def _fit(self, codes: np.ndarray, rng: np.random.Generator) -> None:
         import opendp.prelude as dp  # lazy: OpenDP (and polars) take seconds to import
@@ -102,8 +82,7 @@ class MarginalModel(Synthesizer):
         n, d = codes.shape
         if n < 2:
             raise DataError(f"{self.name.upper()} needs at least 2 records")
-        if self._delta_param is None:
-            self.delta = 1.0 / n ** 2
+        self._fit_delta(n)
         self.rho_ = cdp_rho(self.epsilon, self.delta)
         names = column_names(d)
         frame = pl.DataFrame({c: codes[:, j].astype(np.int64) for j, c in enumerate(names)})

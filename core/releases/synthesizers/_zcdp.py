@@ -60,6 +60,18 @@ def _unit_gaussian():
     return dp.m.make_gaussian(dp.atom_domain(T=float, nan=False), dp.absolute_distance(T=float), scale=1.0)
 
 
+def _rho_at_the_edges(eps: float, delta: float) -> float | None:
+    """What both ways of finding ρ answer without a search: ``∞`` when δ ≥ 1 (any ρ is (ε, 1)-DP), ``0`` when
+    δ ≤ 0 (no ρ > 0 is pure ε-DP); ``None`` for a δ in (0, 1). A bad ε is a ValueError."""
+    if not (eps > 0 and math.isfinite(eps)):
+        raise ValueError("eps must be a finite number > 0")
+    if delta >= 1:
+        return math.inf
+    if delta <= 0:
+        return 0.0
+    return None
+
+
 def cdp_rho(eps: float, delta: float) -> float:
     """Largest zCDP budget ρ that OpenDP converts to at most (ε, δ)-DP (:func:`opendp_epsilon`), by OpenDP's
     ``binary_search`` on ``(0, ε + 1]`` (at ρ = ε + 1 the conversion already exceeds ε). For example
@@ -67,12 +79,9 @@ def cdp_rho(eps: float, delta: float) -> float:
     :func:`closed_form_rho` finds the same ρ from the closed form."""
     import opendp.prelude as dp  # lazy: OpenDP (and polars) take seconds to import
 
-    if not (eps > 0 and math.isfinite(eps)):
-        raise ValueError("eps must be a finite number > 0")
-    if delta >= 1:
-        return math.inf
-    if delta <= 0:
-        return 0.0
+    edge = _rho_at_the_edges(eps, delta)
+    if edge is not None:
+        return edge
     return float(dp.binary_search(lambda rho: opendp_epsilon(rho, delta) <= eps, bounds=(0.0, eps + 1.0), T=float))
 
 
@@ -82,12 +91,9 @@ def closed_form_rho(eps: float, delta: float) -> float:
     ``cdp_delta`` increases with ρ, so ρ is the root of ``log cdp_delta(ρ, ε) − log δ`` (Brent's method on
     ``(0, ε + 1]``; at ρ = ε + 1 the δ already exceeds any δ < 1). For example ``cdp_rho(1, 1e-6) ≈ 0.02436``,
     a little above ``0.0175`` from the simple bound ``ε = ρ + 2 √(ρ log(1/δ))``."""
-    if not (eps > 0 and math.isfinite(eps)):
-        raise ValueError("eps must be a finite number > 0")
-    if delta >= 1:
-        return math.inf
-    if delta <= 0:
-        return 0.0
+    edge = _rho_at_the_edges(eps, delta)
+    if edge is not None:
+        return edge
     target = math.log(delta)
 
     def gap(rho: float) -> float:

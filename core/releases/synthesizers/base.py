@@ -138,6 +138,40 @@ class Synthesizer:
         self._domain = dict(data.domain)
 
 
+class DeltaOneOverNSquared:
+    """For a DP generator whose δ, left unset, is ``1/n²`` of the table it is fitted on (the papers' choice for MST,
+    AIM and RAP^softmax): ``delta`` stays ``None`` until ``fit`` knows ``n``, so ``privacy`` reads ``(ε, nan)`` and
+    ``describe`` says "1/n²" before it. Listed before the generator's base class; the constructor calls
+    :meth:`_take_delta` after the base's ``__init__`` (which it gives ``delta=0``), and ``_fit`` calls
+    :meth:`_fit_delta` with the number of records before it spends any budget."""
+
+    def _take_delta(self, delta: float | None, claim: str) -> None:
+        """Validate a given δ (``claim``: the error's words, ending "needs δ > 0"); ``None`` keeps the default."""
+        if delta is not None:
+            delta = _probability("delta", delta)
+            if delta <= 0:
+                raise ParameterError("delta", f"{claim} (default 1/n²)")
+        self._delta_param = delta
+        self.delta = delta  # None until fit when left at the default 1/n²
+
+    def _fit_delta(self, n: int) -> None:
+        if self._delta_param is None:
+            self.delta = 1.0 / n ** 2
+
+    def _params(self) -> dict[str, Any]:
+        return {**super()._params(), "delta": self._delta_param}
+
+    @property
+    def privacy(self) -> tuple[float, float]:
+        """``(ε, δ)``; with the default δ it is ``1/n²`` once fitted (``nan`` before, as n is not known)."""
+        return (self.epsilon, self.delta if self.delta is not None else math.nan)
+
+    def describe(self) -> str:
+        if self.delta is None:
+            return f"{self.title}: ({self.epsilon:g}, 1/n²)-DP"
+        return super().describe()
+
+
 def _positive(name: str, value) -> float:
     try:
         value = float(value)

@@ -35,9 +35,8 @@ import math
 
 import numpy as np
 
-from ...errors import ParameterError
 from ._zcdp import cdp_rho
-from .base import _probability, register_synthesizer
+from .base import DeltaOneOverNSquared, register_synthesizer
 from .rap import QUERIES_PER_STEP, RAP
 
 SAMPLES_PER_ROUND = 2
@@ -45,7 +44,7 @@ ALPHA = 0.5
 
 
 @register_synthesizer
-class RAPSoftmax(RAP):
+class RAPSoftmax(DeltaOneOverNSquared, RAP):
     name = "rap-softmax"
     title = "RAP^softmax (DP relaxed adaptive projection)"
     dp = True
@@ -53,30 +52,11 @@ class RAPSoftmax(RAP):
     def __init__(self, epsilon: float = 1.0, delta: float | None = None, steps: int = 2000,
                  relaxed_rows: int = 1000):
         super().__init__(steps=steps, relaxed_rows=relaxed_rows, epsilon=epsilon, delta=0.0)
-        if delta is not None:
-            delta = _probability("delta", delta)
-            if delta <= 0:
-                raise ParameterError("delta", "RAP^softmax is (ε, δ)-DP and needs δ > 0 (default 1/n²)")
-        self._delta_param = delta
-        self.delta = delta   # None until fit when left at the default 1/n²
-
-    def _params(self):
-        return {**super()._params(), "delta": self._delta_param}
-
-    @property
-    def privacy(self) -> tuple[float, float]:
-        """``(ε, δ)``; with the default δ it is ``1/n²`` once fitted (``nan`` before, as n is not known)."""
-        return (self.epsilon, self.delta if self.delta is not None else math.nan)
-
-    def describe(self) -> str:
-        if self.delta is None:
-            return f"{self.title}: ({self.epsilon:g}, 1/n²)-DP"
-        return super().describe()
+        self._take_delta(delta, "RAP^softmax is (ε, δ)-DP and needs δ > 0")
 
     def _fit(self, codes, rng):
         n = codes.shape[0]
-        if self._delta_param is None:
-            self.delta = 1.0 / n ** 2
+        self._fit_delta(n)
         self._setup(codes, rng)
         qm = self.queries_
         workloads = qm.workloads
