@@ -45,7 +45,7 @@ def cluster(tmp_path_factory):
     """``dask scheduler`` and one ``dask worker`` (one process, one thread, under a nanny that restarts it)."""
     port = _free_port()
     address = f"tcp://127.0.0.1:{port}"
-    env = {**os.environ, "PYTHONPATH": f"{ROOT}{os.pathsep}{ROOT / 'tests'}",  # pool_jobs too
+    env = {**os.environ, "PYTHONPATH": f"{ROOT}{os.pathsep}{ROOT / 'tests' / 'helpers'}",  # pool_jobs too
            "OPENBLAS_NUM_THREADS": "1",
            "DASK_DISTRIBUTED__WORKER__DAEMON": "False"}
     logs = tmp_path_factory.mktemp("dask")

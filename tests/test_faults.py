@@ -296,7 +296,7 @@ def test_a_read_only_store_still_serves_its_results(tmpfs):
 def test_the_app_says_so_in_a_caption_and_runs_anyway(tmp_path, monkeypatch):
     import sys as _sys
 
-    _sys.path.insert(0, str(ROOT / "tests"))
+    _sys.path.insert(0, str(ROOT / "tests" / "helpers"))
     from apptest_helpers import open_page
 
     plain = tmp_path / "a-file"

@@ -19,8 +19,8 @@ import urllib.request
 from pathlib import Path
 
 import pytest
+from lab_paths import ROOT
 
-ROOT = Path(__file__).resolve().parent.parent
 CHROMIUM = "/usr/bin/chromium"
 ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
         "--disable-background-networking", "--disable-component-update", "--disable-sync",

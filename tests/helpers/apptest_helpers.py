@@ -2,11 +2,9 @@
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 from streamlit.testing.v1 import AppTest
-
-ROOT = Path(__file__).resolve().parent.parent
+from lab_paths import ROOT
 
 
 def open_page(page: str, timeout: float = 180, run: bool = True, **params) -> AppTest:
