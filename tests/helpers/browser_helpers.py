@@ -73,7 +73,7 @@ def server():
 @pytest.fixture(scope="module")
 def browser():
     """Chromium, for one test module at a time: Playwright's sync API holds an asyncio loop open while it runs, and
-    a later module that runs its own loop (tests/test_stclient.py) or its own Playwright (the PDF report test)
+    a later module that runs its own loop (tests/browser/test_stclient.py) or its own Playwright (the PDF report test)
     could not while a session-long browser held it. Launching it takes a second; the server is what is shared."""
     playwright = pytest.importorskip("playwright.sync_api")
     with playwright.sync_playwright() as p:

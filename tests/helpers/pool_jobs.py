@@ -1,4 +1,4 @@
-"""Module-level job targets for the run-pool tests (tests/test_runs.py): jobs travel to worker processes as
+"""Module-level job targets for the run-pool tests (tests/ui/test_runs.py): jobs travel to worker processes as
 data, so their functions must be importable there."""
 from __future__ import annotations
 
