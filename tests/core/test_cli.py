@@ -132,6 +132,7 @@ def _one_line_error(proc) -> str:
     return lines[0]
 
 
+@pytest.mark.slow  # one `python -m core` subprocess per broken file
 def test_broken_config_files_are_one_line_and_exit_2(tmp_path):
     from core.output.report import html_report
     from core.runtime.games import run as play
@@ -166,6 +167,7 @@ def test_broken_config_files_are_one_line_and_exit_2(tmp_path):
     assert proc.returncode == 0 and json.loads(proc.stdout)["config"]["seed"] == 3
 
 
+@pytest.mark.slow  # one `python -m core` subprocess per usage error
 def test_every_usage_error_is_one_line(tmp_path):
     for args, expected in [(("run", "reconstruction", "--seed", "abc"), "invalid int value: 'abc'"),
                            (("run", "reconstruction", "--seed", "1.5"), "invalid int value: '1.5'"),
@@ -189,6 +191,7 @@ def test_a_parameter_set_twice_is_warned_about(capsys):
     assert "warning" not in capsys.readouterr().err
 
 
+@pytest.mark.slow  # `python -m core` run and sweep in subprocesses
 def test_sweep_takes_the_same_store_flag_as_run():
     proc = _cli("sweep", "reconstruction", "--vary", "n=20,21", *FAST[:4], "--no-store")
     assert proc.returncode == 0, proc.stderr
@@ -224,6 +227,7 @@ def test_long_sweeps_print_progress_on_stderr(monkeypatch, capsys):
     assert "reconstruction sweep: 1/3 points" in err  # then at most every PROGRESS_EVERY s into a file
 
 
+@pytest.mark.slow  # one `python -m core` subprocess per unreadable path
 def test_a_data_path_that_is_not_a_readable_file_is_one_line_and_exit_2_before_the_estimate(tmp_path):
     """The issue's command: a directory as the PPMF file once printed the cost note ("about 198 MB and 14 minutes")
     and then failed with exit 1. Every file parameter is checked first, on run and on sweep."""

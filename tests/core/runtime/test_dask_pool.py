@@ -19,6 +19,7 @@ from core.runtime.dask_pool import DaskPool
 from core.runtime.games import Progress, Result, run
 from core.runtime.workers import Job, run_job
 
+pytestmark = pytest.mark.slow  # a real Dask scheduler and worker, started as processes, for the module
 WAIT = 180
 BIN = Path(sys.executable).parent
 

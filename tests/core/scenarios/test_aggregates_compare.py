@@ -1,4 +1,6 @@
 """DeSIA vs the reconstruction baselines on the page's default setting, fixed seed."""
+import pytest
+
 from core.runtime.games import run
 
 # the page default (pages/30_Aggregate_statistics.py), synthetic census blocks
@@ -6,6 +8,7 @@ PAGE_DEFAULT = {"block_size": 200, "blocks": 1, "query_ratio": 0.75, "shadows": 
                 "rap_steps": 100, "attack": "all", "targets": 0}
 
 
+@pytest.mark.slow  # DeSIA, CIP and RAP each play the page's default setting
 def test_desia_beats_cip_and_rap_on_the_default_setting():
     m = run("aggregates", PAGE_DEFAULT, seed=0).metrics
     assert m["synthetic_data"] == 1 and m["targets"] > 100

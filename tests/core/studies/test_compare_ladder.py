@@ -53,7 +53,12 @@ LIGHT = {"location": {"games": 1500}, "aggregates": {"targets": 30, "block_size"
          "synthetic": {}}
 
 
-@pytest.mark.parametrize("name", sorted(ladder_scenarios()))
+# the synthetic and aggregates ladders fit generators and solve reconstructions at every rung: tens of seconds
+SLOW_LADDERS = {"synthetic", "aggregates"}
+
+
+@pytest.mark.parametrize("name", [pytest.param(n, marks=pytest.mark.slow) if n in SLOW_LADDERS else n
+                                  for n in sorted(ladder_scenarios())])
 def test_every_ladder_has_a_band_and_utility_and_does_not_rise_as_epsilon_falls(name):
     from core.scenario import get
 
