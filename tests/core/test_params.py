@@ -33,7 +33,7 @@ def test_invalid_default_is_rejected_at_definition():
 
 
 def test_resolve_fills_defaults_and_rejects_unknown():
-    from test_games import Coin
+    from toy_scenarios import Coin
 
     sc = Coin()
     assert sc.resolve({}) == {"games": 40, "bias": 0.8}

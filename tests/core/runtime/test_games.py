@@ -4,31 +4,12 @@ import json
 import threading
 import time
 
-import numpy as np
 import pytest
+from toy_scenarios import Coin
 
 from core.errors import Cancelled, ParameterError
-from core.params import Param
 from core.runtime.games import run
-from core.scenario import Scenario, all_scenarios, get
-
-
-class Coin(Scenario):
-    """A toy game with a known answer: the attacker guesses a biased coin's side."""
-
-    name = "coin-test"
-    params = (Param("games", "int", 40, low=1, high=10_000), Param("bias", "float", 0.8, low=0.0, high=1.0))
-
-    def n_games(self, c):
-        return c["games"]
-
-    def play(self, c, ctx, i, rng):
-        return {"win": bool(rng.random() < c["bias"])}
-
-    def summarize(self, c, ctx, records):
-        wins = np.array([r["win"] for r in records])
-        return {"accuracy": wins.mean()}, {"wins": wins.tolist()}
-
+from core.scenario import all_scenarios, get
 
 
 def test_same_seed_same_numbers_independent_of_workers_and_chunks():

@@ -9,7 +9,7 @@ import pytest
 
 
 from core.runtime.store import ResultStore, UnsafeRow, address_key, engine_version, lookup, result_key, run_stored
-from test_games import Coin
+from toy_scenarios import Coin
 
 
 def test_same_key_hits_and_any_change_misses(tmp_path):
