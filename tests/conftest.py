@@ -8,8 +8,9 @@ worker (jobs named by module and function, tests/helpers/pool_jobs.py) finds a m
 parent used. The price is that two test files may not share a base name, even in different folders: pytest then
 stops collecting with "import file mismatch" — name the file after its subject (``test_synthetic_page.py``, not
 ``test_page.py``). Not ``__init__.py`` files: every folder would need one, and a package tests/core/ without
-tests/__init__.py beside it is imported as ``core``, hiding the engine. Not ``--import-mode=importlib``: the test
-modules it imports are not importable by name from the child processes above.
+tests/__init__.py beside it is imported as ``core``, hiding the engine. Not ``--import-mode=importlib``: it puts
+no test folder on ``sys.path``, so a test file could no longer import a neighbour of its folder
+(tests/browser/test_accessibility.py reads the page list of test_browser.py).
 
 The shared helpers (browser_helpers, apptest_helpers, db_helpers, pool_jobs, …) live in tests/helpers/, put on
 ``sys.path`` here, so a test anywhere imports them by their plain names, as do the processes it starts (a child
