@@ -50,7 +50,10 @@ FOLDER_MARKERS = {"browser": "browser"}
 
 def _top_folder(path) -> str:
     """The folder of tests/ a test file sits in ("browser" for tests/browser/test_browser.py), "" at the top."""
-    parts = Path(path).resolve().relative_to(TESTS.resolve()).parts
+    try:
+        parts = Path(path).resolve().relative_to(TESTS.resolve()).parts
+    except ValueError:  # a test collected from outside tests/ (pytest given another folder)
+        return ""
     return parts[0] if len(parts) > 1 else ""
 
 
