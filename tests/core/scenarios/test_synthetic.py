@@ -198,7 +198,8 @@ def test_attack_all_reports_each_attack_and_acc_max():
     assert again.metrics == m  # same seed, same numbers
 
 
-@pytest.mark.parametrize("name", sorted(k for k, c in SYNTHESIZERS.items() if c.dp))
+@pytest.mark.parametrize("name", [pytest.param(k, marks=pytest.mark.slow) if k in ("aim", "mst") else k  # OpenDP fits:
+                                  for k in sorted(k for k, c in SYNTHESIZERS.items() if c.dp)])  # minutes
 def test_every_dp_generator_validates_and_reports_its_epsilon(name):
     sc = get("synthetic")
     with pytest.raises(ParameterError, match="epsilon"):
