@@ -33,7 +33,7 @@ ensure_chromium() {
 }
 
 ensure_caddy() {
-  # the reverse proxy of deploy/Caddyfile, for its test (tests/test_security.py); optional elsewhere
+  # the reverse proxy of deploy/Caddyfile, for its test (tests/house/test_security.py); optional elsewhere
   if ! command -v caddy >/dev/null; then
     echo "Installing Debian caddy for the reverse-proxy test…"
     SUDO=""; [ "$(id -u)" -ne 0 ] && SUDO="sudo"
@@ -43,7 +43,7 @@ ensure_caddy() {
 }
 
 ensure_postgresql() {
-  # a throwaway PostgreSQL cluster for the records-database tests (tests/db_helpers.py); Debian keeps initdb and
+  # a throwaway PostgreSQL cluster for the records-database tests (tests/helpers/db_helpers.py); Debian keeps initdb and
   # pg_ctl in /usr/lib/postgresql/<version>/bin, off PATH, where the tests look too
   if ! command -v initdb >/dev/null && ! ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1; then
     echo "Installing Debian postgresql for the database tests…"

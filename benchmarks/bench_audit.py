@@ -97,7 +97,7 @@ def soundness_cost(seeds: int, games: int) -> None:
         for seed in range(seeds):
             y, s = laplace_games(true_eps, games, np.random.default_rng(seed))
             sound.append(best_threshold_epsilon(y, s))
-            f, t, _ = roc_curve(y, s)  # max_threshold_epsilon, vectorised (equal; see tests/test_audit.py)
+            f, t, _ = roc_curve(y, s)  # max_threshold_epsilon, vectorised (equal; see tests/core/measure/test_audit.py)
             optimistic.append(epsilon_lower_bound_roc(f, t, int((y == 0).sum()), int((y == 1).sum())))
         for name, vals in (("sound", sound), ("optimistic", optimistic)):
             vals = np.asarray(vals)

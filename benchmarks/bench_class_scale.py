@@ -28,7 +28,7 @@ class (mean and peak), since on a shared machine the load, not the lab, may set 
     .venv/bin/python benchmarks/bench_class_scale.py --students 300 --heavy 3
     .venv/bin/python benchmarks/bench_class_scale.py --students 6 --heavy 1 --steps 2 --think 0.5 --caddy
 
-Not part of CI (minutes of wall time); tests/test_bench_class_scale.py runs it with tiny numbers.
+Not part of CI (minutes of wall time); tests/benchmarks/test_bench_class_scale.py runs it with tiny numbers.
 """
 from __future__ import annotations
 

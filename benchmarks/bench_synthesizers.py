@@ -32,7 +32,7 @@ Measured 2026-11-29 (load average 4–23 on the shared 2 cores; imports 22.6 s),
 MST's fit is ≈ 80 CPU s whatever n (JAX compiling mirror descent twice), 50–80 times PrivBayes', for a 3-way
 error 2–2.6 times smaller; sampling from the fitted tree is numpy and costs nothing. AIM's fit is ≈ 440 CPU s at
 d = 10 (a mirror-descent fit, compiled afresh, per round) for a 3-way error close to MST's on this chain-shaped
-table (AIM's gain is three-way structure, as in tests/test_mbi_generators.py's XOR).
+table (AIM's gain is three-way structure, as in tests/core/releases/test_mbi_generators.py's XOR).
 
 ``--games N`` instead plays N games of each 10⁶-row synthetic preset (``synthetic-rap-1e6``,
 ``synthetic-ctgan-1e6``: CCES16, n = 1000, 3-way queries, every size of the ladder) in this process and prints

@@ -11,7 +11,7 @@ the choices, legends and tables show them::
                    paper="Annamalai et al. 2024, §4.3", player=dcr_attack, seconds_per_row=1e-6))
 
 Adding an attack is then one file (the algorithm) plus one ``declare`` (docs/ARCHITECTURE.md, "How to add an
-attack"; tests/test_architecture.py performs those steps on a toy attack).
+attack"; tests/house/test_architecture.py performs those steps on a toy attack).
 """
 from __future__ import annotations
 

@@ -14,7 +14,7 @@ back to DeLong and says so (``clusters`` = 1), and the pages say the interval co
 
 Each resample is a vector of multiplicities over the targets, and the AUC of a weighted sample is the weighted
 Mann–Whitney statistic (ties count ½), computed for all resamples at once on the scores' distinct levels.
-``tests/test_cluster_auc.py`` measures coverage on clustered data with a known AUC.
+``tests/core/studies/test_ladder_soundness.py`` measures coverage on clustered data with a known AUC.
 """
 from __future__ import annotations
 

@@ -114,7 +114,7 @@ def epsilon_for_accuracy(error: float, share: float = 0.95, sensitivity: float =
 
     Laplace: ``ε = Δ·ln(1/(1 − q))/E``. Gaussian: σ = E/Φ⁻¹((1+q)/2), then the analytic-Gaussian ε of σ at δ.
     The scale that keeps a share q within ±E is OpenDP's (``accuracy_to_laplacian_scale`` /
-    ``accuracy_to_gaussian_scale`` at α = 1 − q); tests/test_mbi_generators.py checks it against the closed forms.
+    ``accuracy_to_gaussian_scale`` at α = 1 − q); tests/core/releases/test_mbi_generators.py checks it against the closed forms.
     """
     error, share, sensitivity = _positive("error", error), float(share), _positive("sensitivity", sensitivity)
     if not 0 < share < 1:
