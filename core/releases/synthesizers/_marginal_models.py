@@ -152,6 +152,7 @@ class MarginalModel(Synthesizer):
     oneway_share = 0.5  # OpenDP's dp.mbi default (Algorithm.oneway_split): half of ρ on the one-way marginals
     # mirror-descent iterations of the final estimation (mbi's default); intermediate fits set their own
     final_iters = 1000
+    oneway_iters = 200  # the first model holds independent columns: mirror descent converges in a few hundred steps
 
     def __init__(self, epsilon: float = 1.0, delta: float | None = None):
         super().__init__(epsilon=epsilon, delta=0.0)
@@ -237,8 +238,6 @@ class MarginalModel(Synthesizer):
             del self._codes, self._rng  # the fitted generator keeps the model, never the data
         self.cliques_ = [tuple(int(c[1:]) for c in m.clique) for m in measurements if len(m.clique) > 1]
         self.root_, self.root_marginal_, self.nodes_ = conditionals(model, self._names, self.cardinalities_)
-
-    oneway_iters = 200  # the first model holds independent columns: mirror descent converges in a few hundred steps
 
     def _sample(self, m: int, rng: np.random.Generator) -> np.ndarray:
         return ancestral_sample(self.root_, self.root_marginal_, self.nodes_, self.cardinalities_, m, rng)
