@@ -189,7 +189,8 @@ def quick_look(preset: dict) -> dict | None:
     from ..measure.metrics import clopper_pearson
 
     value = float(preset["paper_value"])
-    accuracy = value if 0 < value < 1 else 0.5
+    # the paper's number is an accuracy only when the preset reads one (a 3-way TVD of 0.335 is not)
+    accuracy = value if 0 < value < 1 and "accuracy" in str(preset["metric"]) else 0.5
 
     def half(games: int) -> float:
         lo, hi = clopper_pearson(int(round(accuracy * games)), games)
