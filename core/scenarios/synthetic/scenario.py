@@ -216,10 +216,10 @@ class Synthetic(Scenario):
     # MST and AIM (OpenDP + mbi): importing OpenDP, polars and JAX once per process; then per fit, per column, the
     # JAX compilation and the mirror-descent iterations of each estimation (see _generator_seconds)
     _MBI_WARMUP = 8.0
-    # 22 and 35 CPU s per fit on the default game (CCES16, n = 1000, d = 11, ε = 1; AIM at ε = 10: 15 s), the
+    # 22 and 43 CPU s per fit on the default game (CCES16, n = 1000, d = 11, ε = 1), the
     # process's first fit, JAX's compilations included (bench_synthesizers.py --mbi --game, 2026-11-29); before the
     # lab ran the algorithms itself: 80 and 443 CPU s at d = 10
-    _MBI_FIT_PER_COLUMN = {"mst": 2.0, "aim": 3.2}
+    _MBI_FIT_PER_COLUMN = {"mst": 2.0, "aim": 4.0}
 
     def _generator_seconds(self, config, cards: list[int]) -> tuple[float, float, float]:
         """(once per run, fit per game, sampling ``synth_size`` rows per game) in CPU seconds (2026-11-25,
