@@ -42,7 +42,7 @@ CORRECT = {
                                                           "epsilon": 1.0, "block_size": 200}),
     "synthetic (PrivBayes)": ("synthetic", {"generator": "privbayes", "epsilon": 1.0, "n": 200, "games": 20,
                                             "synth_size": 1000, "query_sweep": False}),
-    # MST and AIM (seeded noise, OpenDP's accounting): each game fits its own release, 10–35 s of JAX compilation
+    # MST and AIM (seeded noise, OpenDP's accounting): each game fits its own release, 10–45 s of JAX compilation
     # and mirror descent, so these two are by far the slowest rows; run them alone with --only synthetic and
     # fewer --seeds / --games to keep it to minutes
     "synthetic (MST, OpenDP)": ("synthetic", {"generator": "mst", "epsilon": 1.0, "n": 200, "games": 20,
