@@ -22,7 +22,7 @@ start-up and first compilations.
 
 Measured 2026-11-29 under a load average of 15–40 (CPU seconds; wall 3–10× more), before → after the lab ran
 the algorithms itself with seeded noise (docs/BENCHMARKS.md has the table and where the time went):
-MST 88 → 22 CPU s at n = 10⁴ (13 at 10⁵, a process's second fit); AIM 443–513 → 86 CPU s at n = 10⁵; on the
+MST 88 → 22 CPU s at n = 10⁴ (13 at 10⁵, a process's second fit); AIM 443–513 → 84–86 CPU s at n = 10⁴–10⁵; on the
 default game MST 22 and AIM 43 CPU s; PrivBayes 0.1–1.6 CPU s throughout. 3-way MAE at 10⁵: MST and AIM 0.00028,
 PrivBayes 0.00056.
 
