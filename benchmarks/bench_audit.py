@@ -42,8 +42,9 @@ CORRECT = {
                                                           "epsilon": 1.0, "block_size": 200}),
     "synthetic (PrivBayes)": ("synthetic", {"generator": "privbayes", "epsilon": 1.0, "n": 200, "games": 20,
                                             "synth_size": 1000, "query_sweep": False}),
-    # MST and AIM (OpenDP): each game fits its own release, 1–4 minutes of JAX compilation and mirror descent, so
-    # these two are by far the slowest rows; run them alone with --only synthetic --seeds 20 to keep it to hours
+    # MST and AIM (seeded noise, OpenDP's accounting): each game fits its own release, 10–45 s of JAX compilation
+    # and mirror descent, so these two are by far the slowest rows; run them alone with --only synthetic and
+    # fewer --seeds / --games to keep it to minutes
     "synthetic (MST, OpenDP)": ("synthetic", {"generator": "mst", "epsilon": 1.0, "n": 200, "games": 20,
                                               "synth_size": 1000, "query_sweep": False, "attack": "all"}),
     "synthetic (AIM, OpenDP)": ("synthetic", {"generator": "aim", "epsilon": 1.0, "n": 200, "games": 20,
@@ -54,7 +55,7 @@ CORRECT = {
 }
 
 
-def false_alarms(seeds: int, only: set[str] | None) -> None:
+def false_alarms(seeds: int, only: set[str] | None, games: int | None = None) -> None:
     print(f"Part 1 — correct mechanisms, {seeds} seeds each (flag = 95% lower bound above the claimed ε)")
     print(f"{'scenario':40s} {'runs':>5s} {'flagged':>8s} {'rate':>6s} {'95% CI':>15s} {'mean bound':>11s} "
           f"{'claimed ε':>10s} {'s/run':>6s}")
@@ -62,6 +63,8 @@ def false_alarms(seeds: int, only: set[str] | None) -> None:
         if only and name not in only:
             continue
         flagged, lows, claims, start, measured = 0, [], [], time.perf_counter(), 0
+        if games and "games" in config:
+            config = {**config, "games": games}
         for seed in range(seeds):
             result = run(name, config, seed=seed)
             verdict = audit_result(result)
@@ -110,12 +113,14 @@ def main(argv=None) -> int:
     ap.add_argument("--seeds", type=int, default=100)
     ap.add_argument("--only", default="", help="comma-separated scenario names for part 1 (default: all)")
     ap.add_argument("--leak-games", type=int, default=2000)
+    ap.add_argument("--games", type=int, default=None, help="games per run of the rows that play games (default: "
+                                                            "each row's own)")
     ap.add_argument("--skip-scenarios", action="store_true", help="only part 2 (no scenario runs)")
     args = ap.parse_args(argv)
     only = {s.strip() for s in args.only.split(",") if s.strip()} or None
     start = time.perf_counter()
     if not args.skip_scenarios:
-        false_alarms(args.seeds, only)
+        false_alarms(args.seeds, only, args.games)
     soundness_cost(args.seeds, args.leak_games)
     print(f"\ntotal {time.perf_counter() - start:.1f} s")
     return 0

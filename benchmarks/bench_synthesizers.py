@@ -13,26 +13,18 @@ process CPU time of the fit (all threads), less sensitive to other processes tha
     .venv/bin/python benchmarks/bench_synthesizers.py [--n 1000] [--m 1000000] [--steps 2000] [--epochs 30]
                                                       [--only rap baynet ...]
 
-``--mbi`` instead times MST and AIM (OpenDP 0.16's ``dp.mbi``) beside PrivBayes, all at ε = 1 (``--epsilon``), fitted
-on n = 10⁴ and 10⁵ records of the same table and sampling as many rows (``--sizes`` to change): wall and CPU
-seconds of the fit (for MST and AIM mostly JAX compiling mirror descent, paid again by every fit, hence nearly
-independent of n), of sampling, and the 3-way MAE. The imports of OpenDP, mbi and JAX are timed apart; the first
-MST fit of a process also pays JAX's own start-up.
+``--mbi`` instead times MST and AIM (seeded noise on OpenDP's accounting, mbi's estimation) beside PrivBayes, all
+at ε = 1 (``--epsilon``), fitted on n = 10⁴ and 10⁵ records of the same table and sampling as many rows (``--sizes``
+to change), or with ``--game`` on the default synthetic game's data (CCES16, n = 1000, d = 11): wall and CPU
+seconds of the fit (for MST and AIM mostly JAX compiling mirror descent, once per estimation), of sampling, and
+the 3-way MAE. The imports of OpenDP, mbi and JAX are timed apart; the first fit of a process also pays JAX's own
+start-up and first compilations.
 
-Measured 2026-11-29 (load average 4–23 on the shared 2 cores; imports 22.6 s), seconds:
-
-    generator   n         fit s   fit cpu s   sample s   3-way MAE
-    privbayes   10,000      1.1       0.1       0.11      0.00304
-    privbayes   100,000    15.8       1.6       0.90      0.00056
-    mst         10,000    334.1      88.3       0.01      0.00119   (the process's first JAX fit, under load 23)
-    mst         100,000    80.5      79.7       0.05      0.00029
-    aim         10,000    798.6     442.7       0.00      0.00129
-    aim         100,000   600.3     512.7       0.05      0.00031
-
-MST's fit is ≈ 80 CPU s whatever n (JAX compiling mirror descent twice), 50–80 times PrivBayes', for a 3-way
-error 2–2.6 times smaller; sampling from the fitted tree is numpy and costs nothing. AIM's fit is ≈ 440 CPU s at
-d = 10 (a mirror-descent fit, compiled afresh, per round) for a 3-way error close to MST's on this chain-shaped
-table (AIM's gain is three-way structure, as in tests/core/releases/test_mbi_generators.py's XOR).
+Measured 2026-11-29 under a load average of 15–40 (CPU seconds; wall 3–10× more), before → after the lab ran
+the algorithms itself with seeded noise (docs/BENCHMARKS.md has the table and where the time went):
+MST 88 → 22 CPU s at n = 10⁴ (13 at 10⁵, a process's second fit); AIM 443–513 → 84–86 CPU s at n = 10⁴–10⁵; on the
+default game MST 22 and AIM 43 CPU s; PrivBayes 0.1–1.6 CPU s throughout. 3-way MAE at 10⁵: MST and AIM 0.00028,
+PrivBayes 0.00056.
 
 ``--games N`` instead plays N games of each 10⁶-row synthetic preset (``synthetic-rap-1e6``,
 ``synthetic-ctgan-1e6``: CCES16, n = 1000, 3-way queries, every size of the ladder) in this process and prints
@@ -120,19 +112,29 @@ def main() -> None:
         print(f"{name:<16}{shown:<44}{fit_s:>9.2f}{fit_cpu:>10.2f}{sample_s:>10.2f}{mae:>11.5f}", flush=True)
 
 
-def mbi_main(sizes: list[int], epsilon: float, only: list[str] | None) -> None:
+def game_table(n: int = 1000) -> Dataset:
+    """The default synthetic game's data: the first ``n`` records of CCES16 (d = 11, a state column of 51)."""
+    from core.scenario import get
+    from core.scenarios.synthetic.data import load_game_data
+
+    codes, domain, _, _ = load_game_data(get("synthetic").resolve({}))
+    return Dataset.from_codes(codes[:n], domain, name="cces16")
+
+
+def mbi_main(sizes: list[int], epsilon: float, only: list[str] | None, game: bool = False) -> None:
     names = only or ["privbayes", "mst", "aim"]
     t0 = time.perf_counter()
     import jax  # noqa: F401  (the imports MST and AIM pay once per process, timed apart)
     import mbi  # noqa: F401
     import opendp.prelude  # noqa: F401
     print(f"imports (OpenDP, mbi, JAX), once per process: {time.perf_counter() - t0:.1f} s", flush=True)
-    print(f"d = {len(CARDS)} (cardinalities {CARDS}), ε = {epsilon}")
+    tables = {("game", 1000): game_table()} if game else {("chain", n): table(n) for n in sizes}
+    shape = ("the default synthetic game: CCES16, n = 1000, d = 11" if game
+             else f"d = {len(CARDS)} (cardinalities {CARDS})")
+    print(f"{shape}, ε = {epsilon}")
     print(f"{'generator':<12}{'n':>9}{'fit s':>9}{'fit cpu s':>10}{'sample s':>10}{'3-way MAE':>11}", flush=True)
-    tables = {n: table(n) for n in sizes}
     for name in names:  # generator by generator, so the fast ones are printed first
-        for n in sizes:
-            data = tables[n]
+        for (_, n), data in tables.items():
             qm = ThreeWayMarginals(data.cardinalities)
             true = qm.data_answers(data.codes())
             gen = get_synthesizer(name, epsilon=epsilon)
@@ -223,8 +225,9 @@ if __name__ == "__main__":
         ap.add_argument("--sizes", type=int, nargs="*", default=[10_000, 100_000])
         ap.add_argument("--epsilon", type=float, default=1.0)
         ap.add_argument("--only", nargs="*", default=None)
+        ap.add_argument("--game", action="store_true", help="fit on the default synthetic game's data instead")
         a = ap.parse_args()
-        mbi_main(a.sizes, a.epsilon, a.only)
+        mbi_main(a.sizes, a.epsilon, a.only, a.game)
     elif "--games" in sys.argv:
         at = sys.argv.index("--games")
         games_main(int(sys.argv[at + 1]) if at + 1 < len(sys.argv) else 3)

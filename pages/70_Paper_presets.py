@@ -7,11 +7,12 @@ import streamlit as st
 from core.errors import LabError
 from core.output.inert import inert
 from core.studies.presets import (compare_with_paper, is_known_bug, known_bug_verdict, link_params, load_presets,
-                                  quick_look)
+                                  quick_look, sweep_base, sweep_table)
 from core.scenario import get
 from ui.widgets.page_widgets import content, page_header, show_error
 from ui.results.pins import pin_button
 from ui.runs.page_runs import pool_run, server_refusal
+from ui.runs.sweeps import run_sweep, sweep_refusal
 from ui.results.run_tools import audit_banner
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -66,6 +67,42 @@ def _run_button(where, name: str, params: dict, label: str, key: str, help: str)
         st.rerun()
 
 
+def _sweep(where, name: str) -> None:
+    """A comparison preset plays every point of its grid (one sweep through the worker pool), or a quick look
+    at every point when the full grid is over the server's limits; the finished points as a table."""
+    p = presets[name]
+    sc, seed = get(p["scenario"]), int(p.get("seed", 0))
+    points = 1
+    for values in p["sweep"].values():
+        points *= len(values)
+    params, label = sweep_base(p), f"Run all {points} points here"
+    if (refusal := sweep_refusal(sc, params, p["sweep"], seed)) is not None:
+        quick = quick_look(p)
+        if quick is None or sweep_refusal(sc, sweep_base(p, quick["params"]), p["sweep"], seed) is not None:
+            where.caption(f"Too heavy for this server: {refusal}. Run it with the command below.")
+            return
+        where.caption(f"The full preset ({quick['full_games']:,} games per point, a 95% interval of about "
+                      f"±{quick['full_half_width']:.2f} at an accuracy of {quick['accuracy']:.2f}) is too heavy for "
+                      f"this server: run it with the command below. A quick look here plays {quick['games']} games "
+                      f"at each of the {points} points, good to about ±{quick['half_width']:.2f} — read the "
+                      "intervals before comparing the points.")
+        params, label = sweep_base(p, quick["params"]), f"Quick look here ({points} points × {quick['games']} games)"
+    with where:
+        out = run_sweep(sc, params, p["sweep"], seed, label=label,
+                        key=f"preset.sweep.{name}")
+    if out is None or not out.get("rows"):
+        return
+    first = compare_with_paper(p, out["rows"][0])
+    where.metric(f"Ours, first point (seed {seed})", "—" if first["ours"] is None else
+                 f"{first['ours']:.3f}", None if first["difference"] is None else f"{first['difference']:+.3f} vs paper",
+                 delta_color="off")
+    table = sweep_table(p, out)
+    st.dataframe(table, hide_index=True)
+    done = "" if out.get("completed") else " (stopped: the finished points only)"
+    st.caption(f"Every point of the grid, {len(table)} of {points}{done}: " + "; ".join(
+        ", ".join(f"{k} {v}" for k, v in row.items()) for row in table))
+
+
 def _card(name: str) -> None:
     p = presets[name]
     bug = is_known_bug(name)
@@ -83,7 +120,9 @@ def _card(name: str) -> None:
         left.metric("Claimed ε" if bug else f"Paper: {p['metric_label']}", f"{p['paper_value']:g}",
                     label_visibility="collapsed")
         result = results.get(name)
-        if result is not None:
+        if p.get("sweep"):
+            _sweep(mid, name)
+        elif result is not None:
             cmp = compare_with_paper(p, result["metrics"])
             played = result["config"].get("games") or 0
             setting = f"quick look, {played} games" if played < (p["params"].get("games") or 0) else "same setting"

@@ -56,12 +56,41 @@ def load_presets(path: str | Path = PATH) -> dict[str, dict]:
 def sweep_points(preset: dict) -> list[dict]:
     """A comparison preset's grid: its ``sweep`` table (parameter → values, Cartesian product, as
     ``python -m core sweep --vary``) over its ``params``; ``[]`` for a single-run preset. ``params`` is the
-    grid's first point, the run the presets page plays."""
+    grid's first point; the presets page plays every point (a sweep, :func:`sweep_table`)."""
     grid = preset.get("sweep") or {}
     if not isinstance(grid, dict) or not all(isinstance(v, list) and v for v in grid.values()):
         raise DataError(f"preset {preset.get('name')!r}: sweep must map parameters to lists of values")
     keys = list(grid)
     return [{**preset["params"], **dict(zip(keys, values))} for values in itertools.product(*grid.values())]
+
+
+def sweep_base(preset: dict, params: dict | None = None) -> dict:
+    """The fixed settings of a comparison preset's sweep: ``params`` (default: the preset's own; a quick look
+    passes fewer games) without the parameters its grid varies — ``params`` holds the grid's first point, and a
+    sweep refuses a parameter both fixed and varied."""
+    params = preset["params"] if params is None else params
+    return {k: v for k, v in params.items() if k not in (preset.get("sweep") or {})}
+
+
+def sweep_table(preset: dict, out: dict) -> list[dict]:
+    """One row per point of a comparison preset's finished sweep (:func:`core.runtime.sweep.sweep`'s ``rows``):
+    the grid's values, then the preset's metric and the columns it lists in ``sweep_columns`` (metric → label;
+    default: the preset's metric alone), each printed with its 95% interval when the run reports one
+    (``<metric>_ci_low/high``) and the games it rests on. Points the sweep did not finish (stopped) are left out."""
+    keys = list(preset.get("sweep") or {})
+    columns = preset.get("sweep_columns") or {preset["metric"]: preset["metric"]}
+    table = []
+    for row in out.get("rows", []):
+        line = {k: row.get(k) for k in keys}
+        games = row.get("games_done")
+        for name, label in columns.items():
+            value = row.get(name)
+            lo, hi = row.get(f"{name}_ci_low"), row.get(f"{name}_ci_high")
+            ci = (float(lo), float(hi)) if lo is not None and hi is not None else None
+            line[label] = interval_text(None if value is None else float(value), ci,
+                                        int(games) if ci is not None and games else None)
+        table.append(line)
+    return table
 
 
 def get_preset(name: str) -> dict:
@@ -159,7 +188,8 @@ def quick_look(preset: dict) -> dict | None:
     from ..measure.metrics import clopper_pearson
 
     value = float(preset["paper_value"])
-    accuracy = value if 0 < value < 1 else 0.5
+    # the paper's number is an accuracy only when the preset reads one (a 3-way TVD of 0.335 is not)
+    accuracy = value if 0 < value < 1 and "accuracy" in str(preset["metric"]) else 0.5
 
     def half(games: int) -> float:
         lo, hi = clopper_pearson(int(round(accuracy * games)), games)

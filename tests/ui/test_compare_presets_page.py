@@ -84,3 +84,76 @@ def test_a_costly_preset_offers_a_quick_look_that_says_how_much_less_it_tells(tm
     assert "preset.quick.synthetic-rap-1e6" in keys and "preset.run.synthetic-rap-1e6" not in keys
     said = next(c.value for c in at.caption if c.value.startswith("The full preset (300 games"))
     assert "±0.04 at an accuracy of 0.87" in said and "30 games" in said and "±0.13" in said
+    # the MST/AIM/PrivBayes grid: a quick look at all six points, not a run of its first one
+    grid = next(b for b in at.button if b.key == "_sweep.preset.sweep.synthetic-mst-aim-privbayes.go")
+    assert grid.label == "Quick look here (6 points × 3 games)"
+    assert "preset.run.synthetic-mst-aim-privbayes" not in keys and "preset.quick.synthetic-mst-aim-privbayes" not in keys
+    said = next(c.value for c in at.caption if "3 games at each of the 6 points" in c.value)
+    assert "at an accuracy of 0.50" in said  # the preset's paper value is a 3-way TVD (0.335), not an accuracy
+
+
+SWEEP_PRESET = '''
+[noise-sweep]
+title = "A comparison preset: reconstruction at three noise levels"
+scenario = "reconstruction"
+page = "Reconstruction_attack"
+metric = "accuracy"
+metric_label = "bits recovered at the first point"
+paper_value = 0.59
+source = "a test"
+explanation = "Every point of the grid is played."
+sweep_columns = { accuracy = "bits recovered" }
+[noise-sweep.params]
+n = 40
+query_ratio = 2.0
+defense = "gaussian"
+noise_unit = "sqrt_n"
+defense_level = 1.0
+solver = "lsq"
+trials = 3
+sweeps = false
+[noise-sweep.sweep]
+defense_level = [0.05, 0.5, 1.0]
+'''
+
+
+def test_a_comparison_preset_plays_every_point_of_its_grid(tmp_path, monkeypatch):
+    """The MST/AIM/PrivBayes preset is a grid (3 generators × 2 ε): the page must play all its points, not the
+    first. A cheap grid of the same shape stands in for it here (three noise levels of the reconstruction demo),
+    played for real through the worker pool."""
+    import core.studies.presets as presets_module
+
+    toml = tmp_path / "presets.toml"
+    toml.write_text(SWEEP_PRESET, encoding="utf-8")
+    real = presets_module.load_presets
+    monkeypatch.setattr(presets_module, "load_presets", lambda path=toml: real(path))
+    monkeypatch.setenv("LAB_STORE", str(tmp_path / "store"))
+    at = _presets()
+    assert "preset.run.noise-sweep" not in {b.key for b in at.button}  # not a one-point run button
+    at.button(key="_sweep.preset.sweep.noise-sweep.go").click().run()
+    assert not at.exception, at.exception
+    assert not at.error, [e.value for e in at.error]
+    table = at.dataframe[0].value
+    assert list(table["defense_level"]) == [0.05, 0.5, 1.0]  # every point, in grid order
+    bits = [float(v.split()[0]) for v in table["bits recovered"]]
+    assert bits[0] > 0.9 and bits[0] > bits[2]  # small noise reconstructs, σ = √n does not: real runs
+    caption = next(c.value for c in at.caption if c.value.startswith("Every point of the grid, 3 of 3"))
+    assert "defense_level 1.0" in caption  # the table's text alternative
+    assert any(m.label.startswith("Ours, first point") for m in at.metric)
+
+
+def test_the_mst_aim_privbayes_preset_is_a_grid_of_six_points():
+    from core.studies.presets import sweep_base, sweep_points, sweep_table
+
+    p = load_presets()["synthetic-mst-aim-privbayes"]
+    points = sweep_points(p)
+    base = sweep_base(p)  # what the sweep fixes: everything but the grid's own parameters
+    assert "generator" not in base and "epsilon" not in base and base["n"] == 1000
+    assert {(q["generator"], q["epsilon"]) for q in points} == {(g, e) for g in ("mst", "aim", "privbayes")
+                                                               for e in (1.0, 10.0)}
+    rows = [{**q, "tvd3": 0.3, "accuracy": 0.6, "accuracy_ci_low": 0.4, "accuracy_ci_high": 0.8, "games_done": 6,
+             "risk": 0.01, "risk_ci_low": -0.02, "risk_ci_high": 0.04} for q in points]
+    table = sweep_table(p, {"rows": rows})
+    assert len(table) == 6 and table[0]["generator"] == "mst" and table[0]["epsilon"] == 1.0
+    assert table[0]["attack accuracy"] == "0.600 (95% CI 0.400–0.800, 6 games)"
+    assert table[0]["3-way TVD (lower = more useful)"] == "0.300"

@@ -38,6 +38,19 @@ def sweep_estimate(scenario: Scenario, base: dict, grid: dict[str, list]):
     return sweep_cost(scenario, configs, names)
 
 
+def sweep_refusal(scenario: Scenario, base: dict, grid: dict[str, list], seed: int) -> str | None:
+    """Why this server would refuse the sweep (its summed estimate above the per-run limits), or None when it
+    would take it or has it stored: a page offers no button that can only fail."""
+    args = (scenario.name, json.dumps(base, sort_keys=True), json.dumps(grid, sort_keys=True), int(seed))
+    if stored(sweep_address(*args)[0]) is not None:
+        return None
+    try:
+        check_server_limits(sweep_estimate(scenario, base, grid), **runs._limits())
+    except CostLimitError as exc:
+        return str(exc)
+    return None
+
+
 def run_sweep(scenario: Scenario, base: dict, grid: dict[str, list], seed: int, *, label: str,
               key: str) -> dict | None:
     """A parameter sweep behind a button, with queue place and progress; stored like runs."""

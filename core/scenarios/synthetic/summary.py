@@ -15,6 +15,7 @@ from ...measure.metrics import accuracy_summary, best_threshold_epsilon, roc, tp
 from ...measure.synthetic_risk import majority_baseline
 from .data import GOOD_UTILITY, HIGH_RISK
 from .exposure import exposure_from_records
+from .release_file import is_file, original_rows
 from .risk_summary import risk_summary
 
 CI_KEYS = ("accuracy", "accuracy_ci_low", "accuracy_ci_high")
@@ -45,7 +46,9 @@ def summarize_games(config: dict, context: dict, records: list[dict], attacks: l
     if qrecs and "recon" in attacks:
         series["accuracy_vs_queries"] = queries_curve(qrecs, main, per_size[sizes[-1]]["recon"],
                                                       metrics["queries_used"])
-    series["example"] = example_game(main[0], sizes, config["n"], attacks)
+    # a release from a file was made from every original record, not from config["n"] of them
+    n = original_rows(config) if is_file(config) else config["n"]
+    series["example"] = example_game(main[0], sizes, n, attacks)
     return metrics, series
 
 

@@ -13,6 +13,7 @@ from ...basics.words import count
 from ...data.dataset import load_csv, read_table
 from ...errors import DataError, ParameterError
 from ...releases.synthesizers import SYNTHESIZERS
+from .release_file import FILE
 from .risk_views import proxies_table, risk_sentence, risks_table
 from .data import (
     DEFAULT_SECRET,
@@ -121,9 +122,11 @@ def epsilon_choices(generator: str) -> tuple[list[float], float]:
 
 
 def page_params(generator: str) -> tuple[str, ...]:
-    """Parameters the page does not draw as generated widgets: its own sidebar choices, and ``epochs`` unless
-    the generator is a neural one (the only ones it matters for)."""
-    return PAGE_PARAMS + (() if generator in EPOCH_GENERATORS else ("epochs",))
+    """Parameters the page does not draw as generated widgets: its own sidebar choices, ``epochs`` unless
+    the generator is a neural one (the only ones it matters for), and ``synth_size`` for a release from a file
+    (its size is the file's: a control there could only mislead)."""
+    return PAGE_PARAMS + (() if generator in EPOCH_GENERATORS else ("epochs",)) + \
+        (("synth_size",) if generator == FILE else ())
 
 
 def games_table(records: list[dict]) -> pd.DataFrame:
