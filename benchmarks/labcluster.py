@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterator
 
-from labserver import ROOT, free_port
+from labserver import ROOT, Server, free_port
 
 _PG_FOLDERS = ["/usr/lib/postgresql/17/bin", "/usr/lib/postgresql/16/bin", "/usr/lib/postgresql/15/bin"]
 CADDYFILE = ROOT / "deploy" / "Caddyfile"
@@ -178,22 +178,8 @@ def dask_cluster(workers: int = 2, logs: Path | None = None, wait: float = 180, 
         stop_group(scheduler)
 
 
-@dataclass
-class Proxy:
-    proc: subprocess.Popen
-    port: int
-
-    @property
-    def url(self) -> str:
-        return f"http://127.0.0.1:{self.port}"
-
-    def stop(self) -> None:
-        self.proc.terminate()
-        try:
-            self.proc.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            self.proc.kill()
-            self.proc.wait(timeout=5)
+# A running Caddy is held like a lab server: its process, its port, its address and a polite stop.
+Proxy = Server
 
 
 def start_caddy(upstreams: list[str], folder: Path, port: int = 0, startup_seconds: float = 30,
