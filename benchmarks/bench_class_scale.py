@@ -350,7 +350,7 @@ def measure(argv: list[str] | None = None) -> dict:
     ap.add_argument("--json", action="store_true", help="also print the figures as one JSON line")
     args = ap.parse_args(argv)
 
-    from core.studies import lessons as L
+    from core.studies.lessons import lesson_files as L
 
     lesson = L.get_lesson(args.lesson)
     steps = lesson.steps[:args.steps] if args.steps else list(lesson.steps)

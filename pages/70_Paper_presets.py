@@ -2,6 +2,7 @@
 from pathlib import Path
 from urllib.parse import urlencode
 
+import pandas as pd
 import streamlit as st
 
 from core.errors import LabError
@@ -9,7 +10,7 @@ from core.output.inert import inert
 from core.studies.presets import (compare_with_paper, is_known_bug, known_bug_verdict, link_params, load_presets,
                                   quick_look, sweep_base, sweep_table)
 from core.scenario import get
-from ui.widgets.page_widgets import content, page_header, show_error
+from ui.widgets.page_widgets import content, download_table, page_header, show_error
 from ui.results.pins import pin_button
 from ui.runs.page_runs import pool_run, server_refusal
 from ui.runs.sweeps import run_sweep, sweep_refusal
@@ -101,6 +102,7 @@ def _sweep(where, name: str) -> None:
     done = "" if out.get("completed") else " (stopped: the finished points only)"
     st.caption(f"Every point of the grid, {len(table)} of {points}{done}: " + "; ".join(
         ", ".join(f"{k} {v}" for k, v in row.items()) for row in table))
+    download_table(pd.DataFrame(table), f"preset-{name}-grid", "Every point of the grid")
 
 
 def _card(name: str) -> None:

@@ -55,7 +55,7 @@ def load_presets(path: str | Path = PATH) -> dict[str, dict]:
 
 def sweep_points(preset: dict) -> list[dict]:
     """A comparison preset's grid: its ``sweep`` table (parameter → values, Cartesian product, as
-    ``python -m core sweep --vary``) over its ``params``; ``[]`` for a single-run preset. ``params`` is the
+    ``python -m core sweep --vary``) over its ``params``; ``[params]`` for a single-run preset. ``params`` is the
     grid's first point; the presets page plays every point (a sweep, :func:`sweep_table`)."""
     grid = preset.get("sweep") or {}
     if not isinstance(grid, dict) or not all(isinstance(v, list) and v for v in grid.values()):

@@ -40,7 +40,7 @@ def test_heavy_runs_keep_to_the_heavy_workers_and_a_light_run_passes_them(tmp_pa
 
     gate = tmp_path / "open"
     try:
-        cluster = dask_cluster(2, logs=tmp_path, heavy=1, env={"PYTHONPATH": f"{ROOT}:{ROOT / 'tests'}"})
+        cluster = dask_cluster(2, logs=tmp_path, heavy=1, env={"PYTHONPATH": f"{ROOT}:{ROOT / 'tests' / 'helpers'}"})
         parts = cluster.__enter__()
     except PartMissing as exc:
         pytest.skip(str(exc))
@@ -69,7 +69,7 @@ def test_without_a_heavy_worker_any_worker_takes_any_run(tmp_path):
     from labcluster import PartMissing, dask_cluster
 
     try:
-        with dask_cluster(1, logs=tmp_path, env={"PYTHONPATH": f"{ROOT}:{ROOT / 'tests'}"}) as parts:
+        with dask_cluster(1, logs=tmp_path, env={"PYTHONPATH": f"{ROOT}:{ROOT / 'tests' / 'helpers'}"}) as parts:
             pool = DaskPool(parts.address, express_seconds=60.0)
             try:
                 assert not pool.heavy_lane()

@@ -163,11 +163,18 @@ def test_a_worker_killed_mid_run_is_replaced_and_the_run_still_answers(cluster):
     assert Result.from_dict(again.box["value"]).metrics == run("reconstruction", params, seed=11).metrics
 
 
-def test_a_lab_page_runs_on_the_cluster_when_the_setting_names_it(cluster, monkeypatch):
+def test_a_lab_page_runs_on_the_cluster_when_the_setting_names_it(cluster, monkeypatch, tmp_path):
+    import collections
+
     import ui.runs.page_runs
+    import ui.runs.stored
     from apptest_helpers import open_page
 
     monkeypatch.setenv("LAB_SCHEDULER", cluster.scheduler)
+    # nothing stored, here or in this process's memory: an earlier test in the same worker that played the page's
+    # default run would otherwise have it drawn from there, without any pool
+    monkeypatch.setenv("LAB_STORE", str(tmp_path / "store"))
+    monkeypatch.setattr(ui.runs.stored, "_MEMORY", collections.OrderedDict())
     monkeypatch.setattr(ui.runs.page_runs, "_POOL", None)  # this server's pool is made anew from the settings
     try:
         at = open_page("pages/10_Reconstruction_attack.py")

@@ -13,12 +13,22 @@ import re
 from core.measure.metrics import clopper_pearson
 from core.basics.settings import settings
 from core.scenario import get
-from core.studies.presets import load_presets, quick_look
+from core.runtime.sweep import sweep_cost
+from core.studies.presets import load_presets, quick_look, sweep_points
 
 
 def _half_width(games: int, accuracy: float = 0.5) -> float:
     lo, hi = clopper_pearson(int(round(accuracy * games)), games)
     return (hi - lo) / 2
+
+
+def _seconds(sc, preset: dict, params: dict) -> float:
+    """The server's estimate of playing ``params``: one run, or for a comparison preset every point of its grid
+    (what the presets page submits, the points' seconds added up as the server adds them)."""
+    if not preset.get("sweep"):
+        return sc.estimate_cost(sc.resolve(params)).seconds
+    points = sweep_points({**preset, "params": params})
+    return sweep_cost(sc, [sc.resolve(pt) for pt in points], list(preset["sweep"])).seconds
 
 
 def _synthetic_presets() -> dict[str, dict]:
@@ -36,14 +46,14 @@ def test_every_synthetic_preset_is_narrow_enough_and_a_costly_one_has_the_larges
             # every record of every game, and states its own interval)
             assert _half_width(config["games"], p["paper_value"]) < 0.04, name  # at the accuracy the paper reports
         quick = quick_look(p)
-        if sc.estimate_cost(config).seconds <= limit:
+        if _seconds(sc, p, p["params"]) <= limit:
             assert quick is None, name  # a preset the server runs whole needs no quick look
             continue
         assert quick is not None, name
         games = quick["games"]
-        assert sc.estimate_cost(sc.resolve(quick["params"])).seconds <= limit, name
+        assert _seconds(sc, p, quick["params"]) <= limit, name
         # the quick look leaves no game on the table: one more would be refused
-        assert sc.estimate_cost({**config, "games": games + 1}).seconds > limit, (name, games)
+        assert _seconds(sc, p, {**p["params"], "games": games + 1}) > limit, (name, games)
 
 
 def test_the_costly_presets_explanations_state_both_runs_games_and_intervals():
