@@ -76,6 +76,7 @@ from labserver import (  # shared with bench_first_view.py
     ROOT,
     launch_options,
     load_text,
+    cpu_seconds,
     memory,
     serve,
 )
@@ -374,6 +375,7 @@ def main() -> int:
 
         threading.Thread(target=watch, daemon=True).start()
         t0, cpu0 = time.perf_counter(), time.process_time()
+        server_cpu0 = cpu_seconds(server.proc.pid)
         try:
             results = asyncio.run(_drive(server.url, plan, args.timeout, [] if args.cold else pages,
                                          args.browser_nice, page_load=not args.no_page_load,
@@ -382,6 +384,7 @@ def main() -> int:
         finally:
             stop.set()
         wall, cpu = time.perf_counter() - t0, time.process_time() - cpu0
+        server_cpu = [b - a for a, b in zip(server_cpu0, cpu_seconds(server.proc.pid))]
     n_browsers = sum(1 for *_, kind in plan if kind == "browser")
     proto = f"{len(plan) - n_browsers} protocol clients" + (" without page load" if args.no_page_load else "")
     print(f"{len(plan)} sessions ({n_heavy} heavy, arriving first; {n_browsers} in Chromium, {proto}) over "
@@ -389,6 +392,8 @@ def main() -> int:
           f"included); browsers at nice {args.browser_nice}")
     print(f"before: {load_before}; after: {load_text()}; this test process used {cpu:.0f} s of CPU (protocol "
           f"clients, playwright's Python side; Chromium not included)")
+    print(f"CPU over the sessions: server process {server_cpu[0]:.0f} s (page scripts, websockets), its worker "
+          f"processes {server_cpu[1]:.0f} s (the engine)")
     print(f"{'seconds, p50 / p95':34s} {'kind':7s} {'n':>3s}  {'first plot':^13s}  {'(server)':^13s}  "
           f"{'done':^13s}  {'(server)':^13s}  errors")
 

@@ -143,5 +143,24 @@ def memory(pid: int) -> tuple[int, int]:
     return rss, pss
 
 
+def cpu_seconds(pid: int) -> tuple[float, float]:
+    """CPU seconds (user + system) used so far by ``pid`` itself and by its live descendants (the worker
+    processes): where a loaded server's time goes, its page scripts or the engine."""
+    tick = os.sysconf("SC_CLK_TCK")
+    own = others = 0.0
+    for p in process_tree(pid):
+        try:
+            with open(f"/proc/{p}/stat") as fh:
+                fields = fh.read().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        used = (int(fields[11]) + int(fields[12])) / tick  # utime, stime (fields 14 and 15 of proc(5))
+        if p == pid:
+            own = used
+        else:
+            others += used
+    return own, others
+
+
 def load_text() -> str:
     return "load average " + ", ".join(f"{x:.2f}" for x in os.getloadavg()) + f" ({os.cpu_count()} cores)"

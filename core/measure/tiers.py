@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from functools import cached_property
 from typing import Iterable
 
 import numpy as np
@@ -78,8 +79,10 @@ class Precision:
     def precision(self) -> float | None:
         return self.right / self.checked if self.checked else None
 
-    @property
+    @cached_property
     def interval(self) -> tuple[float, float] | None:
+        # Cached: every row of a per-record table quotes this one interval in its sentence, and scipy's exact
+        # interval is two root searches (≈ 4 ms): 10,000 rows spent 45 s of a 65 s Synthetic data run on it.
         if not self.checked:
             return None
 

@@ -37,6 +37,7 @@ from ..attacks.ml_models.disparity import (
 from ..attacks.ml_models.imputation import ImputationAttack
 from ..attacks.ml_models.lomia import lomia
 from ..attacks.ml_models.targeted import targeting
+from ..basics.idle import on_idle
 from ..cancel import checkpoint
 from ..data import disparity_population as P
 from ..defenses.bcorr import asrd, asrd_noise_floor, bcorr_indices, fairness
@@ -97,6 +98,9 @@ def _load(key: tuple, config_items: tuple) -> P.DisparityData:
             raise DataError(f"dataset = csv: choose the {role} column of your file")
     return P.from_csv(config["data_path"], label, sensitive, group, seed, min_group=config["min_group"],
                       max_train=config["max_records"], categorical=categorical_columns(config["categorical"]))
+
+
+on_idle(_load.cache_clear)  # a file's training and population tables, read again after an idle spell
 
 
 def categorical_columns(text: str) -> tuple[str, ...]:

@@ -118,3 +118,43 @@ def test_the_engine_caches_registered_for_idle_are_emptied_and_a_failing_one_doe
         assert file_rows._BYTES == {}
     finally:
         del idle._CLEARS[-3:]
+
+
+def test_every_lab_cache_that_holds_a_file_is_emptied_when_the_server_goes_idle(monkeypatch):
+    """The labs' per-process caches of an uploaded file (the Aggregates population and prepared releases, the ML
+    models tables, the Location check-in counts, a synthetic release read from a file and its LPs) are emptied
+    with the rest when nobody is connected, so an upload's rows do not stay in the server after its visitor left."""
+    from core.basics import idle
+    from core.scenarios import ml_models
+    from core.scenarios.aggregates import data as agg_data, fit as agg_fit
+    from core.scenarios.location import fit as loc_fit
+    from core.scenarios.synthetic import release_file
+
+    class Trace:
+        def observations_per_user(self):
+            return [1, 2]
+
+    # each cached function's reader replaced by a stand-in, so one call fills the cache without a real file
+    monkeypatch.setattr(agg_fit, "load_csv", lambda path, sensitive: ("records", path))
+    monkeypatch.setattr(loc_fit, "load_trace_csv", lambda path, rng: Trace())
+    monkeypatch.setattr(ml_models, "columns", lambda config: ("label", "s", "g"))
+    monkeypatch.setattr(ml_models.P, "synthetic", lambda n, seed, n_groups: ("table", n, seed))
+    monkeypatch.setattr(release_file, "base_dataset", lambda kind, path: (None, "label"))
+    monkeypatch.setattr(release_file, "read_table", lambda path, name: None)
+    monkeypatch.setattr(release_file, "encode_like", lambda *a, **k: None)
+    monkeypatch.setattr(release_file, "game_table", lambda *a, **k: ("codes",))
+    for cached in (agg_fit._population, loc_fit._cells_per_user, ml_models._load, release_file._release):
+        cached.cache_clear()
+    agg_fit._population("upload.csv", "age", (1, 2))
+    loc_fit._cells_per_user("checkins.csv", (1, 2))
+    ml_models._load(("synthetic", "label", "s", "g", 3, 100, 2),
+                    (("dataset", "synthetic"), ("n_per_group", 100), ("groups", 2)))
+    release_file._release("original.csv", 1.0, "release.csv", 2.0, "")
+    agg_data._CACHE["block"] = object()
+    release_file._LPS["lp"] = object()
+    filled = [agg_fit._population, loc_fit._cells_per_user, ml_models._load, release_file._release]
+    assert all(f.cache_info().currsize == 1 for f in filled)
+
+    idle.clear_idle_caches()
+    assert [f.cache_info().currsize for f in filled] == [0, 0, 0, 0]
+    assert len(agg_data._CACHE) == 0 and len(release_file._LPS) == 0

@@ -426,3 +426,17 @@ def test_a_failed_run_shows_its_partial_numbers_only_as_partial(monkeypatch):
     assert dict(zip(table["metric"], table["value over 10 games"]))["accuracy"] == pytest.approx(
         played.metrics["accuracy"])
     assert any("not the run's result" in c.value for c in at.caption)
+
+
+def test_heavy_runs_share_one_redraw_budget_and_a_light_run_keeps_its_own():
+    """Live plots: a light run redraws at most every 2 s and a fifth of the time; the heavy runs drawn at the same
+    moment split one such fifth between them, so twelve heavy links cannot spend the page scripts' CPU."""
+    from ui.runs.page_runs import REDRAW_SECONDS, REDRAW_SHARE, redraw_spacing
+
+    assert redraw_spacing(0.0, heavy=False, drawing=12) == REDRAW_SECONDS
+    assert redraw_spacing(1.0, heavy=False, drawing=12) == pytest.approx(1.0 / REDRAW_SHARE)
+    assert redraw_spacing(1.0, heavy=True, drawing=1) == pytest.approx(1.0 / REDRAW_SHARE)
+    for drawing in (2, 5, 12):
+        # the heavy runs' redraws together take at most REDRAW_SHARE of a core, whatever their number
+        assert drawing * 0.3 / redraw_spacing(0.3, heavy=True, drawing=drawing) <= REDRAW_SHARE + 1e-12
+    assert redraw_spacing(0.3, heavy=True, drawing=12) > redraw_spacing(0.3, heavy=False, drawing=12)

@@ -19,6 +19,7 @@
 """
 from __future__ import annotations
 
+import contextlib
 import threading
 import time
 from typing import Any, Callable
@@ -37,11 +38,43 @@ from core.scenario import Scenario
 from ui.widgets.feedback import run_failed, session_id, show_error, tick
 from ui.charts.first_view import watching_run
 from ui.runs.stored import keep, store_note, stored
-from ui.runs.visitors import release, wait_turn, watching
+from ui.runs.visitors import is_heavy, release, wait_turn, watching
 
 POLL_SECONDS = 0.25
 REDRAW_SECONDS = 2.0  # live plots of a running game at most this often
 BAR_SECONDS = 1.0  # the queue/progress line at most this often: each update is a message every browser redraws
+REDRAW_SHARE = 0.2  # of one core, at most, for the live plots of one light run, and for all heavy runs' together
+
+
+class _HeavyDrawing:
+    """How many sessions are drawing a heavy run live on this server right now. Their live plots share one
+    budget: each redraws at most every ``count × cost / REDRAW_SHARE`` seconds, so twelve heavy links' partial
+    charts cannot take the page scripts' CPU from a class's light runs (each tab redrawing a fifth of the time
+    was twelve fifths of a two-core server)."""
+
+    def __init__(self):
+        self.count = 0
+        self._lock = threading.Lock()
+
+    def __enter__(self):
+        with self._lock:
+            self.count += 1
+        return self
+
+    def __exit__(self, *exc):
+        with self._lock:
+            self.count -= 1
+
+
+_HEAVY_DRAWING = _HeavyDrawing()
+
+
+def redraw_spacing(cost: float, heavy: bool, drawing: int) -> float:
+    """Seconds between two live redraws of one run whose last redraw took ``cost`` seconds: at least
+    ``REDRAW_SECONDS``; a light run's redraws take at most ``REDRAW_SHARE`` of a core, and a heavy run's a share
+    of that split between the ``drawing`` heavy runs drawn live at the moment."""
+    share = REDRAW_SHARE / max(1, drawing) if heavy else REDRAW_SHARE
+    return max(REDRAW_SECONDS, cost / share)
 
 
 def _yield_to_streamlit() -> None:
@@ -312,10 +345,10 @@ def _draw_stored(scenario: Scenario, result: Result, seed: int, area, draw) -> R
 
 def _draw_stopped(scenario: Scenario, state: dict, key: str, area, draw, preview) -> Result | None:
     """A run the user stopped: the games played so far (or the preview), and a button to start it again."""
-    partial = state.get("partial") if (state.get("partial") or {}).get("games_done") else None
+    partial = state.get("partial")
     with area:
-        if partial:
-            result = Result.from_dict(partial)
+        if partial is not None and partial.games_done:
+            result = partial
             st.warning(f"Stopped after {result.games_done} of {count(result.games_total, *scenario.unit)}; the "
                        "plots show the games played so far.")
         else:
@@ -365,14 +398,21 @@ def _run_live(scenario: Scenario, params: dict, seed: int, key: str, estimate: f
             preview()
 
     redraw = {"at": 0.0, "cost": 0.0}
+    job = Job(run_job, {"scenario": scenario.name, "params": params, "seed": seed, "n_jobs": n_jobs,
+                        **_limits()}, label="games")
+    job.estimate = estimate  # a short run may take the express lane
+    heavy = is_heavy(job)
 
     def on_update(p: Progress) -> tuple[int, int]:
         if p.done:
-            state["partial"] = p.result.to_dict()
+            # the worker's snapshot is a fresh object for every report, kept as it came: a JSON copy of every
+            # record on every report (twice a second per running tab) was a third of a busy server's CPU
+            state["partial"] = p.result
         now = time.perf_counter()
-        # Live plots at most every REDRAW_SECONDS (and never more than a fifth of the time), so the
+        # Live plots at most every REDRAW_SECONDS, within their share of the CPU (redraw_spacing), so the
         # browser stays responsive to Stop while the engine reports every ~0.5 s.
-        if 0 < p.done < p.total and now - redraw["at"] >= max(REDRAW_SECONDS, 5 * redraw["cost"]):
+        spacing = redraw_spacing(redraw["cost"], heavy, _HEAVY_DRAWING.count)
+        if 0 < p.done < p.total and now - redraw["at"] >= spacing:
             tick()
             with live.container():
                 draw(p.result, False)
@@ -380,10 +420,8 @@ def _run_live(scenario: Scenario, params: dict, seed: int, key: str, estimate: f
             redraw["cost"] = redraw["at"] - now
         return p.done, p.total
 
-    job = Job(run_job, {"scenario": scenario.name, "params": params, "seed": seed, "n_jobs": n_jobs,
-                        **_limits()}, label="games")
-    job.estimate = estimate  # a short run may take the express lane
-    box = _in_worker(job, on_update, bar, scenario.unit[1], key=key, cancel=cancel)
+    with _HEAVY_DRAWING if heavy else contextlib.nullcontext():
+        box = _in_worker(job, on_update, bar, scenario.unit[1], key=key, cancel=cancel)
     if "error" in box:
         exc = box["error"]
         if isinstance(exc, Cancelled):

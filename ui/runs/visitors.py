@@ -49,7 +49,7 @@ _VISITORS: dict[str, list[Job]] = {}  # visitor → heavy jobs its sessions watc
 _VISITORS_LOCK = threading.Lock()
 
 
-def _heavy(job: Job) -> bool:
+def is_heavy(job: Job) -> bool:
     """A run estimated longer than the express lane takes (or not estimated): the kind that holds a worker."""
     return job.estimate is None or job.estimate > settings().express_max_seconds
 
@@ -96,7 +96,7 @@ def wait_turn(job: Job, bar, cancel: threading.Event):
     when known, else the browser) for the pool's fair turns."""
     browser, address = _visitor(), client_address()
     job.visitor = address or browser  # fair turns: the pool ranks a visitor's later runs after others' first
-    if browser is None or not _heavy(job):
+    if browser is None or not is_heavy(job):
         return None
     visitor = (browser, address)
     policy = settings().heavy_run_policy

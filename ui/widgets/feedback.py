@@ -37,14 +37,12 @@ def tick() -> int:
     return st.session_state["_draw_tick"]
 
 
-def run_failed(exc: BaseException, partial: dict | None, unit: tuple[str, str], live, area, preview) -> None:
+def run_failed(exc: BaseException, partial, unit: tuple[str, str], live, area, preview) -> None:
     """A run that failed (e.g. its worker was killed): the error in one line, and what is true beside it.
 
     The live plots (``live``) were a run in progress, not its result, so they give way to the page's preview
     (``preview()``, if any); the games that had finished show only as partial numbers
-    (:func:`partial_after_failure`)."""
-    from core.runtime.games import Result
-
+    (:func:`partial_after_failure`); ``partial`` is the last report's :class:`~core.runtime.games.Result`, or None."""
     live.empty()
     if preview is not None:
         tick()  # the preview was drawn once already in this run: its charts need keys of their own
@@ -52,8 +50,8 @@ def run_failed(exc: BaseException, partial: dict | None, unit: tuple[str, str], 
             preview()
     with area:
         show_error(exc)
-        if partial and partial.get("games_done"):
-            partial_after_failure(Result.from_dict(partial), unit)
+        if partial is not None and partial.games_done:
+            partial_after_failure(partial, unit)
 
 
 def partial_after_failure(result, unit: tuple[str, str]) -> None:

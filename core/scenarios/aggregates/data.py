@@ -11,6 +11,7 @@ import numpy as np
 from ...attacks.declaration import attacks_of, labels
 from ...measure.metrics import roc, tpr_at_fpr
 from ...releases.census_tables import make_release, sf1_pool
+from ...basics.idle import on_idle
 from ...runtime.lru import LRU
 from ...theory.dp_roc import per_person_epsilon
 from .per_person import cells_per_person
@@ -83,6 +84,7 @@ def _roc_metrics(y: np.ndarray, scores: np.ndarray, max_points: int = 400):
 
 
 _CACHE = LRU(3)
+on_idle(_CACHE.clear)  # prepared blocks and releases, rebuilt from their key on the next call
 
 
 def _cached(key, build):

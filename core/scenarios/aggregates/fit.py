@@ -24,6 +24,7 @@ from functools import lru_cache
 
 import numpy as np
 
+from ...basics.idle import on_idle
 from ...data.census import load_csv, Population
 from ...data.file_rows import text_frame
 from ...errors import DataError
@@ -64,6 +65,9 @@ class Fit:
 @lru_cache(maxsize=8)
 def _population(path: str, sensitive: str, _stamp: tuple):
     return load_csv(path, sensitive)
+
+
+on_idle(_population.cache_clear)  # an upload's coded records: not kept in the server past an idle spell
 
 
 def population(path: str, sensitive: str, columns: tuple[str, ...] | None = None):

@@ -23,6 +23,7 @@ from functools import lru_cache
 
 import numpy as np
 
+from ...basics.idle import on_idle
 from ...data.traces import load_trace_csv
 from ...errors import DataError
 
@@ -49,6 +50,9 @@ def _cells_per_user(path: str, _stamp: tuple) -> np.ndarray:
     # the number of a user's cells after clipping is one per hour with a check-in, whichever site is kept: the
     # seed of the clipping does not change it
     return load_trace_csv(path, np.random.default_rng(0)).observations_per_user()
+
+
+on_idle(_cells_per_user.cache_clear)
 
 
 def cells_per_user(path: str) -> np.ndarray:

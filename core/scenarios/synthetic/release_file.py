@@ -24,6 +24,7 @@ from functools import lru_cache
 import numpy as np
 import pandas as pd
 
+from ...basics.idle import on_idle
 from ...data.dataset import MAX_CATEGORIES, MISSING, Dataset, read_table
 from ...errors import ParameterError, ReleaseMismatch
 from ...measure.utility import UtilityQueries
@@ -66,6 +67,10 @@ def _release(data_path: str, data_mtime: float, path: str, mtime: float, secret:
     release_raw = read_table(path, name=os.path.basename(path))
     encoded = encode_like(release_raw, original_raw, data, name=os.path.basename(path))
     return game_table(encoded, label, secret, release=True)[0]
+
+
+on_idle(_release.cache_clear)  # a release read from a file, and the LPs built over its original
+on_idle(_LPS.clear)
 
 
 def encode_like(release: pd.DataFrame, original_raw: pd.DataFrame, data: Dataset, name: str = "release",
