@@ -440,3 +440,27 @@ def test_heavy_runs_share_one_redraw_budget_and_a_light_run_keeps_its_own():
         # the heavy runs' redraws together take at most REDRAW_SHARE of a core, whatever their number
         assert drawing * 0.3 / redraw_spacing(0.3, heavy=True, drawing=drawing) <= REDRAW_SHARE + 1e-12
     assert redraw_spacing(0.3, heavy=True, drawing=12) > redraw_spacing(0.3, heavy=False, drawing=12)
+
+
+def test_a_run_stopped_after_some_games_draws_the_games_played_from_the_last_report():
+    """Stop pressed mid-run: the page keeps the last report the worker sent (its own Result, not a copy) and draws
+    those games, saying how many of the configured ones they are."""
+    from core.runtime.games import Result, run
+
+    sc = get("reconstruction")
+    seed = 424243  # a configuration no other test stores
+    config = sc.resolve({})
+    key = result_key(sc.name, config, seed)
+    played = run(sc, {**config, "trials": 3}, seed=seed)
+    partial = Result(**{**played.__dict__, "config": {**played.config, "trials": config["trials"]},
+                        "games_total": int(sc.n_games(config)), "completed": False, "cancelled": True})
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=120)
+    at.run()
+    at.switch_page("pages/10_Reconstruction_attack.py")
+    at.session_state["reconstruction.seed"] = seed
+    at.session_state["_run.reconstruction"] = {"stopped": key, "partial": partial}
+    at.run()
+    assert not at.exception, at.exception
+    warnings = " ".join(w.value for w in at.warning)
+    assert f"Stopped after {played.games_done} of {sc.n_games(config)}" in warnings, warnings
+    assert {m.label: m.value for m in at.metric}["Bits recovered"] is not None  # the games played, drawn
