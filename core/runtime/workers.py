@@ -43,6 +43,7 @@ from __future__ import annotations
 
 import atexit
 import ctypes
+import importlib
 import itertools
 import mmap
 import os
@@ -64,6 +65,18 @@ from ..errors import Cancelled, LabError, WorkerCrashed
 UPDATE_SECONDS = 0.25  # progress reports sent to the server at most this often (the last one always)
 SERVE_POLL = 0.1  # how often the server's side of a slot looks at the job's cancel flag
 NICE = 10  # default CPU priority increment of the workers (os.nice)
+# Libraries a lab's default run imports on first use, loaded by every worker before its first job: SDMetrics (the
+# Synthetic data page's proxy scores) brings torch with it, 2.6 s of CPU that a class's first Synthetic run waited
+# for on a busy server.
+WARM_IMPORTS = ("sdmetrics",)
+WARM_AFTER_SECONDS = 5.0  # only once a worker has waited this long for a job: a pool started for one job never pays
+
+
+def _warm_import(name: str) -> None:
+    try:
+        importlib.import_module(name)
+    except Exception:  # noqa: BLE001 — a library that cannot load is reported by the run that needs it
+        pass
 STOP_TIMEOUT = 10.0  # default seconds between Stop and ending a worker that has not stopped
 
 _IDS = itertools.count(1)
@@ -205,8 +218,11 @@ def _worker_main(conn, stop_flag, nice: int) -> None:
         all_scenarios()
     except Exception:  # a broken scenario module is reported by the job that needs it
         pass
+    warm = list(WARM_IMPORTS)
     while True:
         try:
+            while warm and not conn.poll(WARM_AFTER_SECONDS):  # idle: load the next library before it is needed
+                _warm_import(warm.pop(0))
             msg = conn.recv()
         except (EOFError, OSError):
             return

@@ -94,3 +94,10 @@ def note(report, log: str, name: str) -> str:
     with open(log, "a") as fh:
         fh.write(name + "\n")
     return name
+
+
+def loaded(report, name: str) -> bool:
+    """Whether the worker has already imported ``name`` (without importing it)."""
+    import sys
+
+    return name in sys.modules

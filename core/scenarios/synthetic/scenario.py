@@ -302,7 +302,8 @@ class Synthetic(Scenario):
         * **Adv_infer** ≈ 0.05 + 1.2e-4·m s per size (a random forest on all m rows: 8.5 s at m = 100,000);
           **Adv_dcr** ≈ 1 µs per row; utility ≈ 0.5 µs per row; 1 s per run for the imports.
 
-        Page default (10 games, m = 10,000, n = 1000) measured 9.9–10.8 s. Memory ≈ 24 bytes per synthetic cell
+        Page default (10 games, m = 10,000, n = 1000, with the risk against a control set and the three risks)
+        measured 14 CPU s in a warm worker (2026-11-29; estimated 30 s: the LP terms are upper bounds). Memory ≈ 24 bytes per synthetic cell
         plus the query matrix (8·q·n bytes dense)."""
         if is_file(config):  # a fixed release: every original record in the LP, every release row attacked
             config = {**config, "n": original_rows(config), "synth_size": int(release_codes(config).shape[0])}

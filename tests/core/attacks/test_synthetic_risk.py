@@ -143,3 +143,18 @@ def test_the_risk_sentence_follows_the_direction_and_the_interval(risk, low, hig
     assert not any(o in text for o in others)
     table = risks_table(metrics, series)
     assert table.loc[0, "majority baseline"] == "55.0%" and table.loc[0, "risk"] == f"{risk:.3f}"
+
+
+@pytest.mark.parametrize("seed, m, n, d, card", [(0, 500, 300, 3, 3), (1, 40, 200, 2, 5), (2, 2000, 50, 4, 9),
+                                                 (3, 7, 30, 2, 2)])
+def test_neighbours_computed_once_per_distinct_target_are_everyones_neighbours(seed, m, n, d, card):
+    """Linkability's nearest synthetic rows, found once per distinct value of a target's columns, are exactly
+    those found target by target (same rows, same order, ties by position), including when k exceeds m."""
+    from core.attacks.synthetic.linkability import _nearest, _nearest_by_value
+
+    rng = np.random.default_rng(seed)
+    S = rng.integers(0, card, (m, d))
+    X = rng.integers(0, card, (n, d))
+    for k in (1, 10, m + 3):
+        assert np.array_equal(_nearest_by_value(S, X, k), _nearest(S, X, k))
+    assert _nearest_by_value(S, X[:0], 10).shape == (0, min(10, m))
