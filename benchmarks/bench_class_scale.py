@@ -407,7 +407,8 @@ async def _course(args, lesson, steps, a, b, proxy: str | None, database: str, w
             s.heavy = HEAVY[len([j for j in heavy_at if j < i]) % len(HEAVY)]
         students.append(s)
     course = Course(len(students) * len(steps), args.kill_at)
-    arrivals = sorted(random.Random(0).uniform(0, args.arrival) for _ in students)
+    rng = random.Random(0)  # one generator drawn from per student (a fresh one per draw gave all the same instant)
+    arrivals = sorted(rng.uniform(0, args.arrival) for _ in students)
 
     def headers(s: Student) -> dict:
         # direct: each student from their own address, as the proxy would say (the servers trust it from here)

@@ -55,6 +55,7 @@ from dataclasses import dataclass, field
 
 DONE_TEXT = re.compile(r"Done:|Stored result|Cached result|Stopped after|needs about")
 RUNNING_TEXT = re.compile(r"Running |Queued:|preparing")
+STARTED_TEXT = re.compile(r"preparing…|\b\d+ / \d+ [a-z -]+ · \d+ s")  # the progress line once a worker has the run
 ERROR_TEXT = re.compile(r"Unexpected error|ended unexpectedly")
 # What an untouched Chromium tab sends (its locale and timezone here; the server only stores them).
 CONTEXT = {"timezone": "UTC", "timezone_offset": 0, "locale": "en-US", "is_embedded": False,
@@ -73,6 +74,7 @@ class SessionReport:
     error: str | None = None
     outcome: str = "pending"  # done | page not found | error | timeout | disconnected
     has_run: bool = False  # a "Running…"/"Queued:"/"preparing" or done text appeared: the page ran a job
+    started: float | None = None  # the run's progress line first said it was running ("preparing…", "3 / 10 …")
     refused: bool = False  # the run was refused by the cost limits ("needs about")
     done_text: str | None = None  # which done text: "Done:", "Stored result", … (a store hit or a computed run)
     plots: int = 0  # plotly_chart elements received (every redraw counts)
@@ -214,6 +216,8 @@ class _Session:
             return self.fail("unexpected error" if bad.group(0) == "Unexpected error" else "worker crashed")
         if RUNNING_TEXT.search(text):
             self.r.has_run = True
+        if self.r.started is None and STARTED_TEXT.search(text):
+            self.r.started = at
         found = DONE_TEXT.search(text)
         if found and self.r.done is None:
             self.r.done, self.r.has_run = at, True
