@@ -37,7 +37,7 @@ class Settings:
     max_run_seconds: float = 600.0
     max_run_bytes: int = 1_000_000_000
     abandoned_grace_seconds: float = 5.0
-    worker_nice: int = 10
+    worker_nice: int = 2
     long_run_nice: int = 19
     stop_timeout_seconds: float = 10.0
     express_slots: int = 2
