@@ -34,18 +34,25 @@ def split_columns(d: int) -> tuple[list[int], list[int]]:
 
 def _nearest(S: np.ndarray, X: np.ndarray, k: int) -> np.ndarray:
     """Indices (rows of ``S``) of the ``k`` nearest synthetic rows to each row of ``X`` by Hamming distance,
-    ties broken by row position."""
+    ties broken by row position: the ``k`` smallest keys ``distance · m + position`` (a strict order)."""
     m = S.shape[0]
     k = min(k, m)
     out = np.empty((X.shape[0], k), dtype=np.int64)
-    order = np.arange(m, dtype=np.int64)
+    # 32-bit keys when they fit (a third of the time of 64-bit ones: half the memory to write and partition)
+    kind = np.int32 if (S.shape[1] + 1) * m < 2**31 else np.int64
+    order = np.arange(m, dtype=kind)
+    columns = np.ascontiguousarray(S.T)
     for start in range(0, X.shape[0], CHUNK):
         block = X[start:start + CHUNK]
-        dist = np.zeros((block.shape[0], m), dtype=np.int16)  # ≤ a few hundred columns: no overflow
+        if k == m:
+            out[start:start + CHUNK] = order
+            continue
+        key = np.zeros((block.shape[0], m), dtype=kind)
         for j in range(S.shape[1]):
-            dist += block[:, j:j + 1] != S[None, :, j]
-        key = dist.astype(np.int64) * m + order  # distance first, then position: a strict order
-        out[start:start + CHUNK] = np.argpartition(key, k - 1, axis=1)[:, :k] if k < m else np.tile(order, (len(block), 1))
+            key += block[:, j:j + 1] != columns[j][None, :]
+        key *= m
+        key += order
+        out[start:start + CHUNK] = np.argpartition(key, k - 1, axis=1)[:, :k]
     return out
 
 

@@ -157,4 +157,9 @@ def test_neighbours_computed_once_per_distinct_target_are_everyones_neighbours(s
     X = rng.integers(0, card, (n, d))
     for k in (1, 10, m + 3):
         assert np.array_equal(_nearest_by_value(S, X, k), _nearest(S, X, k))
+    # and both are the definition: the k rows first by (Hamming distance, position), in any order
+    found = _nearest(S, X, 10)
+    for x, rows in zip(X[:40], found[:40]):
+        reference = sorted(range(m), key=lambda i: (int(np.sum(S[i] != x)), i))[:10]
+        assert sorted(rows.tolist()) == sorted(reference)
     assert _nearest_by_value(S, X[:0], 10).shape == (0, min(10, m))
