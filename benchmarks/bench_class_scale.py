@@ -75,6 +75,7 @@ class Student:
     first_plots: list[float] = field(default_factory=list)
     runs_done: list[float] = field(default_factory=list)
     reconnects: list[float] = field(default_factory=list)
+    retries: list[str] = field(default_factory=list)  # websocket upgrades refused and tried again
     errors: list[str] = field(default_factory=list)
     finished: bool = False
     heavy: str | None = None
@@ -134,7 +135,7 @@ async def _act(student: Student, tab: Tab, course: Course, fallback: str | None,
         except TimeoutError:
             raise exc from None
         t0 = time.perf_counter()
-        report = await tab.reopen(fallback)
+        report = await _open(tab, student, fallback, reload=True)
         if report.error:
             student.errors.append(f"after reconnecting: {report.error}")
         student.reconnects.append(time.perf_counter() - t0)
@@ -152,6 +153,24 @@ async def _heavy_tab(student: Student, base: str, cookies: dict, headers: dict, 
         await tab.close()
 
 
+OPEN_TRIES = 5  # a browser whose websocket is refused (the proxy found no server ready) tries again, backing off
+
+
+async def _open(tab: Tab, student: Student, reload_on: str | None = None, reload: bool = False):
+    """Open the page as a browser does: a refused websocket upgrade (a 502/503 from the proxy while every server
+    is marked busy) is tried again after 1, 2, 4, 8 s — each retry counted — before it is the student's error."""
+    from websockets.exceptions import InvalidStatus
+
+    for attempt in range(OPEN_TRIES):
+        try:
+            return await (tab.reopen(reload_on) if reload or attempt else tab.open())
+        except InvalidStatus as exc:
+            student.retries.append(str(exc)[:120])
+            if attempt == OPEN_TRIES - 1:
+                raise ConnectionError(f"websocket refused {OPEN_TRIES} times: {exc}") from None
+            await asyncio.sleep(2 ** attempt)
+
+
 async def _student(student: Student, lesson, steps: list, code: str, course: Course, delay: float, think: float,
                    fallback: str | None, headers: dict, timeout: float) -> None:
     rng = random.Random(student.number)
@@ -164,7 +183,7 @@ async def _student(student: Student, lesson, steps: list, code: str, course: Cou
             await asyncio.sleep(rng.uniform(0, 2 * think))
 
     try:
-        report = await tab.open()
+        report = await _open(tab, student)
         if report.error:
             student.errors.append(f"open: {report.error}")
             return
@@ -453,7 +472,8 @@ async def _course(args, lesson, steps, a, b, proxy: str | None, database: str, w
     print(figure("first plot (commit → chart)", allof("first_plots")))
     print(figure("light run done (commit → Done)", allof("runs_done")))
     print(figure("reconnect (reload → page drawn)", allof("reconnects")))
-    print(f"errors: {len(errors)}" + (f" — {'; '.join(sorted(set(errors)))[:400]}" if errors else ""))
+    print(f"errors: {len(errors)}" + (f" — {'; '.join(sorted(set(errors)))[:400]}" if errors else "")
+          + f"; websocket upgrades refused and tried again: {len(allof('retries'))}")
     print(f"students finished: {finished} of {len(students)}; seats in the database: {seats}; predictions "
           f"committed (seen by the students): {sum(len(s.committed) for s in students)}, in the database: {stored}; "
           f"predictions lost: {lost}")
