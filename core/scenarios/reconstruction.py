@@ -13,6 +13,9 @@ down: at noise of order √n, the sampling error of a count.
 """
 from __future__ import annotations
 
+import copy
+import functools
+import json
 import math
 import time
 
@@ -333,6 +336,17 @@ def _noise_std(defense: str, level) -> np.ndarray | None:
 
 def theory_curves(config: dict, points: int = 121) -> dict:
     """The closed-form picture the run tests (:mod:`core.theory.dinur_nissim`), for the page's first plots.
+    Computed once per configuration (a copy of the cached curves): every student of a class redraws the same
+    lesson step's chart, and its scipy integrals were half of that chart's time.
+
+    See :func:`_theory_curves` for what the curves are."""
+    key = json.dumps({k: v for k, v in config.items() if k != "seed"}, sort_keys=True)
+    return copy.deepcopy(_theory_curves(key, points))
+
+
+@functools.lru_cache(maxsize=128)
+def _theory_curves(config_json: str, points: int) -> dict:
+    """The curves of :func:`theory_curves` for one configuration (as JSON, so it can key the cache).
 
     * ``majority``: the expected majority-guess baseline for n and the secret rate;
     * ``level``: on the run's defence-level sweep, the least-squares prediction ``Φ(√(m−n−1)/(4σ))`` (random
@@ -342,6 +356,7 @@ def theory_curves(config: dict, points: int = 121) -> dict:
     * ``chosen``: both at the sidebar's setting, with the release's claimed (ε, δ).
     Curves are lists with None where a formula does not apply (no noise bound, m ≤ n + 1).
     """
+    config = json.loads(config_json)
     n, p = int(config["n"]), float(config["secret_rate"])
     m = max(1, int(round(config["query_ratio"] * n)))
     level = Reconstruction.level(config)

@@ -217,3 +217,23 @@ def test_data_preview_bound_and_targets(generator, eps, expected):
     codes = load_game_data(c)[0]
     assert pre["secret_share"] == pytest.approx(codes[:, -1].mean()) and pre["unique_share"][-1] * 1000 == \
         pytest.approx(pre["targets"])
+
+
+def test_reconstruction_theory_is_computed_once_per_configuration_and_handed_out_as_a_copy():
+    """A class redrawing one lesson step asks for the same closed-form curves hundreds of times: the second call
+    is the cache's, a caller changing its curves does not change the next caller's, and another configuration (or
+    the same one with another seed) gets its own, equal to a fresh computation."""
+    from core.scenario import get
+    from core.scenarios.reconstruction import _theory_curves, theory_curves
+
+    config = get("reconstruction").resolve({"n": 120, "query_ratio": 2.0})
+    first = theory_curves(config)
+    hits = _theory_curves.cache_info().hits
+    second = theory_curves({**config, "seed": 99})
+    assert _theory_curves.cache_info().hits == hits + 1 and second == first
+    second["level"]["x"][0] = -1.0
+    assert theory_curves(config)["level"]["x"][0] == first["level"]["x"][0]
+    other = theory_curves({**config, "n": 140})
+    assert other["level"] != first["level"]
+    _theory_curves.cache_clear()
+    assert theory_curves(config) == first
