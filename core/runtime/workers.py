@@ -69,7 +69,9 @@ NICE = 10  # default CPU priority increment of the workers (os.nice)
 # Synthetic data page's proxy scores) brings torch with it, 2.6 s of CPU that a class's first Synthetic run waited
 # for on a busy server.
 WARM_IMPORTS = ("sdmetrics",)
-WARM_AFTER_SECONDS = 5.0  # only once a worker has waited this long for a job: a pool started for one job never pays
+# only once a worker has waited this long for a job (RunPool's warm_after): a pool started for a few jobs never
+# pays, and a server's idle workers have loaded it long before a class arrives
+WARM_AFTER_SECONDS = 20.0
 
 
 def _warm_import(name: str) -> None:
@@ -195,14 +197,15 @@ def _apply_env(env: dict[str, str]) -> None:
 
 
 def _worker_entry() -> None:
-    """``python -c "from core.runtime.workers import _worker_entry; _worker_entry()" CONN_FD FLAG_FD NICE``."""
+    """``python -c "from core.runtime.workers import _worker_entry; _worker_entry()" CONN_FD FLAG_FD NICE WARM``."""
     conn_fd, flag_fd, nice = (int(a) for a in sys.argv[1:4])
+    warm_after = float(sys.argv[4])
     stop_map = mmap.mmap(flag_fd, 8)
     os.close(flag_fd)
-    _worker_main(Connection(conn_fd), ctypes.c_longlong.from_buffer(stop_map), nice)
+    _worker_main(Connection(conn_fd), ctypes.c_longlong.from_buffer(stop_map), nice, warm_after)
 
 
-def _worker_main(conn, stop_flag, nice: int) -> None:
+def _worker_main(conn, stop_flag, nice: int, warm_after: float = 0.0) -> None:
     """A worker process: lowered priority, then jobs one at a time until the server closes the pipe."""
     if nice:
         try:
@@ -221,7 +224,7 @@ def _worker_main(conn, stop_flag, nice: int) -> None:
     warm = list(WARM_IMPORTS)
     while True:
         try:
-            while warm and not conn.poll(WARM_AFTER_SECONDS):  # idle: load the next library before it is needed
+            while warm and not conn.poll(warm_after):  # idle: load the next library before it is needed
                 _warm_import(warm.pop(0))
             msg = conn.recv()
         except (EOFError, OSError):
@@ -256,16 +259,16 @@ def _worker_main(conn, stop_flag, nice: int) -> None:
 
 
 # ------------------------------------------------------------ the server side
-def _worker_command(conn_fd: int, flag_fd: int, nice: int) -> list[str]:
+def _worker_command(conn_fd: int, flag_fd: int, nice: int, warm_after: float = 0.0) -> list[str]:
     return [sys.executable, "-c", "from core.runtime.workers import _worker_entry; _worker_entry()",
-            str(conn_fd), str(flag_fd), str(int(nice))]
+            str(conn_fd), str(flag_fd), str(int(nice)), repr(float(warm_after))]
 
 
 class _Slot:
     """One worker process, its pipe and its stop flag (8 bytes of a shared file mapped by both sides)."""
 
-    def __init__(self, index: int, nice: int):
-        self.index, self.nice = index, nice
+    def __init__(self, index: int, nice: int, warm_after: float = 0.0):
+        self.index, self.nice, self.warm_after = index, nice, warm_after
         self._file = tempfile.TemporaryFile(prefix="lab-stop-")  # unlinked at once; shared by descriptor
         self._file.truncate(8)
         self._map = mmap.mmap(self._file.fileno(), 8)
@@ -278,7 +281,8 @@ class _Slot:
         here, there = socket.socketpair()
         try:
             env = {**os.environ, "PYTHONPATH": os.pathsep.join(p for p in sys.path if p)}
-            self.proc = subprocess.Popen(_worker_command(there.fileno(), self._file.fileno(), self.nice),
+            self.proc = subprocess.Popen(_worker_command(there.fileno(), self._file.fileno(), self.nice,
+                                                         self.warm_after),
                                          pass_fds=(there.fileno(), self._file.fileno()), env=env,
                                          stdin=subprocess.DEVNULL)
         finally:
@@ -337,7 +341,8 @@ class RunPool:
     """
 
     def __init__(self, slots: int, *, nice: int = NICE, stop_timeout: float = STOP_TIMEOUT,
-                 express_slots: int = 0, express_seconds: float = 0.0, long_nice: int | None = None):
+                 express_slots: int = 0, express_seconds: float = 0.0, long_nice: int | None = None,
+                 warm_after: float = WARM_AFTER_SECONDS):
         self.slots = max(1, int(slots))
         self.express_slots = max(0, int(express_slots))
         self.express_seconds = float(express_seconds)
@@ -350,7 +355,7 @@ class RunPool:
         # regular slots hold the long runs: at ``long_nice`` (default: the express slots' priority) they leave
         # the CPU to the express lane's light runs whenever both want it
         regular = int(nice) if long_nice is None else max(int(nice), int(long_nice))
-        self._slots = [_Slot(i, regular if i < self.slots else int(nice))
+        self._slots = [_Slot(i, regular if i < self.slots else int(nice), float(warm_after))
                        for i in range(self.slots + self.express_slots)]
         for slot in self._slots[self.slots:]:
             slot.express = True

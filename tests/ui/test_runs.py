@@ -467,17 +467,16 @@ def test_a_run_stopped_after_some_games_draws_the_games_played_from_the_last_rep
 
 
 def test_an_idle_worker_loads_the_default_runs_libraries_before_they_are_needed():
-    """A worker that waited WARM_AFTER_SECONDS for a job imports WARM_IMPORTS (SDMetrics, the Synthetic page's
+    """A worker that waited ``warm_after`` seconds for a job imports WARM_IMPORTS (SDMetrics, the Synthetic page's
     proxy scores) so a class's first run does not wait for it; one busy from the start has not."""
-    from core.runtime import workers
-
-    p = RunPool(1, stop_timeout=60)
+    warm_after = 1.0
+    p = RunPool(1, stop_timeout=60, warm_after=warm_after)
     try:
         first = p.submit(Job(pool_jobs.loaded, {"name": "sdmetrics"}))
         assert first.finished.wait(WAIT) and first.box["value"] is False  # a job at once: nothing loaded ahead
         deadline = time.monotonic() + WAIT
         while True:
-            time.sleep(workers.WARM_AFTER_SECONDS + 1)
+            time.sleep(warm_after + 1)
             job = p.submit(Job(pool_jobs.loaded, {"name": "sdmetrics"}))
             assert job.finished.wait(WAIT)
             if job.box["value"] or time.monotonic() > deadline:
